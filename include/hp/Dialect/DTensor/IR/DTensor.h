@@ -1,0 +1,70 @@
+//===- DTensor.h - dtensor dialect, attributes, types and ops ---*- C++ -*-===//
+
+#ifndef HP_DIALECT_DTENSOR_IR_DTENSOR_H
+#define HP_DIALECT_DTENSOR_IR_DTENSOR_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "hp/Dialect/DTensor/IR/DTensorDialect.h.inc"
+#include "hp/Dialect/DTensor/IR/DTensorEnums.h.inc"
+#include "hp/Dialect/DTensor/IR/DTensorAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorOps.h.inc"
+
+namespace hp::dtensor {
+
+/// Prints a placement without the `#dtensor.` prefix (`shard<0>`).
+void printPlacement(mlir::AsmPrinter &printer, mlir::Attribute placement);
+/// Prints `[shard<0>, replicate]`.
+void printPlacementList(mlir::AsmPrinter &printer, mlir::ArrayAttr list);
+/// Parses a placement with or without the `#dtensor.` prefix.
+mlir::ParseResult parsePlacement(mlir::AsmParser &parser,
+                                 mlir::Attribute &placement);
+/// Parses `[placement, ...]`.
+mlir::ParseResult parsePlacementList(mlir::AsmParser &parser,
+                                     mlir::ArrayAttr &list);
+/// `[shard<0>, replicate]` as a string, for diagnostics.
+std::string placementListToString(mlir::ArrayAttr list);
+
+/// Looks up the mesh a DTensor-using op refers to; emits an error on `op`
+/// and returns null if `mesh` names no `dtensor.mesh`.
+MeshOp lookupMesh(mlir::Operation *op, mlir::FlatSymbolRefAttr mesh,
+                  mlir::SymbolTableCollection &symbolTable);
+
+/// The local tensor type one rank holds of `type` on `mesh`.
+mlir::RankedTensorType getLocalType(DTensorType type, MeshOp mesh);
+mlir::RankedTensorType getLocalType(llvm::ArrayRef<int64_t> globalShape,
+                                    mlir::Type elementType,
+                                    llvm::ArrayRef<int64_t> meshShape,
+                                    mlir::ArrayAttr placements);
+
+/// Checks `placements` against a mesh of rank `meshRank` and a tensor of rank
+/// `tensorRank`; on failure emits `what`-prefixed errors through `emitError`.
+mlir::LogicalResult
+verifyPlacements(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                 llvm::StringRef what, mlir::ArrayAttr placements,
+                 int64_t meshRank, int64_t tensorRank);
+
+/// Whether a redistribute from `from` to `to` is legal (no P(a)->P(b)).
+/// On failure, `badMeshDim` is the first offending mesh dim.
+bool isLegalRedistribute(mlir::ArrayAttr from, mlir::ArrayAttr to,
+                         int64_t *badMeshDim = nullptr);
+
+} // namespace hp::dtensor
+
+#endif // HP_DIALECT_DTENSOR_IR_DTENSOR_H

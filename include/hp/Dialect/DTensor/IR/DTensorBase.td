@@ -1,0 +1,45 @@
+//===- DTensorBase.td - dtensor dialect and enums ----------*- tablegen -*-===//
+
+#ifndef HP_DIALECT_DTENSOR_IR_DTENSORBASE_TD
+#define HP_DIALECT_DTENSOR_IR_DTENSORBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def DTensor_Dialect : Dialect {
+  let name = "dtensor";
+  let cppNamespace = "::hp::dtensor";
+  let summary = "Distributed tensors over device meshes, with local regions";
+  let description = [{
+    The `dtensor` dialect models PyTorch/hyper_parallel DTensor programs in their
+    *global view*: a `!dtensor.tensor` value is one logical tensor laid out on a
+    `dtensor.mesh` by one placement per mesh dimension (`shard<d>`,
+    `replicate`, `partial<op>`). `dtensor.local_region` holds plain local
+    computation behind a named, statically checked placement contract.
+
+    See `docs/DTensorDialect.md` for the semantics and the mapping to
+    hyper_parallel and PyTorch.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasCanonicalizer = 0;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+    void registerTypes();
+  }];
+}
+
+def DTensor_ReduceOp : I32EnumAttr<"ReduceOp",
+    "reduction that resolves a Partial placement", [
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Avg", 1, "avg">,
+  I32EnumAttrCase<"Max", 2, "max">,
+  I32EnumAttrCase<"Min", 3, "min">,
+  I32EnumAttrCase<"Prod", 4, "prod">
+]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::hp::dtensor";
+}
+
+#endif // HP_DIALECT_DTENSOR_IR_DTENSORBASE_TD

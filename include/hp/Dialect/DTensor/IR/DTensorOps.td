@@ -1,0 +1,206 @@
+//===- DTensorOps.td - dtensor operations ------------------*- tablegen -*-===//
+
+#ifndef HP_DIALECT_DTENSOR_IR_DTENSOROPS_TD
+#define HP_DIALECT_DTENSOR_IR_DTENSOROPS_TD
+
+include "hp/Dialect/DTensor/IR/DTensorBase.td"
+include "hp/Dialect/DTensor/IR/DTensorAttrs.td"
+include "hp/Dialect/DTensor/IR/DTensorTypes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+class DTensor_Op<string mnemonic, list<Trait> traits = []>
+    : Op<DTensor_Dialect, mnemonic, traits>;
+
+def DTensor_AnyDTensor : Type<CPred<"::llvm::isa<::hp::dtensor::DTensorType>($_self)">,
+    "dtensor", "::hp::dtensor::DTensorType">;
+
+//===----------------------------------------------------------------------===//
+// mesh
+//===----------------------------------------------------------------------===//
+
+def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a named device mesh";
+  let description = [{
+    ```mlir
+    dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+    dtensor.mesh @tp shape = [4]                              // names d0, d1, ...
+    dtensor.mesh @odd shape = [2, 2] devices = [0, 2, 1, 3]  // row-major ranks
+    ```
+    A module-level symbol describing an n-dimensional grid of devices.
+
+    Constraints: the op sits directly in a `builtin.module`; `shape` is
+    non-empty and every size is >= 1; `names`, when given, has one entry per
+    dimension, each non-empty and unique (default `d0, d1, ...`); `devices`,
+    when given, lists one rank per mesh coordinate in row-major order and is a
+    permutation of a contiguous rank range `[b, b + prod(shape))`, `b >= 0`
+    (default: the iota `0 .. prod(shape)-1`).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrArrayAttr>:$names,
+                       OptionalAttr<DenseI64ArrayAttr>:$devices);
+  let assemblyFormat = [{
+    $sym_name `shape` `=` $shape (`names` `=` $names^)? (`devices` `=` $devices^)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() { return getShape().size(); }
+    int64_t getNumDevices();
+    /// Axis names, defaulted to d0, d1, ... when not given.
+    ::llvm::SmallVector<std::string> getAxisNames();
+    /// Rank of the device at a row-major linear mesh index.
+    int64_t getDeviceRank(int64_t linearIndex);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// from_local / to_local / redistribute
+//===----------------------------------------------------------------------===//
+
+def DTensor_FromLocalOp : DTensor_Op<"from_local",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "wrap this rank's local tensor as a DTensor";
+  let description = [{
+    ```mlir
+    %d = dtensor.from_local %t : tensor<4x16xf32> -> !dtensor.tensor<8x16xf32, @tp2, [shard<0>]>
+    ```
+    The inverse of `to_local`, as torch `DTensor.from_local(..., run_check=False)`.
+
+    Constraints: the mesh exists and has one placement per dimension; the
+    input type is exactly the local type of the result (torch.chunk sizes,
+    dynamic where chunks differ across ranks).
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs DTensor_AnyDTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasFolder = 1;
+}
+
+def DTensor_ToLocalOp : DTensor_Op<"to_local",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "this rank's local tensor of a DTensor";
+  let description = [{
+    ```mlir
+    %t = dtensor.to_local %d : !dtensor.tensor<8x16xf32, @tp2, [shard<0>]> -> tensor<4x16xf32>
+    ```
+    Constraints: as for `from_local`, the result type is exactly the local
+    type of the input.
+  }];
+  let arguments = (ins DTensor_AnyDTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasFolder = 1;
+}
+
+def DTensor_RedistributeOp : DTensor_Op<"redistribute",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "change the placements of a DTensor";
+  let description = [{
+    ```mlir
+    %r = dtensor.redistribute %d : !dtensor.tensor<8x16xf32, @m, [shard<0>, replicate]>
+                                 -> !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>
+    ```
+    Same global value, other layout. Per mesh dim: S(d)->R all_gather,
+    P->R all_reduce, P->S reduce_scatter, S(a)->S(b) all_to_all, R->S local
+    chunk, R->P local (coordinate 0 keeps the value for sum/prod), S->P via R.
+
+    Constraints: same global shape, element type and mesh on both sides; the
+    mesh exists with one placement per dimension; no mesh dim goes from
+    `partial<a>` to `partial<b>` with `a != b`.
+
+    Folds when the types are equal; a chain of two redistributes becomes one
+    when the combined step is legal.
+  }];
+  let arguments = (ins DTensor_AnyDTensor:$input);
+  let results = (outs DTensor_AnyDTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// local_region
+//===----------------------------------------------------------------------===//
+
+def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "local computation behind a named placement contract";
+  let description = [{
+    ```mlir
+    %y, %n = dtensor.local_region on @mesh
+        args(%x as "hidden_states", %b as "bias")
+        in_placements = {hidden_states = [replicate, replicate]}
+        out_placements = [[partial<sum>, replicate], none]
+        redistribute_inputs
+        : (!dtensor.tensor<8x16xf32, @mesh, [shard<0>, replicate]>, tensor<16xf32>)
+       -> (!dtensor.tensor<8x16xf32, @mesh, [partial<sum>, replicate]>, i64) {
+    ^bb0(%hs: tensor<8x16xf32>, %bias: tensor<16xf32>):
+      ...
+      dtensor.yield %out, %count : tensor<8x16xf32>, i64
+    }
+    ```
+    hyper_parallel's `local_region` / torch's `local_map` as an op. Every
+    operand has a unique name. `in_placements` maps names to a placement list
+    or `none` (no declaration); a name with no operand is an optional argument
+    that was not passed.
+
+    * A non-DTensor operand enters the body unchanged; a DTensor operand
+      enters as its local tensor, under its declared placement when
+      `redistribute_inputs` is set. Without `redistribute_inputs`, a declared
+      placement that differs from the operand's is an error.
+    * If no operand is a DTensor, or `out_placements` is absent, the results
+      are exactly the yielded values.
+    * Otherwise each yielded tensor is wrapped with its `out_placements`
+      entry; a yielded DTensor is never re-wrapped; a `none` entry passes a
+      non-tensor value through.
+    * `out_placements` is *flat* (a list of placements, single output only)
+      or *per-output* (one list or `none` per output).
+
+    The body is isolated from above; block arguments have the local types.
+  }];
+  let arguments = (ins Variadic<AnyType>:$args,
+                       FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$arg_names,
+                       OptionalAttr<DictionaryAttr>:$in_placements,
+                       OptionalAttr<ArrayAttr>:$out_placements,
+                       UnitAttr:$redistribute_inputs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when out_placements is in flat form (a single placement list).
+    bool hasFlatOutPlacements();
+    /// The out_placements entry of output `i`: a placement list, or null for
+    /// `none`. Requires out_placements to be present.
+    ::mlir::ArrayAttr getOutPlacementsFor(unsigned i);
+    /// The in_placements entry declared for operand `i`, or null.
+    ::mlir::ArrayAttr getDeclaredInPlacements(unsigned i);
+    /// Whether the region wraps its outputs (some operand is a DTensor and
+    /// out_placements is present).
+    bool wrapsOutputs();
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def DTensor_YieldOp : DTensor_Op<"yield",
+    [Pure, Terminator, ReturnLike, HasParent<"LocalRegionOp">]> {
+  let summary = "the local values a local_region produces";
+  let description = [{
+    Terminates a `dtensor.local_region` body. Its operands become the region's
+    outputs, wrapped as the region's `out_placements` say.
+
+    Constraints (checked by the parent): as many values as the region has
+    results, each matching its result under the wrapping rules.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // HP_DIALECT_DTENSOR_IR_DTENSOROPS_TD

@@ -1,0 +1,146 @@
+//===- DTensorAttrs.cpp - placement attributes ----------------------------===//
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+#include "hp/Dialect/DTensor/IR/DTensorEnums.cpp.inc"
+#include "hp/Dialect/DTensor/IR/DTensorAttrInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorAttrs.cpp.inc"
+
+void DTensorDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "hp/Dialect/DTensor/IR/DTensorAttrs.cpp.inc"
+      >();
+}
+
+LogicalResult ShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t dim) {
+  if (dim < 0)
+    return emitError() << "shard dim must be non-negative, got " << dim;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Placement syntax without the `#dtensor.` prefix.
+//===----------------------------------------------------------------------===//
+
+void hp::dtensor::printPlacement(AsmPrinter &printer, Attribute placement) {
+  if (auto shard = dyn_cast<ShardAttr>(placement)) {
+    printer << "shard";
+    shard.print(printer);
+  } else if (isa<ReplicateAttr>(placement)) {
+    printer << "replicate";
+  } else if (auto partial = dyn_cast<PartialAttr>(placement)) {
+    printer << "partial";
+    partial.print(printer);
+  } else {
+    // Only reachable through generic IR that failed verification.
+    printer.printAttribute(placement);
+  }
+}
+
+void hp::dtensor::printPlacementList(AsmPrinter &printer, ArrayAttr list) {
+  printer << '[';
+  llvm::interleaveComma(list, printer,
+                        [&](Attribute p) { printPlacement(printer, p); });
+  printer << ']';
+}
+
+ParseResult hp::dtensor::parsePlacement(AsmParser &parser,
+                                        Attribute &placement) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (failed(parser.parseOptionalKeyword(&keyword))) {
+    // Fully spelled `#dtensor.shard<0>` is accepted too.
+    if (parser.parseAttribute(placement))
+      return failure();
+    if (!isa<PlacementAttrInterface>(placement))
+      return parser.emitError(loc, "expected a placement, got ") << placement;
+    return success();
+  }
+  if (keyword == "shard")
+    placement = ShardAttr::parse(parser, Type());
+  else if (keyword == "replicate")
+    placement = ReplicateAttr::get(parser.getContext());
+  else if (keyword == "partial")
+    placement = PartialAttr::parse(parser, Type());
+  else
+    return parser.emitError(loc, "expected a placement (shard<d>, replicate or "
+                                 "partial<op>), got '")
+           << keyword << "'";
+  return success(placement != nullptr);
+}
+
+ParseResult hp::dtensor::parsePlacementList(AsmParser &parser,
+                                            ArrayAttr &list) {
+  SmallVector<Attribute> placements;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        Attribute p;
+        if (parsePlacement(parser, p))
+          return failure();
+        placements.push_back(p);
+        return success();
+      }))
+    return failure();
+  list = parser.getBuilder().getArrayAttr(placements);
+  return success();
+}
+
+std::string hp::dtensor::placementListToString(ArrayAttr list) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(list, os, [&](Attribute p) {
+    if (auto shard = dyn_cast<ShardAttr>(p))
+      os << "shard<" << shard.getDim() << ">";
+    else if (isa<ReplicateAttr>(p))
+      os << "replicate";
+    else if (auto partial = dyn_cast<PartialAttr>(p))
+      os << "partial<" << stringifyReduceOp(partial.getReduceOp()) << ">";
+    else
+      os << p;
+  });
+  os << ']';
+  return s;
+}
+
+LogicalResult
+hp::dtensor::verifyPlacements(function_ref<InFlightDiagnostic()> emitError,
+                              StringRef what, ArrayAttr placements,
+                              int64_t meshRank, int64_t tensorRank) {
+  if (meshRank >= 0 && static_cast<int64_t>(placements.size()) != meshRank)
+    return emitError() << what << " has " << placements.size()
+                       << " placements, but the mesh has rank " << meshRank;
+  for (Attribute p : placements) {
+    if (!isa<PlacementAttrInterface>(p))
+      return emitError() << what << " has a non-placement entry " << p;
+    auto shard = dyn_cast<ShardAttr>(p);
+    if (shard && tensorRank >= 0 && shard.getDim() >= tensorRank)
+      return emitError() << what << ": shard dim " << shard.getDim()
+                         << " is out of range for a tensor of rank "
+                         << tensorRank;
+  }
+  return success();
+}
+
+bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
+                                      int64_t *badMeshDim) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(from, to))) {
+    auto a = dyn_cast<PartialAttr>(std::get<0>(pair));
+    auto b = dyn_cast<PartialAttr>(std::get<1>(pair));
+    if (a && b && a.getReduceOp() != b.getReduceOp()) {
+      if (badMeshDim)
+        *badMeshDim = i;
+      return false;
+    }
+  }
+  return true;
+}

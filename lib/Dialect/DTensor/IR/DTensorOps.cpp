@@ -1,0 +1,652 @@
+//===- DTensorOps.cpp - dtensor operations --------------------------------===//
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+#define GET_OP_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+MeshOp hp::dtensor::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
+                               SymbolTableCollection &symbolTable) {
+  auto meshOp = symbolTable.lookupNearestSymbolFrom<MeshOp>(op, mesh);
+  if (!meshOp)
+    op->emitOpError() << "'" << mesh << "' does not name a dtensor.mesh";
+  return meshOp;
+}
+
+/// Checks that `type` refers to an existing mesh with one placement per mesh
+/// dim; returns the mesh or null after emitting an error.
+static MeshOp verifyDTensorOnMesh(Operation *op, DTensorType type,
+                                  StringRef what,
+                                  SymbolTableCollection &symbolTable) {
+  MeshOp mesh = lookupMesh(op, type.getMesh(), symbolTable);
+  if (!mesh)
+    return {};
+  if (failed(verifyPlacements([&] { return op->emitOpError(); }, what,
+                              type.getPlacements(), mesh.getRank(),
+                              type.getRank())))
+    return {};
+  return mesh;
+}
+
+/// Shared by from_local and to_local: the plain side must be exactly the
+/// local type of the DTensor side.
+static LogicalResult verifyLocalPair(Operation *op, DTensorType dtensor,
+                                     Type local,
+                                     SymbolTableCollection &symbolTable) {
+  MeshOp mesh = verifyDTensorOnMesh(op, dtensor, "dtensor type", symbolTable);
+  if (!mesh)
+    return failure();
+  RankedTensorType expected = getLocalType(dtensor, mesh);
+  if (local != expected)
+    return op->emitOpError() << "local type " << local
+                             << " does not match the local type " << expected
+                             << " of " << dtensor;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+int64_t MeshOp::getNumDevices() {
+  int64_t n = 1;
+  for (int64_t s : getShape())
+    n *= s;
+  return n;
+}
+
+SmallVector<std::string> MeshOp::getAxisNames() {
+  SmallVector<std::string> names;
+  if (auto given = getNames()) {
+    for (Attribute a : *given)
+      names.push_back(cast<StringAttr>(a).str());
+    return names;
+  }
+  for (int64_t i = 0, e = getRank(); i < e; ++i)
+    names.push_back("d" + std::to_string(i));
+  return names;
+}
+
+int64_t MeshOp::getDeviceRank(int64_t linearIndex) {
+  if (auto devices = getDevices())
+    return (*devices)[linearIndex];
+  return linearIndex;
+}
+
+LogicalResult MeshOp::verify() {
+  ArrayRef<int64_t> shape = getShape();
+  if (shape.empty())
+    return emitOpError("mesh shape must not be empty");
+  int64_t numDevices = 1;
+  for (auto [i, size] : llvm::enumerate(shape)) {
+    if (size < 1)
+      return emitOpError() << "mesh dim " << i << " has size " << size
+                           << "; sizes must be >= 1";
+    if (llvm::MulOverflow(numDevices, size, numDevices))
+      return emitOpError("mesh has too many devices to count");
+  }
+  if (auto names = getNames()) {
+    if (names->size() != shape.size())
+      return emitOpError() << "mesh has " << names->size() << " names for "
+                           << shape.size() << " dimensions";
+    llvm::StringSet<> seen;
+    for (Attribute a : *names) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      if (name.empty())
+        return emitOpError("mesh axis names must not be empty");
+      if (!seen.insert(name).second)
+        return emitOpError() << "mesh axis name '" << name
+                             << "' is used more than once";
+    }
+  }
+  if (auto devices = getDevices()) {
+    if (static_cast<int64_t>(devices->size()) != numDevices)
+      return emitOpError() << "devices lists " << devices->size()
+                           << " ranks, but the mesh has " << numDevices
+                           << " devices";
+    int64_t base = *llvm::min_element(*devices);
+    if (base < 0)
+      return emitOpError() << "devices must be non-negative ranks, got "
+                           << base;
+    llvm::SmallSet<int64_t, 16> seen;
+    for (int64_t rank : *devices) {
+      if (!seen.insert(rank).second)
+        return emitOpError() << "devices lists rank " << rank
+                             << " more than once";
+      if (rank - base >= numDevices)
+        return emitOpError()
+               << "devices must be a permutation of a contiguous rank range "
+                  "starting at "
+               << base << ", but rank " << rank << " is out of it";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FromLocalOp / ToLocalOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+FromLocalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyLocalPair(*this, getType(), getInput().getType(), symbolTable);
+}
+
+OpFoldResult FromLocalOp::fold(FoldAdaptor) {
+  // from_local(to_local(d)) == d: re-wrapping a rank's own shard is a no-op.
+  if (auto toLocal = getInput().getDefiningOp<ToLocalOp>())
+    if (toLocal.getInput().getType() == getType())
+      return toLocal.getInput();
+  return {};
+}
+
+LogicalResult ToLocalOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyLocalPair(*this, getInput().getType(), getType(), symbolTable);
+}
+
+OpFoldResult ToLocalOp::fold(FoldAdaptor) {
+  if (auto fromLocal = getInput().getDefiningOp<FromLocalOp>())
+    if (fromLocal.getInput().getType() == getType())
+      return fromLocal.getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// RedistributeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RedistributeOp::verify() {
+  DTensorType from = getInput().getType(), to = getType();
+  if (from.getMesh() != to.getMesh())
+    return emitOpError() << "cannot move a dtensor from mesh " << from.getMesh()
+                         << " to mesh " << to.getMesh();
+  if (from.getShape() != to.getShape())
+    return emitOpError("input and result must have the same global shape");
+  if (from.getElementType() != to.getElementType())
+    return emitOpError("input and result must have the same element type");
+  if (from.getPlacements().size() != to.getPlacements().size())
+    return emitOpError("input and result must have the same number of "
+                       "placements");
+  int64_t badDim;
+  if (!isLegalRedistribute(from.getPlacements(), to.getPlacements(), &badDim))
+    return emitOpError() << "cannot redistribute "
+                         << placementListToString(from.getPlacements())
+                         << " to " << placementListToString(to.getPlacements())
+                         << ": mesh dim " << badDim
+                         << " changes the reduction of a partial placement";
+  return success();
+}
+
+LogicalResult
+RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return success(verifyDTensorOnMesh(*this, getType(), "dtensor type",
+                                     symbolTable) != nullptr);
+}
+
+OpFoldResult RedistributeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+namespace {
+/// redistribute(redistribute(x)) -> redistribute(x) when the direct step is
+/// legal: the value is the same global tensor, and the planner finds the
+/// cheapest path for the combined step anyway.
+struct ComposeRedistributes : OpRewritePattern<RedistributeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RedistributeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<RedistributeOp>();
+    if (!inner)
+      return failure();
+    Value source = inner.getInput();
+    auto sourceType = cast<DTensorType>(source.getType());
+    if (!isLegalRedistribute(sourceType.getPlacements(),
+                             op.getType().getPlacements()))
+      return failure();
+    if (sourceType == op.getType()) {
+      rewriter.replaceOp(op, source);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<RedistributeOp>(op, op.getType(), source);
+    return success();
+  }
+};
+} // namespace
+
+void RedistributeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                 MLIRContext *context) {
+  results.add<ComposeRedistributes>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// LocalRegionOp
+//===----------------------------------------------------------------------===//
+
+/// Names that print bare in `in_placements`; others are quoted.
+static bool isBareName(StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &b = parser.getBuilder();
+  MLIRContext *ctx = b.getContext();
+
+  FlatSymbolRefAttr mesh;
+  if (parser.parseKeyword("on") ||
+      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
+                            result.attributes))
+    return failure();
+
+  // args(%x as "name", ...)
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Attribute> names;
+  if (parser.parseKeyword("args") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
+        std::string name;
+        OpAsmParser::UnresolvedOperand operand;
+        if (parser.parseOperand(operand) || parser.parseKeyword("as") ||
+            parser.parseString(&name))
+          return failure();
+        operands.push_back(operand);
+        names.push_back(b.getStringAttr(name));
+        return success();
+      }))
+    return failure();
+  result.addAttribute(getArgNamesAttrName(result.name), b.getArrayAttr(names));
+
+  // in_placements = {name = [..] | none, ...}
+  if (succeeded(parser.parseOptionalKeyword("in_placements"))) {
+    SmallVector<NamedAttribute> entries;
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces, [&] {
+          std::string key;
+          if (parser.parseKeywordOrString(&key) || parser.parseEqual())
+            return failure();
+          Attribute value;
+          if (succeeded(parser.parseOptionalKeyword("none"))) {
+            value = UnitAttr::get(ctx);
+          } else {
+            ArrayAttr list;
+            if (parsePlacementList(parser, list))
+              return failure();
+            value = list;
+          }
+          entries.emplace_back(b.getStringAttr(key), value);
+          return success();
+        }))
+      return failure();
+    result.addAttribute(getInPlacementsAttrName(result.name),
+                        b.getDictionaryAttr(entries));
+  }
+
+  // out_placements = [placement, ...] | [[..] | none, ...]
+  if (succeeded(parser.parseOptionalKeyword("out_placements"))) {
+    SmallVector<Attribute> entries;
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
+          if (succeeded(parser.parseOptionalKeyword("none"))) {
+            entries.push_back(UnitAttr::get(ctx));
+            return success();
+          }
+          Attribute entry;
+          if (failed(parser.parseOptionalLSquare())) {
+            if (parsePlacement(parser, entry))
+              return failure();
+            entries.push_back(entry);
+            return success();
+          }
+          SmallVector<Attribute> list;
+          if (failed(parser.parseOptionalRSquare())) {
+            if (parser.parseCommaSeparatedList([&] {
+                  if (parsePlacement(parser, entry))
+                    return failure();
+                  list.push_back(entry);
+                  return success();
+                }) ||
+                parser.parseRSquare())
+              return failure();
+          }
+          entries.push_back(b.getArrayAttr(list));
+          return success();
+        }))
+      return failure();
+    result.addAttribute(getOutPlacementsAttrName(result.name),
+                        b.getArrayAttr(entries));
+  }
+
+  if (succeeded(parser.parseOptionalKeyword("redistribute_inputs")))
+    result.addAttribute(getRedistributeInputsAttrName(result.name),
+                        UnitAttr::get(ctx));
+
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+
+  SMLoc typeLoc = parser.getCurrentLocation();
+  FunctionType fnType;
+  if (parser.parseColonType(fnType))
+    return failure();
+  if (fnType.getNumInputs() != operands.size())
+    return parser.emitError(typeLoc)
+           << "expected " << operands.size() << " operand types, got "
+           << fnType.getNumInputs();
+  if (parser.resolveOperands(operands, fnType.getInputs(), typeLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(fnType.getResults());
+
+  Region *body = result.addRegion();
+  SMLoc bodyLoc = parser.getCurrentLocation();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  if (body->empty())
+    return parser.emitError(bodyLoc, "local_region body must not be empty");
+  return success();
+}
+
+void LocalRegionOp::print(OpAsmPrinter &p) {
+  p << " on " << getMeshAttr() << " args(";
+  llvm::interleaveComma(llvm::zip(getArgs(), getArgNames()), p, [&](auto it) {
+    p << std::get<0>(it) << " as ";
+    p.printString(cast<StringAttr>(std::get<1>(it)).getValue());
+  });
+  p << ')';
+
+  auto printEntry = [&](Attribute entry) {
+    if (isa<UnitAttr>(entry))
+      p << "none";
+    else if (auto list = dyn_cast<ArrayAttr>(entry))
+      printPlacementList(p, list);
+    else
+      printPlacement(p, entry);
+  };
+  if (auto in = getInPlacementsAttr()) {
+    p << " in_placements = {";
+    llvm::interleaveComma(in, p, [&](NamedAttribute entry) {
+      StringRef key = entry.getName().getValue();
+      if (isBareName(key))
+        p << key;
+      else
+        p.printString(key);
+      p << " = ";
+      printEntry(entry.getValue());
+    });
+    p << '}';
+  }
+  if (auto out = getOutPlacementsAttr()) {
+    p << " out_placements = [";
+    llvm::interleaveComma(out, p, printEntry);
+    p << ']';
+  }
+  if (getRedistributeInputs())
+    p << " redistribute_inputs";
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getMeshAttrName(), getArgNamesAttrName(), getInPlacementsAttrName(),
+       getOutPlacementsAttrName(), getRedistributeInputsAttrName()});
+  p << " : ";
+  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
+
+bool LocalRegionOp::hasFlatOutPlacements() {
+  auto out = getOutPlacementsAttr();
+  return out && !out.empty() &&
+         llvm::all_of(out, llvm::IsaPred<PlacementAttrInterface>);
+}
+
+ArrayAttr LocalRegionOp::getOutPlacementsFor(unsigned i) {
+  if (hasFlatOutPlacements())
+    return getOutPlacementsAttr();
+  return dyn_cast<ArrayAttr>(getOutPlacementsAttr()[i]);
+}
+
+ArrayAttr LocalRegionOp::getDeclaredInPlacements(unsigned i) {
+  auto in = getInPlacementsAttr();
+  if (!in)
+    return {};
+  return dyn_cast_or_null<ArrayAttr>(
+      in.get(cast<StringAttr>(getArgNames()[i]).getValue()));
+}
+
+bool LocalRegionOp::wrapsOutputs() {
+  return getOutPlacementsAttr() &&
+         llvm::any_of(getArgs().getTypes(), llvm::IsaPred<DTensorType>);
+}
+
+/// `'name'` of operand `i`, for diagnostics.
+static std::string argLabel(LocalRegionOp op, unsigned i) {
+  return "#" + std::to_string(i) + " ('" +
+         cast<StringAttr>(op.getArgNames()[i]).getValue().str() + "')";
+}
+
+LogicalResult LocalRegionOp::verify() {
+  unsigned numArgs = getArgs().size();
+  if (getArgNames().size() != numArgs)
+    return emitOpError() << "has " << numArgs << " operands but "
+                         << getArgNames().size() << " argument names";
+  llvm::StringSet<> seen;
+  for (Attribute a : getArgNames()) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (name.empty())
+      return emitOpError("argument names must not be empty");
+    if (!seen.insert(name).second)
+      return emitOpError() << "duplicate argument name '" << name << "'";
+  }
+
+  if (auto in = getInPlacementsAttr()) {
+    for (NamedAttribute entry : in) {
+      auto list = dyn_cast<ArrayAttr>(entry.getValue());
+      if (!isa<UnitAttr>(entry.getValue()) &&
+          (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
+        return emitOpError() << "in_placements entry '"
+                             << entry.getName().getValue()
+                             << "' must be a placement list or none";
+    }
+  }
+
+  if (auto out = getOutPlacementsAttr()) {
+    if (out.empty())
+      return emitOpError("out_placements must not be empty");
+    bool perOutput = llvm::any_of(out, llvm::IsaPred<ArrayAttr, UnitAttr>);
+    if (perOutput) {
+      for (Attribute entry : out) {
+        auto list = dyn_cast<ArrayAttr>(entry);
+        if (isa<UnitAttr>(entry) ||
+            (list && llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
+          continue;
+        return emitOpError("out_placements must be a list of placements "
+                           "(flat form) or of placement lists and none "
+                           "(per-output form), not a mix");
+      }
+      if (out.size() != getNumResults())
+        return emitOpError() << "out_placements count " << out.size()
+                             << " does not match output count "
+                             << getNumResults();
+    } else if (getNumResults() != 1) {
+      return emitOpError()
+             << "flat out_placements only valid for single-output functions, "
+                "got "
+             << getNumResults() << " outputs";
+    }
+  }
+
+  Block &block = getBodyBlock();
+  if (block.getNumArguments() != numArgs)
+    return emitOpError() << "body has " << block.getNumArguments()
+                         << " arguments, but the region has " << numArgs
+                         << " operands";
+  for (unsigned i = 0; i < numArgs; ++i) {
+    Type operandType = getArgs()[i].getType();
+    if (isa<DTensorType>(operandType))
+      continue; // Needs the mesh: checked in verifySymbolUses.
+    if (block.getArgument(i).getType() != operandType)
+      return emitOpError() << "block argument " << argLabel(*this, i)
+                           << " has type " << block.getArgument(i).getType()
+                           << ", but a non-DTensor operand enters the body "
+                              "unchanged as "
+                           << operandType;
+  }
+
+  auto yield = dyn_cast_or_null<YieldOp>(
+      block.empty() ? nullptr : &block.back());
+  if (!yield)
+    return emitOpError("body must end with dtensor.yield");
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size()
+           << " values, but the local_region has " << getNumResults()
+           << " results";
+
+  bool wraps = wrapsOutputs();
+  for (auto [i, yielded, resultType] :
+       llvm::enumerate(yield.getValues().getTypes(), getResultTypes())) {
+    auto fail = [&, i = i]() {
+      return emitOpError() << "result #" << i << " ";
+    };
+    // Unwrapped outputs: no DTensor operand, no out_placements, a yielded
+    // DTensor, or a `none` entry.
+    bool passThrough = !wraps || isa<DTensorType>(yielded) ||
+                       !getOutPlacementsFor(i);
+    if (wraps && !isa<DTensorType>(yielded) && !getOutPlacementsFor(i) &&
+        isa<TensorType>(yielded))
+      return emitOpError() << "Tensor output requires non-None "
+                              "out_placements entry (output #"
+                           << i << " yields " << yielded << ")";
+    if (passThrough) {
+      if (resultType != yielded)
+        return fail() << "has type " << resultType << ", but the body yields "
+                      << yielded << ", which is returned unwrapped";
+      continue;
+    }
+    auto tensor = dyn_cast<RankedTensorType>(yielded);
+    if (!tensor)
+      return emitOpError() << "output #" << i << " yields " << yielded
+                           << ", which is not a ranked tensor; its "
+                              "out_placements entry must be none";
+    auto dtensor = dyn_cast<DTensorType>(resultType);
+    ArrayAttr placements = getOutPlacementsFor(i);
+    if (!dtensor || dtensor.getMesh() != getMeshAttr() ||
+        dtensor.getPlacements() != placements ||
+        dtensor.getElementType() != tensor.getElementType() ||
+        dtensor.getRank() != tensor.getRank())
+      return fail() << "has type " << resultType << ", but wrapping "
+                    << yielded << " needs a !dtensor.tensor of rank "
+                    << tensor.getRank() << " and element type "
+                    << tensor.getElementType() << " on " << getMeshAttr()
+                    << " with placements "
+                    << placementListToString(placements);
+  }
+  return success();
+}
+
+LogicalResult
+LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  MeshOp mesh = lookupMesh(*this, getMeshAttr(), symbolTable);
+  if (!mesh)
+    return failure();
+  int64_t meshRank = mesh.getRank();
+  auto err = [&] { return emitOpError(); };
+
+  // Declarations are checked against the mesh, and against the operand's
+  // rank when the name is bound.
+  if (auto in = getInPlacementsAttr()) {
+    for (NamedAttribute entry : in) {
+      auto list = dyn_cast<ArrayAttr>(entry.getValue());
+      if (!list)
+        continue;
+      int64_t tensorRank = -1;
+      for (auto [arg, name] : llvm::zip(getArgs(), getArgNames()))
+        if (cast<StringAttr>(name) == entry.getName()) {
+          if (auto d = dyn_cast<DTensorType>(arg.getType()))
+            tensorRank = d.getRank();
+          else if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+            tensorRank = t.getRank();
+        }
+      std::string what =
+          ("in_placements entry '" + entry.getName().getValue() + "'").str();
+      if (failed(verifyPlacements(err, what, list, meshRank, tensorRank)))
+        return failure();
+    }
+  }
+
+  Block &block = getBodyBlock();
+  for (auto [i, arg] : llvm::enumerate(getArgs())) {
+    auto type = dyn_cast<DTensorType>(arg.getType());
+    if (!type)
+      continue;
+    if (type.getMesh() != getMeshAttr())
+      return emitOpError() << "operand " << argLabel(*this, i) << " is on mesh "
+                           << type.getMesh() << ", but the region is on "
+                           << getMeshAttr();
+    if (failed(verifyPlacements(err, "operand " + argLabel(*this, i),
+                                type.getPlacements(), meshRank,
+                                type.getRank())))
+      return failure();
+    ArrayAttr placements = type.getPlacements();
+    if (ArrayAttr declared = getDeclaredInPlacements(i)) {
+      if (declared != placements && !getRedistributeInputs())
+        return emitOpError()
+               << "operand " << argLabel(*this, i) << " has placements "
+               << placementListToString(placements)
+               << " but in_placements declares "
+               << placementListToString(declared)
+               << "; set redistribute_inputs to redistribute it at entry";
+      if (!isLegalRedistribute(placements, declared))
+        return emitOpError()
+               << "cannot redistribute operand " << argLabel(*this, i)
+               << " from " << placementListToString(placements) << " to "
+               << placementListToString(declared)
+               << ": a partial placement cannot change its reduction";
+      placements = declared;
+    }
+    RankedTensorType local = getLocalType(type.getShape(),
+                                          type.getElementType(),
+                                          mesh.getShape(), placements);
+    if (block.getArgument(i).getType() != local)
+      return emitOpError() << "block argument " << argLabel(*this, i)
+                           << " has type " << block.getArgument(i).getType()
+                           << ", but the operand's local type is " << local;
+  }
+
+  if (!wrapsOutputs())
+    return success();
+  auto yield = cast<YieldOp>(block.back());
+  for (auto [i, yielded, resultType] :
+       llvm::enumerate(yield.getValues().getTypes(), getResultTypes())) {
+    auto dtensor = dyn_cast<DTensorType>(resultType);
+    ArrayAttr placements = getOutPlacementsFor(i);
+    if (isa<DTensorType>(yielded) || !placements || !dtensor)
+      continue;
+    if (failed(verifyPlacements(
+            err, "out_placements entry #" + std::to_string(i), placements,
+            meshRank, dtensor.getRank())))
+      return failure();
+    RankedTensorType local = getLocalType(dtensor, mesh);
+    if (local != yielded)
+      return emitOpError() << "result #" << i << " " << resultType
+                           << " has local type " << local
+                           << ", but the body yields " << yielded;
+  }
+  return success();
+}

@@ -1,0 +1,111 @@
+//===- DTensorTypes.cpp - the !dtensor.tensor type ------------------------===//
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Utils/LocalShape.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+static_assert(kDynamicSize == ShapedType::kDynamic,
+              "LocalShape and MLIR must agree on the dynamic size marker");
+
+#define GET_TYPEDEF_CLASSES
+#include "hp/Dialect/DTensor/IR/DTensorTypes.cpp.inc"
+
+void DTensorDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "hp/Dialect/DTensor/IR/DTensorTypes.cpp.inc"
+      >();
+}
+
+// !dtensor.tensor<8x16xf32, @mesh, [shard<0>, replicate]>
+Type DTensorType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute meshAttr;
+  ArrayAttr placements;
+  SMLoc meshLoc;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma())
+    return {};
+  meshLoc = parser.getCurrentLocation();
+  if (parser.parseAttribute(meshAttr))
+    return {};
+  auto mesh = dyn_cast<FlatSymbolRefAttr>(meshAttr);
+  if (!mesh) {
+    parser.emitError(meshLoc, "expected a flat mesh symbol like @mesh");
+    return {};
+  }
+  if (parser.parseComma() || parsePlacementList(parser, placements) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), shape, elementType, mesh, placements);
+}
+
+void DTensorType::print(AsmPrinter &printer) const {
+  printer << '<';
+  for (int64_t d : getShape()) {
+    if (ShapedType::isDynamic(d))
+      printer << '?';
+    else
+      printer << d;
+    printer << 'x';
+  }
+  printer << getElementType() << ", " << getMesh() << ", ";
+  printPlacementList(printer, getPlacements());
+  printer << '>';
+}
+
+LogicalResult DTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  FlatSymbolRefAttr mesh,
+                                  ArrayAttr placements) {
+  for (int64_t d : shape)
+    if (d < 0 && !ShapedType::isDynamic(d))
+      return emitError() << "dtensor dims must be non-negative or '?', got "
+                         << d;
+  if (!elementType || !TensorType::isValidElementType(elementType))
+    return emitError() << "invalid dtensor element type " << elementType;
+  if (!mesh)
+    return emitError() << "dtensor needs a mesh symbol";
+  if (placements.empty())
+    return emitError() << "dtensor needs at least one placement";
+  return verifyPlacements(emitError, "dtensor type", placements,
+                          /*meshRank=*/-1, shape.size());
+}
+
+SmallVector<PlacementAttrInterface> DTensorType::getPlacementList() const {
+  return llvm::map_to_vector(getPlacements(), [](Attribute a) {
+    return cast<PlacementAttrInterface>(a);
+  });
+}
+
+DTensorType DTensorType::withPlacements(ArrayAttr placements) const {
+  return get(getContext(), getShape(), getElementType(), getMesh(), placements);
+}
+
+RankedTensorType hp::dtensor::getLocalType(ArrayRef<int64_t> globalShape,
+                                           Type elementType,
+                                           ArrayRef<int64_t> meshShape,
+                                           ArrayAttr placements) {
+  SmallVector<int64_t> shardDims = llvm::map_to_vector(
+      placements, [](Attribute p) -> int64_t {
+        if (auto shard = dyn_cast<ShardAttr>(p))
+          return shard.getDim();
+        return kNotSharded;
+      });
+  return RankedTensorType::get(
+      computeLocalShape(globalShape, meshShape, shardDims), elementType);
+}
+
+RankedTensorType hp::dtensor::getLocalType(DTensorType type, MeshOp mesh) {
+  return getLocalType(type.getShape(), type.getElementType(), mesh.getShape(),
+                      type.getPlacements());
+}

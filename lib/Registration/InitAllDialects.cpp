@@ -1,0 +1,11 @@
+//===- InitAllDialects.cpp - register every hp dialect --------------------===//
+
+#include "hp/InitAllDialects.h"
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void hp::registerAllHPDialects(mlir::DialectRegistry &registry) {
+  registry.insert<hp::dtensor::DTensorDialect>();
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything hp needs to build and test on a fresh Debian 12 machine.
+# Idempotent: packages already present are skipped by apt.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+
+PKGS=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+  cmake ninja-build ccache g++
+  libopenmpi-dev openmpi-bin
+  libgtest-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+

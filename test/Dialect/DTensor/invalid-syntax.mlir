@@ -1,0 +1,95 @@
+// RUN: hp-opt %s -split-input-file -verify-diagnostics
+
+// Malformed syntax gives a located parse error, never a crash.
+
+// expected-error @+1 {{expected a placement (shard<d>, replicate or partial<op>), got 'shrd'}}
+func.func @bad_keyword(%a: !dtensor.tensor<4xf32, @m, [shrd<0>]>) { return }
+
+// -----
+
+// expected-error @+1 {{expected a placement, got 1 : i64}}
+func.func @not_placement(%a: !dtensor.tensor<4xf32, @m, [1 : i64]>) { return }
+
+// -----
+
+// expected-error @+2 {{expected ::hp::dtensor::ReduceOp to be one of: sum, avg, max, min, prod}}
+// expected-error @+1 {{failed to parse DTensor_PartialAttr parameter 'reduceOp'}}
+func.func @bad_reduction(%a: !dtensor.tensor<4xf32, @m, [partial<add>]>) { return }
+
+// -----
+
+// expected-error @+1 {{expected a flat mesh symbol like @mesh}}
+func.func @nested_mesh_ref(%a: !dtensor.tensor<4xf32, @a::@b, [replicate]>) { return }
+
+// -----
+
+// expected-error @+1 {{expected ','}}
+func.func @missing_mesh(%a: !dtensor.tensor<4xf32 [replicate]>) { return }
+
+// -----
+
+func.func @missing_on(%y: tensor<2xf32>) {
+  // expected-error @+1 {{expected 'on'}}
+  dtensor.local_region @m args(%y as "y") : (tensor<2xf32>) -> () {
+  ^bb0(%k: tensor<2xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+func.func @missing_as(%y: tensor<2xf32>) {
+  // expected-error @+1 {{expected 'as'}}
+  dtensor.local_region on @m args(%y "y") : (tensor<2xf32>) -> () {
+  ^bb0(%k: tensor<2xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+func.func @bad_in_entry(%y: tensor<2xf32>) {
+  // expected-error @+1 {{expected '['}}
+  dtensor.local_region on @m args(%y as "y") in_placements = {y = replicate} : (tensor<2xf32>) -> () {
+  ^bb0(%k: tensor<2xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+func.func @bad_out_entry(%y: tensor<2xf32>) {
+  // expected-error @+1 {{expected a placement (shard<d>, replicate or partial<op>), got 'nothing'}}
+  dtensor.local_region on @m args(%y as "y") out_placements = [nothing] : (tensor<2xf32>) -> () {
+  ^bb0(%k: tensor<2xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+func.func @operand_types(%y: tensor<2xf32>) {
+  // expected-error @+1 {{expected 1 operand types, got 2}}
+  dtensor.local_region on @m args(%y as "y") : (tensor<2xf32>, i64) -> () {
+  ^bb0(%k: tensor<2xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+func.func @empty_body(%y: tensor<2xf32>) {
+  // expected-error @+1 {{local_region body must not be empty}}
+  dtensor.local_region on @m args(%y as "y") : (tensor<2xf32>) -> () {}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'shape'}}
+dtensor.mesh @m [2, 2]

@@ -1,0 +1,29 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "HP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hp_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+# Every FileCheck variable is scoped to its CHECK-LABEL block (StableHLO habit).
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%hp_src_root", config.hp_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.hp_tools_dir, config.llvm_tools_dir]
+tools = ["hp-opt", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.hp_have_cuda:
+    config.available_features.add("cuda")

@@ -1,0 +1,150 @@
+//===- LocalShapeTest.cpp - torch.chunk local sizes and offsets -----------===//
+//
+// Expected values are torch.chunk's, worked out by hand from
+// chunk = ceil(G/n), size_i = clamp(G - i*chunk, 0, chunk).
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Utils/LocalShape.h"
+
+#include "gtest/gtest.h"
+
+#include <vector>
+
+using namespace hp::dtensor;
+
+namespace {
+
+std::vector<int64_t> sizesOver(int64_t global, int64_t parts) {
+  std::vector<int64_t> sizes;
+  for (int64_t i = 0; i < parts; ++i)
+    sizes.push_back(chunkSize(global, parts, i));
+  return sizes;
+}
+
+std::vector<int64_t> offsetsOver(int64_t global, int64_t parts) {
+  std::vector<int64_t> offsets;
+  for (int64_t i = 0; i < parts; ++i)
+    offsets.push_back(chunkOffset(global, parts, i));
+  return offsets;
+}
+
+std::vector<int64_t> vec(llvm::ArrayRef<int64_t> a) { return {a.begin(), a.end()}; }
+
+TEST(LocalShapeTest, TenOverFour) {
+  EXPECT_EQ(sizesOver(10, 4), (std::vector<int64_t>{3, 3, 3, 1}));
+  EXPECT_EQ(offsetsOver(10, 4), (std::vector<int64_t>{0, 3, 6, 9}));
+}
+
+TEST(LocalShapeTest, NineOverFourLeavesAnEmptyChunk) {
+  EXPECT_EQ(sizesOver(9, 4), (std::vector<int64_t>{3, 3, 3, 0}));
+  // The empty chunk's offset is clamped to the end of the tensor.
+  EXPECT_EQ(offsetsOver(9, 4), (std::vector<int64_t>{0, 3, 6, 9}));
+}
+
+TEST(LocalShapeTest, OneOverThree) {
+  EXPECT_EQ(sizesOver(1, 3), (std::vector<int64_t>{1, 0, 0}));
+  EXPECT_EQ(offsetsOver(1, 3), (std::vector<int64_t>{0, 1, 1}));
+}
+
+TEST(LocalShapeTest, EvenSplit) {
+  EXPECT_EQ(sizesOver(8, 4), (std::vector<int64_t>{2, 2, 2, 2}));
+  EXPECT_EQ(sizesOver(0, 2), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(chunkLength(7, 1), 7);
+}
+
+TEST(LocalShapeTest, LocalShapeStaticOnlyWhenChunksAgree) {
+  // 1-D mesh of 4 sharding dim 0.
+  EXPECT_EQ(vec(computeLocalShape({8, 16}, {4}, {0})), (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(vec(computeLocalShape({10, 16}, {4}, {0})),
+            (std::vector<int64_t>{kDynamicSize, 16}));
+  EXPECT_EQ(vec(computeMaxLocalShape({10, 16}, {4}, {0})),
+            (std::vector<int64_t>{3, 16}));
+  // Replicate / partial leave the shape alone.
+  EXPECT_EQ(vec(computeLocalShape({10, 16}, {4}, {kNotSharded})),
+            (std::vector<int64_t>{10, 16}));
+  // A dynamic global dim stays dynamic when split and when not.
+  EXPECT_EQ(vec(computeLocalShape({kDynamicSize, 4}, {2}, {0})),
+            (std::vector<int64_t>{kDynamicSize, 4}));
+}
+
+TEST(LocalShapeTest, NestedSplitOnTwoByTwoMesh) {
+  // [S(0), S(0)] on 2x2: mesh dim 0 is the outer split, mesh dim 1 the inner.
+  // G=8: outer 4,4; inner 2,2 -> coordinate (i, j) starts at 4i + 2j.
+  std::vector<int64_t> mesh = {2, 2}, shard = {0, 0};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      LocalBlock b = computeLocalBlock({8, 3}, mesh, shard, {i, j});
+      EXPECT_EQ(vec(b.sizes), (std::vector<int64_t>{2, 3}));
+      EXPECT_EQ(vec(b.offsets), (std::vector<int64_t>{4 * i + 2 * j, 0}));
+    }
+  EXPECT_EQ(vec(computeLocalShape({8, 3}, mesh, shard)), (std::vector<int64_t>{2, 3}));
+
+  // G=10: outer 5,5; inner ceil(5/2)=3 -> 3,2 within each half.
+  const int64_t sizes[2][2] = {{3, 2}, {3, 2}};
+  const int64_t offsets[2][2] = {{0, 3}, {5, 8}};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      LocalBlock b = computeLocalBlock({10}, mesh, shard, {i, j});
+      EXPECT_EQ(b.sizes[0], sizes[i][j]) << "coord " << i << "," << j;
+      EXPECT_EQ(b.offsets[0], offsets[i][j]) << "coord " << i << "," << j;
+    }
+  EXPECT_EQ(vec(computeLocalShape({10}, mesh, shard)),
+            (std::vector<int64_t>{kDynamicSize}));
+  EXPECT_EQ(vec(computeMaxLocalShape({10}, mesh, shard)), (std::vector<int64_t>{3}));
+}
+
+TEST(LocalShapeTest, NestedSplitOrderIsMeshDimOrder) {
+  // G=6 on a 2x3 mesh, both dims sharding dim 0: outer split by 2 -> 3,3;
+  // inner by 3 -> 1,1,1. Offsets are 3i + j (mesh dim 0 outermost).
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      LocalBlock b = computeLocalBlock({6}, {2, 3}, {0, 0}, {i, j});
+      EXPECT_EQ(b.sizes[0], 1);
+      EXPECT_EQ(b.offsets[0], 3 * i + j);
+    }
+}
+
+TEST(LocalShapeTest, TwoTensorDimsOnTwoMeshDims) {
+  // [S(1), S(0)] on 2x3 for a 7x4 tensor: dim 1 split by mesh dim 0 (2,2),
+  // dim 0 split by mesh dim 1 (3,3,1).
+  LocalBlock b = computeLocalBlock({7, 4}, {2, 3}, {1, 0}, {1, 2});
+  EXPECT_EQ(vec(b.sizes), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(vec(b.offsets), (std::vector<int64_t>{6, 2}));
+  EXPECT_EQ(vec(computeLocalShape({7, 4}, {2, 3}, {1, 0})),
+            (std::vector<int64_t>{kDynamicSize, 2}));
+}
+
+TEST(LocalShapeTest, LocalShapeMatchesEnumeration) {
+  // The closed form in computeLocalShape must agree with enumerating every
+  // coordinate, for nested splits of many sizes.
+  for (int64_t g = 0; g <= 40; ++g)
+    for (int64_t a = 1; a <= 4; ++a)
+      for (int64_t c = 1; c <= 4; ++c) {
+        std::vector<int64_t> mesh = {a, c}, shard = {0, 0};
+        int64_t first = -1, maxSize = 0;
+        bool uniform = true;
+        for (int64_t i = 0; i < a; ++i)
+          for (int64_t j = 0; j < c; ++j) {
+            int64_t s = computeLocalBlock({g}, mesh, shard, {i, j}).sizes[0];
+            if (first < 0)
+              first = s;
+            uniform &= s == first;
+            maxSize = std::max(maxSize, s);
+          }
+        EXPECT_EQ(computeLocalShape({g}, mesh, shard)[0],
+                  uniform ? first : kDynamicSize)
+            << "G=" << g << " mesh=" << a << "x" << c;
+        EXPECT_EQ(computeMaxLocalShape({g}, mesh, shard)[0], maxSize);
+      }
+}
+
+TEST(LocalShapeTest, Linearize) {
+  std::vector<int64_t> mesh = {2, 3, 4};
+  for (int64_t i = 0; i < 24; ++i)
+    EXPECT_EQ(linearize(delinearize(i, mesh), mesh), i);
+  EXPECT_EQ(vec(delinearize(23, mesh)), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(vec(delinearize(4, mesh)), (std::vector<int64_t>{0, 1, 0}));
+}
+
+} // namespace
