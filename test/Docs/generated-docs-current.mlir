@@ -1,0 +1,3 @@
+// The committed generated docs match what ODS generates now.
+// Regenerate with: cmake --build build --target hp-update-docs
+// RUN: diff -u %hp_src_root/docs/generated/DTensorDialect.md %hp_obj_root/docs/generated/DTensorDialect.md
