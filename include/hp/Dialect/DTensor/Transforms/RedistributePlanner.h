@@ -1,0 +1,116 @@
+//===- RedistributePlanner.h - cheapest collective sequences ----*- C++ -*-===//
+//
+// Plans a redistribute as the cheapest sequence of collectives under the cost
+// model of docs/RedistributePlanning.md. Free of MLIR IR types so that the
+// planner, its property tests and the benchmarks share one implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H
+#define HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hp::dtensor::plan {
+
+/// One mesh dim's placement. `arg` is the tensor dim for Shard and the
+/// reduce op (hp::dtensor::ReduceOp value) for Partial.
+struct Placement {
+  enum Kind : uint8_t { Replicate, Shard, Partial };
+  Kind kind = Replicate;
+  int64_t arg = 0;
+
+  static Placement replicate() { return {Replicate, 0}; }
+  static Placement shard(int64_t dim) { return {Shard, dim}; }
+  static Placement partial(int64_t op) { return {Partial, op}; }
+  bool operator==(const Placement &o) const {
+    return kind == o.kind && (kind == Replicate || arg == o.arg);
+  }
+  bool operator!=(const Placement &o) const { return !(*this == o); }
+};
+
+/// Placements plus, per tensor dim, the mesh dims that split it from the
+/// outermost to the innermost split. Types only carry placements, which
+/// imply the default (mesh-dim) order; intermediate states may differ.
+struct State {
+  llvm::SmallVector<Placement, 4> placements;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order;
+
+  /// The state a type with `placements` denotes: default shard order.
+  static State fromPlacements(llvm::ArrayRef<Placement> placements,
+                              int64_t tensorRank);
+  std::string key() const;
+  bool operator==(const State &o) const { return key() == o.key(); }
+};
+
+struct Step {
+  enum Kind : uint8_t {
+    AllGather,     // innermost splits `axes` of `dim` -> replicate
+    AllReduce,     // partial `axes` -> replicate
+    ReduceScatter, // partial `axes` -> innermost splits of `dim`
+    AllToAll,      // innermost splits `axes` of `dim` -> innermost of `dstDim`
+    Chunk,         // replicate `axes` (one) -> innermost split of `dim`
+    MakePartial,   // replicate `axes` (one) -> partial<`reduceOp`>
+  };
+  Kind kind;
+  llvm::SmallVector<int64_t, 4> axes;
+  int64_t dim = -1;
+  int64_t dstDim = -1;
+  int64_t reduceOp = 0;
+  double cost = 0;
+  /// Whether this step communicates (collectives on groups larger than one).
+  bool isCollective = false;
+
+  std::string str() const;
+};
+
+struct Options {
+  /// Per-collective latency term, in equivalent bytes (alpha).
+  double latencyBytes = 0;
+  /// Cost multiplier per mesh axis; missing entries are 1.
+  llvm::SmallVector<double, 4> axisWeights;
+  /// Allow collectives on several mesh axes at once.
+  bool mergeAxes = true;
+};
+
+struct Problem {
+  llvm::SmallVector<int64_t, 4> globalShape;
+  int64_t elementBytes = 4;
+  llvm::SmallVector<int64_t, 4> meshShape;
+  llvm::SmallVector<Placement, 4> source;
+  llvm::SmallVector<Placement, 4> target;
+};
+
+struct Plan {
+  llvm::SmallVector<Step, 4> steps;
+  double cost = 0;
+  int64_t numCollectives = 0;
+  double peakBytes = 0;
+  std::string str() const;
+};
+
+/// Padded local bytes (the largest chunk on any rank) of `state`.
+double localBytes(const Problem &problem, const State &state);
+
+/// Every step the planner may take from `state`, costed, with its successor.
+/// Shared by the planner and the brute-force checks in the tests.
+void forEachSuccessor(const Problem &problem, const Options &options,
+                      const State &state,
+                      llvm::function_ref<void(const Step &, const State &)> fn);
+
+/// The cheapest plan (ties: fewer collectives, then lower peak memory), or
+/// nullopt if the target is unreachable (partial<a> -> partial<b>).
+std::optional<Plan> planRedistribute(const Problem &problem,
+                                     const Options &options);
+
+/// Text of a placement list, `[S(0), R, P(sum)]`.
+std::string placementsToString(llvm::ArrayRef<Placement> placements);
+
+} // namespace hp::dtensor::plan
+
+#endif // HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H

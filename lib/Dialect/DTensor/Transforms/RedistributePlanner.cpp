@@ -1,0 +1,362 @@
+//===- RedistributePlanner.cpp - cheapest collective sequences ------------===//
+//
+// Dijkstra over placement states. A state is the placements plus the shard
+// order of every tensor dim; edges are the steps of DESIGN.md §4, each costed
+// as the bytes one rank sends with ring algorithms (padded to the largest
+// chunk for uneven splits) times the group's bandwidth weight, plus alpha per
+// collective. See docs/RedistributePlanning.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Transforms/RedistributePlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+
+using namespace hp::dtensor::plan;
+
+static const char *reduceOpName(int64_t op) {
+  static const char *names[] = {"sum", "avg", "max", "min", "prod"};
+  return op >= 0 && op < 5 ? names[op] : "?";
+}
+
+std::string hp::dtensor::plan::placementsToString(
+    llvm::ArrayRef<Placement> placements) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(placements, os, [&](const Placement &p) {
+    switch (p.kind) {
+    case Placement::Replicate:
+      os << 'R';
+      break;
+    case Placement::Shard:
+      os << "S(" << p.arg << ')';
+      break;
+    case Placement::Partial:
+      os << "P(" << reduceOpName(p.arg) << ')';
+      break;
+    }
+  });
+  os << ']';
+  return s;
+}
+
+State State::fromPlacements(llvm::ArrayRef<Placement> placements,
+                            int64_t tensorRank) {
+  State s;
+  s.placements.assign(placements.begin(), placements.end());
+  s.order.resize(tensorRank);
+  for (auto [m, p] : llvm::enumerate(placements))
+    if (p.kind == Placement::Shard)
+      s.order[p.arg].push_back(m);
+  return s;
+}
+
+std::string State::key() const {
+  std::string k;
+  for (const Placement &p : placements) {
+    k += static_cast<char>('a' + p.kind);
+    k += static_cast<char>('0' + (p.kind == Placement::Replicate ? 0 : p.arg));
+  }
+  for (const auto &dims : order) {
+    k += '|';
+    for (int64_t m : dims)
+      k += static_cast<char>('0' + m);
+  }
+  return k;
+}
+
+std::string Step::str() const {
+  static const char *names[] = {"all_gather", "all_reduce", "reduce_scatter",
+                                "all_to_all", "chunk",      "make_partial"};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << names[kind] << "(axes=[";
+  llvm::interleaveComma(axes, os);
+  os << ']';
+  switch (kind) {
+  case AllGather:
+  case Chunk:
+  case ReduceScatter:
+    os << ", dim=" << dim;
+    break;
+  case AllToAll:
+    os << ", dim=" << dim << "->" << dstDim;
+    break;
+  case AllReduce:
+  case MakePartial:
+    break;
+  }
+  if (kind == AllReduce || kind == ReduceScatter || kind == MakePartial)
+    os << ", " << reduceOpName(reduceOp);
+  os << ", cost=" << cost << ')';
+  return s;
+}
+
+std::string Plan::str() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "cost=" << cost << " collectives=" << numCollectives << " steps=[";
+  llvm::interleave(
+      steps, os, [&](const Step &st) { os << st.str(); }, "; ");
+  os << ']';
+  return s;
+}
+
+/// Largest size dim `d` has after nested torch.chunk splits over `axes`.
+static int64_t paddedSize(int64_t size, llvm::ArrayRef<int64_t> meshShape,
+                          llvm::ArrayRef<int64_t> axes) {
+  for (int64_t m : axes)
+    size = (size + meshShape[m] - 1) / meshShape[m];
+  return size;
+}
+
+static llvm::SmallVector<int64_t> paddedShape(const Problem &problem,
+                                              const State &state) {
+  llvm::SmallVector<int64_t> shape;
+  for (auto [d, g] : llvm::enumerate(problem.globalShape))
+    shape.push_back(paddedSize(g, problem.meshShape, state.order[d]));
+  return shape;
+}
+
+static double bytesOf(const Problem &problem, llvm::ArrayRef<int64_t> shape) {
+  double n = problem.elementBytes;
+  for (int64_t s : shape)
+    n *= static_cast<double>(s);
+  return n;
+}
+
+double hp::dtensor::plan::localBytes(const Problem &problem,
+                                     const State &state) {
+  return bytesOf(problem, paddedShape(problem, state));
+}
+
+namespace {
+struct Costing {
+  const Problem &problem;
+  const Options &options;
+
+  int64_t groupSize(llvm::ArrayRef<int64_t> axes) const {
+    int64_t n = 1;
+    for (int64_t m : axes)
+      n *= problem.meshShape[m];
+    return n;
+  }
+  double weight(llvm::ArrayRef<int64_t> axes) const {
+    double w = 0;
+    for (int64_t m : axes)
+      w = std::max(w, m < static_cast<int64_t>(options.axisWeights.size())
+                          ? options.axisWeights[m]
+                          : 1.0);
+    return w;
+  }
+  /// Fills in cost and isCollective for a step moving `bytes` per rank
+  /// scaled by `fraction`. Groups of one device need no communication.
+  void price(Step &step, double fraction, double bytes) const {
+    int64_t n = groupSize(step.axes);
+    step.isCollective = n > 1;
+    step.cost = step.isCollective
+                    ? weight(step.axes) * fraction * bytes + options.latencyBytes
+                    : 0;
+  }
+};
+} // namespace
+
+void hp::dtensor::plan::forEachSuccessor(
+    const Problem &problem, const Options &options, const State &state,
+    llvm::function_ref<void(const Step &, const State &)> fn) {
+  Costing costing{problem, options};
+  int64_t rank = problem.globalShape.size();
+  llvm::SmallVector<int64_t> shape = paddedShape(problem, state);
+  double bytes = bytesOf(problem, shape);
+
+  // Gathers and all_to_alls move the innermost j splits of a tensor dim.
+  for (int64_t d = 0; d < rank; ++d) {
+    const auto &order = state.order[d];
+    int64_t maxJ = options.mergeAxes ? order.size() : std::min<int64_t>(1, order.size());
+    for (int64_t j = 1; j <= maxJ; ++j) {
+      llvm::SmallVector<int64_t, 4> axes(order.end() - j, order.end());
+      int64_t n = costing.groupSize(axes);
+      State gathered = state;
+      gathered.order[d].resize(order.size() - j);
+      for (int64_t m : axes)
+        gathered.placements[m] = Placement::replicate();
+
+      Step gather{Step::AllGather, axes, d};
+      // (n-1)/n of the padded output, which is n padded inputs.
+      costing.price(gather, static_cast<double>(n - 1) / n, n * bytes);
+      fn(gather, gathered);
+
+      for (int64_t d2 = 0; d2 < rank; ++d2) {
+        if (d2 == d)
+          continue;
+        State moved = gathered;
+        for (int64_t m : axes) {
+          moved.placements[m] = Placement::shard(d2);
+          moved.order[d2].push_back(m);
+        }
+        // The input is packed along d2 into n pieces of the padded chunk.
+        double packed = bytes / shape[d2] * n *
+                        paddedSize(shape[d2], problem.meshShape, axes);
+        Step a2a{Step::AllToAll, axes, d, d2};
+        costing.price(a2a, static_cast<double>(n - 1) / n, packed);
+        fn(a2a, moved);
+      }
+    }
+  }
+
+  // Partial axes with the same reduction may be reduced together.
+  for (int64_t op = 0; op < 5; ++op) {
+    llvm::SmallVector<int64_t, 4> partials;
+    for (auto [m, p] : llvm::enumerate(state.placements))
+      if (p.kind == Placement::Partial && p.arg == op)
+        partials.push_back(m);
+    for (unsigned mask = 1; mask < (1u << partials.size()); ++mask) {
+      llvm::SmallVector<int64_t, 4> axes;
+      for (auto [i, m] : llvm::enumerate(partials))
+        if (mask & (1u << i))
+          axes.push_back(m);
+      if (!options.mergeAxes && axes.size() > 1)
+        continue;
+      int64_t n = costing.groupSize(axes);
+
+      State reduced = state;
+      for (int64_t m : axes)
+        reduced.placements[m] = Placement::replicate();
+      Step allReduce{Step::AllReduce, axes};
+      allReduce.reduceOp = op;
+      costing.price(allReduce, 2.0 * (n - 1) / n, bytes);
+      fn(allReduce, reduced);
+
+      // Every order of the group gives another nesting of the new splits.
+      llvm::SmallVector<int64_t, 4> perm = axes;
+      do {
+        for (int64_t d = 0; d < rank; ++d) {
+          State scattered = state;
+          for (int64_t m : perm) {
+            scattered.placements[m] = Placement::shard(d);
+            scattered.order[d].push_back(m);
+          }
+          double packed = bytes / shape[d] * n *
+                          paddedSize(shape[d], problem.meshShape, perm);
+          Step rs{Step::ReduceScatter, perm, d};
+          rs.reduceOp = op;
+          costing.price(rs, static_cast<double>(n - 1) / n, packed);
+          fn(rs, scattered);
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+  }
+
+  // Replicated axes split locally, or become partial for a partial target.
+  for (auto [m, p] : llvm::enumerate(state.placements)) {
+    if (p.kind != Placement::Replicate)
+      continue;
+    for (int64_t d = 0; d < rank; ++d) {
+      State chunked = state;
+      chunked.placements[m] = Placement::shard(d);
+      chunked.order[d].push_back(m);
+      Step chunk{Step::Chunk, {static_cast<int64_t>(m)}, d};
+      fn(chunk, chunked);
+    }
+    const Placement &want = problem.target[m];
+    if (want.kind == Placement::Partial) {
+      State partial = state;
+      partial.placements[m] = want;
+      Step make{Step::MakePartial, {static_cast<int64_t>(m)}};
+      make.reduceOp = want.arg;
+      fn(make, partial);
+    }
+  }
+}
+
+namespace {
+/// Lexicographic path cost: bytes, then collectives, then peak memory.
+struct PathCost {
+  double cost = 0;
+  int64_t collectives = 0;
+  double peak = 0;
+
+  bool operator<(const PathCost &o) const {
+    double tol = 1e-9 * std::max({1.0, std::fabs(cost), std::fabs(o.cost)});
+    if (std::fabs(cost - o.cost) > tol)
+      return cost < o.cost;
+    if (collectives != o.collectives)
+      return collectives < o.collectives;
+    return peak < o.peak - 1e-9 * std::max(1.0, peak);
+  }
+};
+
+struct Visit {
+  PathCost cost;
+  State state;
+  std::string parent;
+  Step step;
+  bool done = false;
+};
+} // namespace
+
+std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
+                                                        const Options &options) {
+  int64_t rank = problem.globalShape.size();
+  State start = State::fromPlacements(problem.source, rank);
+  State goal = State::fromPlacements(problem.target, rank);
+  std::string goalKey = goal.key();
+
+  llvm::StringMap<Visit> visits;
+  using Entry = std::pair<PathCost, std::string>;
+  auto worse = [](const Entry &a, const Entry &b) { return b.first < a.first; };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> queue(worse);
+
+  PathCost zero;
+  zero.peak = localBytes(problem, start);
+  visits[start.key()] = Visit{zero, start, "", Step{Step::Chunk}, false};
+  queue.push({zero, start.key()});
+
+  while (!queue.empty()) {
+    auto [cost, key] = queue.top();
+    queue.pop();
+    Visit &visit = visits[key];
+    if (visit.done || visit.cost < cost)
+      continue;
+    visit.done = true;
+    if (key == goalKey)
+      break;
+    State state = visit.state;
+    double inBytes = localBytes(problem, state);
+    forEachSuccessor(problem, options, state,
+                     [&](const Step &step, const State &next) {
+                       PathCost c = cost;
+                       c.cost += step.cost;
+                       c.collectives += step.isCollective;
+                       c.peak = std::max(
+                           c.peak, inBytes + localBytes(problem, next));
+                       std::string nextKey = next.key();
+                       auto it = visits.find(nextKey);
+                       if (it != visits.end() &&
+                           (it->second.done || !(c < it->second.cost)))
+                         return;
+                       visits[nextKey] = Visit{c, next, key, step, false};
+                       queue.push({c, nextKey});
+                     });
+  }
+
+  auto it = visits.find(goalKey);
+  if (it == visits.end() || !it->second.done)
+    return std::nullopt;
+  Plan plan;
+  plan.cost = it->second.cost.cost;
+  plan.numCollectives = it->second.cost.collectives;
+  plan.peakBytes = it->second.cost.peak;
+  for (std::string key = goalKey; !visits[key].parent.empty();
+       key = visits[key].parent)
+    plan.steps.push_back(visits[key].step);
+  std::reverse(plan.steps.begin(), plan.steps.end());
+  return plan;
+}
