@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/InitAllDialects.h"
+#include "hp/InitAllPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +16,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  hp::registerAllHPPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

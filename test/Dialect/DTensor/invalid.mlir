@@ -96,7 +96,7 @@ func.func @bad_element(%a: !dtensor.tensor<4xmemref<2xf32>, @m, [replicate]>) { 
 // -----
 
 func.func @no_mesh(%t: tensor<4xf32>) {
-  // expected-error @+1 {{'@nope' does not name a dtensor.mesh}}
+  // expected-error @+1 {{'@nope' does not name a dtensor.mesh or a static shard.grid}}
   %d = dtensor.from_local %t : tensor<4xf32> -> !dtensor.tensor<8xf32, @nope, [shard<0>]>
   return
 }
@@ -104,7 +104,7 @@ func.func @no_mesh(%t: tensor<4xf32>) {
 // -----
 
 func.func @not_a_mesh(%t: tensor<4xf32>) {
-  // expected-error @+1 {{'@not_a_mesh' does not name a dtensor.mesh}}
+  // expected-error @+1 {{'@not_a_mesh' does not name a dtensor.mesh or a static shard.grid}}
   %d = dtensor.from_local %t : tensor<4xf32> -> !dtensor.tensor<8xf32, @not_a_mesh, [shard<0>]>
   return
 }
@@ -384,7 +384,7 @@ func.func @operand_rank(%x: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) {
 // -----
 
 func.func @region_no_mesh(%y: tensor<2xf32>) {
-  // expected-error @+1 {{'@nope' does not name a dtensor.mesh}}
+  // expected-error @+1 {{'@nope' does not name a dtensor.mesh or a static shard.grid}}
   dtensor.local_region on @nope args(%y as "y") : (tensor<2xf32>) -> () {
   ^bb0(%k: tensor<2xf32>):
     dtensor.yield

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Dialect/DTensor/Transforms/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "gtest/gtest.h"

@@ -28,6 +28,54 @@ LogicalResult ShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+// #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8, 16]>
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  Attribute meshAttr;
+  ArrayAttr placements;
+  SmallVector<int64_t> shape;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseAttribute(meshAttr))
+    return {};
+  auto mesh = dyn_cast<FlatSymbolRefAttr>(meshAttr);
+  if (!mesh) {
+    parser.emitError(loc, "expected a flat mesh symbol like @mesh");
+    return {};
+  }
+  if (parser.parseComma() || parsePlacementList(parser, placements) ||
+      parser.parseComma() || parser.parseKeyword("global") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        return parser.parseInteger(shape.emplace_back());
+      }) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), mesh, placements, shape);
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << '<' << getMesh() << ", ";
+  printPlacementList(printer, getPlacements());
+  printer << ", global = [";
+  llvm::interleaveComma(getGlobalShape(), printer);
+  printer << "]>";
+}
+
+LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   FlatSymbolRefAttr mesh, ArrayAttr placements,
+                                   ArrayRef<int64_t> globalShape) {
+  if (!mesh)
+    return emitError() << "sharding needs a mesh symbol";
+  if (placements.empty())
+    return emitError() << "sharding needs at least one placement";
+  for (int64_t d : globalShape)
+    if (d < 0)
+      return emitError() << "sharding global sizes must be non-negative, got "
+                         << d;
+  return verifyPlacements(emitError, "sharding", placements, /*meshRank=*/-1,
+                          globalShape.size());
+}
+
 //===----------------------------------------------------------------------===//
 // Placement syntax without the `#dtensor.` prefix.
 //===----------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
@@ -20,20 +21,36 @@ using namespace hp::dtensor;
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-MeshOp hp::dtensor::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
-                               SymbolTableCollection &symbolTable) {
-  auto meshOp = symbolTable.lookupNearestSymbolFrom<MeshOp>(op, mesh);
-  if (!meshOp)
-    op->emitOpError() << "'" << mesh << "' does not name a dtensor.mesh";
-  return meshOp;
+MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
+  MeshInfo info;
+  if (auto mesh = dyn_cast_or_null<MeshOp>(symbolOp)) {
+    info.op = mesh;
+    info.shape.assign(mesh.getShape().begin(), mesh.getShape().end());
+  } else if (auto grid = dyn_cast_or_null<shard::GridOp>(symbolOp)) {
+    if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+      return info;
+    info.op = grid;
+    info.shape.assign(grid.getShape().begin(), grid.getShape().end());
+  }
+  return info;
+}
+
+MeshInfo hp::dtensor::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
+                                 SymbolTableCollection &symbolTable) {
+  MeshInfo info =
+      getMeshInfo(symbolTable.lookupNearestSymbolFrom(op, mesh.getAttr()));
+  if (!info)
+    op->emitOpError() << "'" << mesh
+                      << "' does not name a dtensor.mesh or a static shard.grid";
+  return info;
 }
 
 /// Checks that `type` refers to an existing mesh with one placement per mesh
 /// dim; returns the mesh or null after emitting an error.
-static MeshOp verifyDTensorOnMesh(Operation *op, DTensorType type,
+static MeshInfo verifyDTensorOnMesh(Operation *op, DTensorType type,
                                   StringRef what,
                                   SymbolTableCollection &symbolTable) {
-  MeshOp mesh = lookupMesh(op, type.getMesh(), symbolTable);
+  MeshInfo mesh = lookupMesh(op, type.getMesh(), symbolTable);
   if (!mesh)
     return {};
   if (failed(verifyPlacements([&] { return op->emitOpError(); }, what,
@@ -48,7 +65,8 @@ static MeshOp verifyDTensorOnMesh(Operation *op, DTensorType type,
 static LogicalResult verifyLocalPair(Operation *op, DTensorType dtensor,
                                      Type local,
                                      SymbolTableCollection &symbolTable) {
-  MeshOp mesh = verifyDTensorOnMesh(op, dtensor, "dtensor type", symbolTable);
+  MeshInfo mesh =
+      verifyDTensorOnMesh(op, dtensor, "dtensor type", symbolTable);
   if (!mesh)
     return failure();
   RankedTensorType expected = getLocalType(dtensor, mesh);
@@ -194,8 +212,9 @@ LogicalResult RedistributeOp::verify() {
 
 LogicalResult
 RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  return success(verifyDTensorOnMesh(*this, getType(), "dtensor type",
-                                     symbolTable) != nullptr);
+  return success(
+      static_cast<bool>(verifyDTensorOnMesh(*this, getType(), "dtensor type",
+                                            symbolTable)));
 }
 
 OpFoldResult RedistributeOp::fold(FoldAdaptor) {
@@ -562,7 +581,7 @@ LogicalResult LocalRegionOp::verify() {
 
 LogicalResult
 LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  MeshOp mesh = lookupMesh(*this, getMeshAttr(), symbolTable);
+  MeshInfo mesh = lookupMesh(*this, getMeshAttr(), symbolTable);
   if (!mesh)
     return failure();
   int64_t meshRank = mesh.getRank();

@@ -105,7 +105,8 @@ RankedTensorType hp::dtensor::getLocalType(ArrayRef<int64_t> globalShape,
       computeLocalShape(globalShape, meshShape, shardDims), elementType);
 }
 
-RankedTensorType hp::dtensor::getLocalType(DTensorType type, MeshOp mesh) {
+RankedTensorType hp::dtensor::getLocalType(DTensorType type,
+                                           const MeshInfo &mesh) {
   return getLocalType(type.getShape(), type.getElementType(), mesh.getShape(),
                       type.getPlacements());
 }

@@ -41,13 +41,27 @@ mlir::ParseResult parsePlacementList(mlir::AsmParser &parser,
 /// `[shard<0>, replicate]` as a string, for diagnostics.
 std::string placementListToString(mlir::ArrayAttr list);
 
+/// What dtensor ops need of a mesh symbol. It names a `dtensor.mesh`, or the
+/// static `shard.grid` that dtensor-lower-redistribute turns it into.
+struct MeshInfo {
+  mlir::Operation *op = nullptr;
+  llvm::SmallVector<int64_t> shape;
+
+  int64_t getRank() const { return shape.size(); }
+  llvm::ArrayRef<int64_t> getShape() const { return shape; }
+  explicit operator bool() const { return op != nullptr; }
+};
+
+/// The mesh `symbolOp` describes, or a null MeshInfo.
+MeshInfo getMeshInfo(mlir::Operation *symbolOp);
+
 /// Looks up the mesh a DTensor-using op refers to; emits an error on `op`
-/// and returns null if `mesh` names no `dtensor.mesh`.
-MeshOp lookupMesh(mlir::Operation *op, mlir::FlatSymbolRefAttr mesh,
-                  mlir::SymbolTableCollection &symbolTable);
+/// and returns a null MeshInfo if `mesh` names no mesh.
+MeshInfo lookupMesh(mlir::Operation *op, mlir::FlatSymbolRefAttr mesh,
+                    mlir::SymbolTableCollection &symbolTable);
 
 /// The local tensor type one rank holds of `type` on `mesh`.
-mlir::RankedTensorType getLocalType(DTensorType type, MeshOp mesh);
+mlir::RankedTensorType getLocalType(DTensorType type, const MeshInfo &mesh);
 mlir::RankedTensorType getLocalType(llvm::ArrayRef<int64_t> globalShape,
                                     mlir::Type elementType,
                                     llvm::ArrayRef<int64_t> meshShape,

@@ -54,4 +54,26 @@ def DTensor_PartialAttr : DTensor_Placement<"Partial", "partial"> {
   let assemblyFormat = "`<` $reduceOp `>`";
 }
 
+def DTensor_ShardingAttr : AttrDef<DTensor_Dialect, "Sharding"> {
+  let mnemonic = "sharding";
+  let summary = "how a local function boundary value is laid out globally";
+  let description = [{
+    `#dtensor.sharding<@mesh, [shard<0>, replicate], global = [8, 16]>`
+
+    `dtensor-partition` attaches it (as `dtensor.sharding`) to every function
+    argument and result that was a `!dtensor.tensor`, so that launchers and
+    users know which block of the global tensor each rank passes or receives.
+
+    Constraints: at least one placement, each a placement attribute; shard
+    dims below the rank of `global`; global sizes non-negative.
+  }];
+  let parameters = (ins
+    "::mlir::FlatSymbolRefAttr":$mesh,
+    "::mlir::ArrayAttr":$placements,
+    ArrayRefParameter<"int64_t", "global shape">:$globalShape
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // HP_DIALECT_DTENSOR_IR_DTENSORATTRS_TD

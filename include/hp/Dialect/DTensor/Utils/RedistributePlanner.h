@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H
-#define HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H
+#ifndef HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
+#define HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -113,4 +113,4 @@ std::string placementsToString(llvm::ArrayRef<Placement> placements);
 
 } // namespace hp::dtensor::plan
 
-#endif // HP_DIALECT_DTENSOR_TRANSFORMS_REDISTRIBUTEPLANNER_H
+#endif // HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H

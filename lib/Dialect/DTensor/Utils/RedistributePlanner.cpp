@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Dialect/DTensor/Transforms/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"

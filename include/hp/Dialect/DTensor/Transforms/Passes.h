@@ -1,0 +1,50 @@
+//===- Passes.h - dtensor transformation passes -----------------*- C++ -*-===//
+
+#ifndef HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_H
+#define HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_H
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
+namespace hp::dtensor {
+
+#define GEN_PASS_DECL
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+
+/// local_region -> [redistribute] + to_local + body + from_local.
+void populateExpandLocalRegionsPatterns(mlir::RewritePatternSet &patterns);
+
+/// redistribute -> to_local + planned shard collectives + from_local. The
+/// patterns expect meshes to be shard.grid ops already (see
+/// convertMeshesToGrids).
+void populateLowerRedistributePatterns(mlir::RewritePatternSet &patterns,
+                                       const plan::Options &options,
+                                       bool printPlans);
+
+/// Replaces every dtensor.mesh in `module` by a shard.grid of the same name.
+void convertMeshesToGrids(mlir::ModuleOp module);
+
+/// to_local / from_local on converted values, and the type conversion
+/// DTensor -> local tensor that dtensor-partition applies to functions.
+void populatePartitionPatterns(mlir::RewritePatternSet &patterns,
+                               mlir::TypeConverter &converter);
+
+#define GEN_PASS_REGISTRATION
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+
+} // namespace hp::dtensor
+
+#endif // HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_H

@@ -1,0 +1,78 @@
+//===- ExpandLocalRegions.cpp - local_region -> to_local/body/from_local --===//
+
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace hp::dtensor {
+#define GEN_PASS_DEF_DTENSOREXPANDLOCALREGIONS
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace hp::dtensor
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+namespace {
+
+/// Relies on the verifier: block argument types are the local types,
+/// declared placements differ only with redistribute_inputs, and a result
+/// whose type differs from its yielded value is a wrapped tensor.
+struct ExpandLocalRegion : OpRewritePattern<LocalRegionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LocalRegionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Block &body = op.getBodyBlock();
+    SmallVector<Value> entryValues;
+    for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
+      auto type = dyn_cast<DTensorType>(arg.getType());
+      if (!type) {
+        entryValues.push_back(arg);
+        continue;
+      }
+      Value global = arg;
+      ArrayAttr declared = op.getDeclaredInPlacements(i);
+      if (declared && declared != type.getPlacements())
+        global = RedistributeOp::create(rewriter, loc,
+                                        type.withPlacements(declared), global);
+      entryValues.push_back(ToLocalOp::create(
+          rewriter, loc, body.getArgument(i).getType(), global));
+    }
+
+    auto yield = cast<YieldOp>(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, op, entryValues);
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> results;
+    for (auto [yielded, result] :
+         llvm::zip_equal(yield.getValues(), op.getResults())) {
+      if (yielded.getType() == result.getType())
+        results.push_back(yielded);
+      else
+        results.push_back(
+            FromLocalOp::create(rewriter, loc, result.getType(), yielded));
+    }
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct DTensorExpandLocalRegionsPass
+    : hp::dtensor::impl::DTensorExpandLocalRegionsBase<
+          DTensorExpandLocalRegionsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateExpandLocalRegionsPatterns(patterns);
+    // A post-order walk expands nested regions first and folds nothing else.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+void hp::dtensor::populateExpandLocalRegionsPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ExpandLocalRegion>(patterns.getContext());
+}

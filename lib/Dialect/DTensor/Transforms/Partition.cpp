@@ -1,0 +1,152 @@
+//===- Partition.cpp - functions on local tensors -------------------------===//
+//
+// After expansion and redistribute lowering, DTensor values only cross
+// function boundaries (arguments, results, calls) and to_local/from_local
+// pairs. A type conversion DTensor -> local tensor removes them; the global
+// layout survives as `dtensor.sharding` argument and result attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace hp::dtensor {
+#define GEN_PASS_DEF_DTENSORPARTITION
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace hp::dtensor
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+static constexpr llvm::StringLiteral kShardingAttrName = "dtensor.sharding";
+
+static bool hasDTensor(TypeRange types) {
+  return llvm::any_of(types, llvm::IsaPred<DTensorType>);
+}
+
+namespace {
+
+template <typename OpTy>
+struct DropLocalConversion : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // After conversion both sides are the same local tensor.
+    Type converted = this->getTypeConverter()->convertType(op.getType());
+    if (adaptor.getInput().getType() != converted)
+      return rewriter.notifyMatchFailure(op, "local types differ");
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+struct DTensorPartitionPass
+    : hp::dtensor::impl::DTensorPartitionBase<DTensorPartitionPass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void hp::dtensor::populatePartitionPatterns(RewritePatternSet &patterns,
+                                            TypeConverter &converter) {
+  patterns.add<DropLocalConversion<FromLocalOp>, DropLocalConversion<ToLocalOp>>(
+      converter, patterns.getContext());
+}
+
+/// Records the global layout of every DTensor boundary value.
+static void annotateBoundaries(FunctionOpInterface fn) {
+  auto attrFor = [&](Type type) -> Attribute {
+    auto dtensor = dyn_cast<DTensorType>(type);
+    if (!dtensor)
+      return {};
+    return ShardingAttr::get(fn.getContext(), dtensor.getMesh(),
+                             dtensor.getPlacements(), dtensor.getShape());
+  };
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes()))
+    if (Attribute attr = attrFor(type))
+      fn.setArgAttr(i, kShardingAttrName, attr);
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes()))
+    if (Attribute attr = attrFor(type))
+      fn.setResultAttr(i, kShardingAttrName, attr);
+}
+
+void DTensorPartitionPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  // Say precisely what is in the way before converting anything.
+  WalkResult blocked = module.walk([&](Operation *op) {
+    if (isa<LocalRegionOp>(op)) {
+      op->emitOpError("cannot be partitioned; run "
+                      "dtensor-expand-local-regions first");
+      return WalkResult::interrupt();
+    }
+    if (isa<RedistributeOp>(op)) {
+      op->emitOpError("cannot be partitioned; run "
+                      "dtensor-lower-redistribute first");
+      return WalkResult::interrupt();
+    }
+    if (isa<FromLocalOp, ToLocalOp, func::ReturnOp, func::CallOp,
+            FunctionOpInterface>(op) ||
+        op->getDialect() == ctx->getLoadedDialect("scf"))
+      return WalkResult::advance();
+    if (hasDTensor(op->getOperandTypes()) || hasDTensor(op->getResultTypes())) {
+      op->emitOpError("cannot be partitioned: it takes or returns a DTensor; "
+                      "only functions, calls, returns, scf control flow and "
+                      "to_local/from_local may carry DTensors here");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (blocked.wasInterrupted())
+    return signalPassFailure();
+
+  convertMeshesToGrids(module);
+
+  SymbolTableCollection symbols;
+  bool missingMesh = false;
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion([&](DTensorType type) -> std::optional<Type> {
+    MeshInfo mesh = getMeshInfo(
+        symbols.lookupSymbolIn(module, type.getMesh().getAttr()));
+    if (!mesh) {
+      missingMesh = true;
+      return std::nullopt;
+    }
+    return getLocalType(type, mesh);
+  });
+
+  module.walk([](FunctionOpInterface fn) { annotateBoundaries(fn); });
+
+  ConversionTarget target(*ctx);
+  target.addIllegalOp<FromLocalOp, ToLocalOp>();
+  target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      return converter.isSignatureLegal(
+                 cast<FunctionType>(fn.getFunctionType())) &&
+             converter.isLegal(&fn.getFunctionBody());
+    return converter.isLegal(op);
+  });
+
+  RewritePatternSet patterns(ctx);
+  populatePartitionPatterns(patterns, converter);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  populateCallOpTypeConversionPattern(patterns, converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+  scf::populateSCFStructuralTypeConversions(converter, patterns);
+
+  if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+      missingMesh) {
+    if (missingMesh)
+      module.emitError("dtensor-partition: a DTensor names a mesh that does "
+                       "not exist");
+    return signalPassFailure();
+  }
+}

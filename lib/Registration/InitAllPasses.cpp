@@ -1,0 +1,11 @@
+//===- InitAllPasses.cpp - register every hp pass and pipeline ------------===//
+
+#include "hp/InitAllPasses.h"
+
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Pipelines/Pipelines.h"
+
+void hp::registerAllHPPasses() {
+  hp::dtensor::registerDTensorPasses();
+  hp::registerHPPipelines();
+}
