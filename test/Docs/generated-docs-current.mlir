@@ -1,3 +1,4 @@
 // The committed generated docs match what ODS generates now.
 // Regenerate with: cmake --build build --target hp-update-docs
 // RUN: diff -u %hp_src_root/docs/generated/DTensorDialect.md %hp_obj_root/docs/generated/DTensorDialect.md
+// RUN: diff -u %hp_src_root/docs/generated/DTensorPasses.md %hp_obj_root/docs/generated/DTensorPasses.md

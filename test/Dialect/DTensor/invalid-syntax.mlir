@@ -93,3 +93,8 @@ func.func @empty_body(%y: tensor<2xf32>) {
 
 // expected-error @+1 {{expected 'shape'}}
 dtensor.mesh @m [2, 2]
+
+// -----
+
+// expected-error @+1 {{expected 'global'}}
+func.func @sharding_syntax(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [replicate], [8]>}) { return }

@@ -557,3 +557,31 @@ func.func @out_rank(%x: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) {
   }
   return
 }
+
+// -----
+
+shard.grid @dyn(shape = 2x?)
+func.func @dynamic_grid(%t: tensor<4xf32>) {
+  // expected-error @+1 {{'@dyn' does not name a dtensor.mesh or a static shard.grid}}
+  %d = dtensor.from_local %t : tensor<4xf32> -> !dtensor.tensor<8xf32, @dyn, [shard<0>, replicate]>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// #dtensor.sharding
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{sharding: shard dim 1 is out of range for a tensor of rank 1}}
+func.func @sharding_dim(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [shard<1>], global = [8]>}) { return }
+
+// -----
+
+// expected-error @+1 {{sharding needs at least one placement}}
+func.func @sharding_empty(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [], global = [8]>}) { return }
+
+// -----
+
+// expected-error @+1 {{sharding global sizes must be non-negative, got -8}}
+func.func @sharding_negative(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [replicate], global = [-8]>}) { return }

@@ -160,3 +160,10 @@ func.func @local_region_empty() {
   }
   return
 }
+
+// The layout attribute dtensor-partition attaches to boundaries.
+// CHECK-LABEL: func @sharding_attr
+// CHECK-SAME: dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, partial<max>], global = [8, 16]>
+func.func @sharding_attr(%a: tensor<4x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, partial<max>], global = [8, 16]>}) {
+  return
+}

@@ -93,7 +93,7 @@ void DTensorPartitionPass::runOnOperation() {
     }
     if (isa<FromLocalOp, ToLocalOp, func::ReturnOp, func::CallOp,
             FunctionOpInterface>(op) ||
-        op->getDialect() == ctx->getLoadedDialect("scf"))
+        op->getName().getDialectNamespace() == "scf")
       return WalkResult::advance();
     if (hasDTensor(op->getOperandTypes()) || hasDTensor(op->getResultTypes())) {
       op->emitOpError("cannot be partitioned: it takes or returns a DTensor; "

@@ -1,0 +1,58 @@
+// Each option of dtensor-lower-redistribute changes the plan.
+// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -split-input-file -o /dev/null
+// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 axis-weights=8,1" -canonicalize -split-input-file | FileCheck %s --check-prefix=WEIGHTS
+// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=100000" -canonicalize -split-input-file | FileCheck %s --check-prefix=ALPHA
+// RUN: hp-opt %s -dtensor-lower-redistribute -canonicalize -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: not hp-opt %s -dtensor-lower-redistribute="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
+
+// P(sum) on both axes of a 2x4 mesh, 8x8 f32 (256 bytes).
+// Bytes only: one all_reduce on the combined group, 2*7/8*256 = 448.
+// With axis 0 eight times as expensive, the planner finds the hierarchical
+// all-reduce: reduce_scatter on the fast axis (192), all_reduce of a quarter
+// on the slow one (8 * 64 = 512), all_gather on the fast axis (192): 896
+// instead of 8 * 448.
+dtensor.mesh @m shape = [2, 4]
+
+// WEIGHTS-LABEL: func @hierarchical
+// WEIGHTS: shard.reduce_scatter %{{.*}} on @m grid_axes = [1] scatter_axis = 1 : tensor<8x8xf32> -> tensor<8x2xf32>
+// WEIGHTS: shard.all_reduce %{{.*}} on @m grid_axes = [0] : tensor<8x2xf32> -> tensor<8x2xf32>
+// WEIGHTS: shard.all_gather %{{.*}} on @m grid_axes = [1] gather_axis = 1 : tensor<8x2xf32> -> tensor<8x8xf32>
+// ALPHA-LABEL: func @hierarchical
+// ALPHA: shard.all_reduce %{{.*}} on @m grid_axes = [0, 1] : tensor<8x8xf32> -> tensor<8x8xf32>
+// ALPHA-NOT: shard.{{all|reduce}}
+func.func @hierarchical(%x: !dtensor.tensor<8x8xf32, @m, [partial<sum>, partial<sum>]>) -> !dtensor.tensor<8x8xf32, @m, [replicate, replicate]> {
+  // expected-remark @+1 {{plan [P(sum), P(sum)] -> [R, R]: cost=4.480000e+02 collectives=1 steps=[all_reduce(axes=[0, 1], sum, cost=4.480000e+02)]}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [partial<sum>, partial<sum>]> -> !dtensor.tensor<8x8xf32, @m, [replicate, replicate]>
+  return %r : !dtensor.tensor<8x8xf32, @m, [replicate, replicate]>
+}
+
+// -----
+
+// 10 rows nested over 2x2 (pieces 3,2 | 3,2 at 0,3,5,8). Bytes only: two
+// gathers (12 + 20 = 32) beat one merged gather with more padding (36).
+// A latency term makes the single merged collective cheaper; its slots of 3
+// are reassembled piece by piece. The default (65536) does the same.
+dtensor.mesh @m shape = [2, 2]
+
+// ALPHA-LABEL: func @merge
+// ALPHA: %[[G:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [0, 1] gather_axis = 0 : tensor<3xf32> -> tensor<12xf32>
+// ALPHA: %[[E:.*]] = tensor.empty() : tensor<10xf32>
+// ALPHA: %[[P0:.*]] = tensor.extract_slice %[[G]][0] [3] [1]
+// ALPHA: %[[R0:.*]] = tensor.insert_slice %[[P0]] into %[[E]][0] [3] [1]
+// ALPHA: %[[P1:.*]] = tensor.extract_slice %[[G]][3] [2] [1]
+// ALPHA: %[[R1:.*]] = tensor.insert_slice %[[P1]] into %[[R0]][3] [2] [1]
+// ALPHA: %[[P2:.*]] = tensor.extract_slice %[[G]][6] [3] [1]
+// ALPHA: %[[R2:.*]] = tensor.insert_slice %[[P2]] into %[[R1]][5] [3] [1]
+// ALPHA: %[[P3:.*]] = tensor.extract_slice %[[G]][9] [2] [1]
+// ALPHA: %[[R3:.*]] = tensor.insert_slice %[[P3]] into %[[R2]][8] [2] [1]
+// ALPHA: dtensor.from_local %[[R3]] : tensor<10xf32>
+// DEFAULT-LABEL: func @merge
+// DEFAULT: shard.all_gather %{{.*}} on @m grid_axes = [0, 1] gather_axis = 0
+// DEFAULT-NOT: shard.all_gather
+func.func @merge(%x: !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]>) -> !dtensor.tensor<10xf32, @m, [replicate, replicate]> {
+  // expected-remark @+1 {{plan [S(0), S(0)] -> [R, R]: cost=3.200000e+01 collectives=2 steps=[all_gather(axes=[1], dim=0, cost=1.200000e+01); all_gather(axes=[0], dim=0, cost=2.000000e+01)]}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]> -> !dtensor.tensor<10xf32, @m, [replicate, replicate]>
+  return %r : !dtensor.tensor<10xf32, @m, [replicate, replicate]>
+}
+
+// BADWEIGHT: error: axis-weights must be positive, got 0

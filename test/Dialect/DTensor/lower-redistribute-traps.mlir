@@ -1,0 +1,89 @@
+// Cases where other planners go wrong (DESIGN.md §4). Bytes only, so that
+// the plans are the byte-optimal ones that the planner's property test
+// checks against brute force.
+// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -o /dev/null
+// RUN: hp-opt %s -dtensor-lower-redistribute=latency-bytes=0 -canonicalize | FileCheck %s
+
+dtensor.mesh @m shape = [2, 2]
+dtensor.mesh @cube shape = [2, 2, 2]
+
+// torch's greedy planner replicates here; three all_to_alls move 112 bytes
+// and never hold more than a quarter of the tensor. The middle step moves
+// two nested splits at once, in nesting order (grid_axes = [1, 0]).
+// CHECK-LABEL: func @swap_shard_dims
+// CHECK-NOT: shard.all_gather
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<4x4xf32> -> tensor<8x2xf32>
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [1, 0] split_axis = 0 concat_axis = 1 : tensor<8x2xf32> -> tensor<2x8xf32>
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<2x8xf32> -> tensor<4x4xf32>
+// CHECK-NOT: shard.all_gather
+func.func @swap_shard_dims(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]> {
+  // expected-remark @+1 {{plan [S(0), S(1)] -> [S(1), S(0)]: cost=1.120000e+02 collectives=3}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]> -> !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]>
+  return %r : !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]>
+}
+
+// Mesh dim 0 is the outer split and cannot be gathered first. Replicating
+// costs 192 bytes; moving the splits out of the way costs 144 and the
+// largest local block is 4x8.
+// CHECK-LABEL: func @nested_outer_split
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [0, 1] split_axis = 1 concat_axis = 0 : tensor<2x8xf32> -> tensor<8x2xf32>
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [1] split_axis = 0 concat_axis = 1 : tensor<8x2xf32> -> tensor<4x4xf32>
+// CHECK: shard.all_gather %{{.*}} on @m grid_axes = [0] gather_axis = 1 : tensor<4x4xf32> -> tensor<4x8xf32>
+// CHECK-NOT: tensor<8x8xf32>
+// CHECK: return
+func.func @nested_outer_split(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<0>]>) -> !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]> {
+  // expected-remark @+1 {{plan [S(0), S(0)] -> [R, S(0)]: cost=1.440000e+02 collectives=3}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<0>]> -> !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]>
+  return %r : !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]>
+}
+
+// Only the inner split moves: one all_to_all on mesh dim 1.
+// CHECK-LABEL: func @inner_split_moves
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [1] split_axis = 2 concat_axis = 1 : tensor<4x2x8xf32> -> tensor<4x4x4xf32>
+// CHECK-NOT: shard.
+// CHECK: return
+func.func @inner_split_moves(%x: !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard<1>]>) -> !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard<2>]> {
+  // expected-remark @+1 {{plan [S(1), S(1)] -> [S(1), S(2)]: cost=1.280000e+02 collectives=1}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard<1>]> -> !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard<2>]>
+  return %r : !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard<2>]>
+}
+
+// hyper_parallel refuses uneven shards. 10x5 on 2x2: local blocks 5x(3|2).
+// Gathering the short dim (padded to 3) and moving mesh dim 0 with padded
+// slots costs 120 bytes; replicating first would cost 160.
+// CHECK-LABEL: func @uneven_10x5
+// CHECK: shard.all_gather %{{.*}} on @m grid_axes = [1] gather_axis = 1 : tensor<5x3xf32> -> tensor<5x6xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [5, 5] [1, 1] : tensor<5x6xf32> to tensor<5x5xf32>
+// CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<5x6xf32> -> tensor<10x3xf32>
+// CHECK: shard.all_slice %{{.*}} on @m grid_axes = [1] slice_axis = 0 : tensor<10x?xf32> -> tensor<5x?xf32>
+// CHECK: dtensor.from_local %{{.*}} : tensor<5x?xf32> -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>
+func.func @uneven_10x5(%x: !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]> {
+  // expected-remark @+1 {{plan [S(0), S(1)] -> [S(1), S(0)]: cost=1.200000e+02 collectives=2}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]> -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>
+  return %r : !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>
+}
+
+// torch refuses S -> P; hp gathers and keeps the value on coordinate 0.
+// CHECK-LABEL: func @shard_to_partial_sum
+// CHECK-DAG: %[[I:.*]]:2 = shard.process_multi_index on @m : index, index
+// CHECK-DAG: %[[G:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]]#0, %{{.*}} : index
+// CHECK: arith.select %[[FIRST]], %[[G]], %{{.*}} : tensor<8x8xf32>
+func.func @shard_to_partial_sum(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, replicate]>) -> !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]> {
+  // expected-remark @+1 {{plan [S(0), R] -> [P(sum), R]}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, replicate]> -> !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]>
+  return %r : !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]>
+}
+
+// S(0) over all of a 2x2x2 mesh -> S(1) over all of it: one all_to_all on
+// the combined group, never a gather.
+// CHECK-LABEL: func @cube_shard_move
+// CHECK-NOT: shard.all_gather
+// CHECK: shard.all_to_all %{{.*}} on @cube grid_axes = [0, 1, 2] split_axis = 1 concat_axis = 0 : tensor<2x16xf32> -> tensor<16x2xf32>
+// CHECK-NOT: shard.all_gather
+// CHECK: return
+func.func @cube_shard_move(%x: !dtensor.tensor<16x16xf32, @cube, [shard<0>, shard<0>, shard<0>]>) -> !dtensor.tensor<16x16xf32, @cube, [shard<1>, shard<1>, shard<1>]> {
+  // expected-remark @+1 {{plan [S(0), S(0), S(0)] -> [S(1), S(1), S(1)]: cost=1.120000e+02 collectives=1}}
+  %r = dtensor.redistribute %x : !dtensor.tensor<16x16xf32, @cube, [shard<0>, shard<0>, shard<0>]> -> !dtensor.tensor<16x16xf32, @cube, [shard<1>, shard<1>, shard<1>]>
+  return %r : !dtensor.tensor<16x16xf32, @cube, [shard<1>, shard<1>, shard<1>]>
+}
