@@ -4,6 +4,7 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -12,15 +13,18 @@ using namespace mlir;
 
 void hp::buildPartitionPipeline(OpPassManager &pm,
                                 const PartitionPipelineOptions &options) {
-  pm.addPass(dtensor::createDTensorExpandLocalRegions());
-  pm.addPass(createCanonicalizerPass());
+  // Function-local passes run per function: smaller worklists, better
+  // locality, and parallel on several cores.
+  OpPassManager &perFunction = pm.nest<func::FuncOp>();
+  perFunction.addPass(dtensor::createDTensorExpandLocalRegions());
+  perFunction.addPass(createCanonicalizerPass());
   dtensor::DTensorLowerRedistributeOptions lower;
   lower.latencyBytes = options.latencyBytes;
   lower.axisWeights = llvm::to_vector(options.axisWeights);
   lower.printPlans = options.printPlans;
   pm.addPass(dtensor::createDTensorLowerRedistribute(lower));
   pm.addPass(dtensor::createDTensorPartition());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
 void hp::registerHPPipelines() {

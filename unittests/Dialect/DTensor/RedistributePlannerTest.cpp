@@ -1,20 +1,16 @@
 //===- RedistributePlannerTest.cpp - planner optimality and traps ---------===//
 //
-// The property test checks Dijkstra against a brute force that knows nothing
-// of priority queues: it enumerates every reachable state and relaxes all
-// edges until a fixpoint (Bellman-Ford towards the target). Both use the
-// same step generator, which the trap tests below check by hand.
+// The property test checks Dijkstra against the brute force of
+// PlanBruteForce.h, which knows nothing of priority queues. Both use the same
+// step generator, which the table and trap tests below check by hand.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+#include "PlanBruteForce.h"
 
-#include "llvm/ADT/StringMap.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
-#include <deque>
-#include <limits>
 
 using namespace hp::dtensor::plan;
 
@@ -42,50 +38,6 @@ int count(const Plan &plan, Step::Kind kind) {
   for (const Step &s : plan.steps)
     n += s.kind == kind;
   return n;
-}
-
-/// Minimum cost from every reachable state to the target, by exhaustive
-/// relaxation over the whole reachable graph.
-double bruteForceCost(const Problem &p, const Options &o) {
-  int64_t rank = p.globalShape.size();
-  State start = State::fromPlacements(p.source, rank);
-  std::string goal = State::fromPlacements(p.target, rank).key();
-
-  struct Edge {
-    std::string to;
-    double cost;
-  };
-  llvm::StringMap<std::vector<Edge>> graph;
-  llvm::StringMap<State> states;
-  std::deque<State> work = {start};
-  states[start.key()] = start;
-  while (!work.empty()) {
-    State s = work.front();
-    work.pop_front();
-    auto &edges = graph[s.key()];
-    forEachSuccessor(p, o, s, [&](const Step &step, const State &next) {
-      edges.push_back({next.key(), step.cost});
-      if (states.insert({next.key(), next}).second)
-        work.push_back(next);
-    });
-  }
-  const double inf = std::numeric_limits<double>::infinity();
-  llvm::StringMap<double> dist;
-  for (auto &entry : states)
-    dist[entry.getKey()] = entry.getKey() == goal ? 0 : inf;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto &entry : graph)
-      for (const Edge &e : entry.getValue()) {
-        double via = e.cost + dist[e.to];
-        double &d = dist[entry.getKey()];
-        if (via < d - 1e-9 * std::max(1.0, via)) {
-          d = via;
-          changed = true;
-        }
-      }
-  }
-  return dist[start.key()];
 }
 
 std::vector<std::vector<Placement>> allPlacements(int64_t meshRank,
@@ -116,7 +68,7 @@ void checkOptimalOnMesh(llvm::ArrayRef<int64_t> mesh,
       std::optional<Plan> plan = planRedistribute(p, o);
       ASSERT_TRUE(plan.has_value())
           << placementsToString(src) << " -> " << placementsToString(dst);
-      double best = bruteForceCost(p, o);
+      double best = hp::dtensor::plan::testing::bruteForceCost(p, o);
       ASSERT_NEAR(plan->cost, best, 1e-6 * std::max(1.0, best))
           << placementsToString(src) << " -> " << placementsToString(dst)
           << ": " << plan->str();

@@ -459,9 +459,7 @@ struct LowerRedistributePattern : OpRewritePattern<RedistributeOp> {
   LogicalResult matchAndRewrite(RedistributeOp op,
                                 PatternRewriter &rewriter) const override {
     DTensorType from = op.getInput().getType(), to = op.getType();
-    SymbolTableCollection symbols;
-    MeshInfo mesh = getMeshInfo(
-        symbols.lookupNearestSymbolFrom(op, from.getMesh().getAttr()));
+    MeshInfo mesh = lookupGrid(op, from.getMesh());
     if (!mesh || !isa<shard::GridOp>(mesh.op))
       return rewriter.notifyMatchFailure(op, "mesh is not a shard.grid yet");
     if (llvm::any_of(from.getShape(), ShapedType::isDynamic))
@@ -496,8 +494,26 @@ struct LowerRedistributePattern : OpRewritePattern<RedistributeOp> {
     return success();
   }
 
+  /// Symbol lookup scans the module, so each mesh is looked up once: large
+  /// modules would otherwise lower in quadratic time.
+  MeshInfo lookupGrid(Operation *op, FlatSymbolRefAttr name) const {
+    Operation *table = SymbolTable::getNearestSymbolTable(op);
+    auto key = std::make_pair(table, name.getAttr());
+    auto it = meshCache.find(key);
+    if (it != meshCache.end())
+      return it->second;
+    MeshInfo mesh = getMeshInfo(
+        SymbolTable::lookupNearestSymbolFrom(op, name.getAttr()));
+    // Only grids are final: a dtensor.mesh is converted before lowering.
+    if (mesh && isa<shard::GridOp>(mesh.op))
+      meshCache[key] = mesh;
+    return mesh;
+  }
+
   plan::Options options;
   bool printPlans;
+  mutable llvm::DenseMap<std::pair<Operation *, StringAttr>, MeshInfo>
+      meshCache;
 };
 
 struct DTensorLowerRedistributePass

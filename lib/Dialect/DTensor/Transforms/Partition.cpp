@@ -142,8 +142,14 @@ void DTensorPartitionPass::runOnOperation() {
   populateReturnOpTypeConversionPattern(patterns, converter);
   scf::populateSCFStructuralTypeConversions(converter, patterns);
 
-  if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
-      missingMesh) {
+  // Converting one function at a time keeps the conversion's bookkeeping
+  // small: the whole module at once grows faster than linearly.
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  bool failedConversion = false;
+  for (Operation &op : llvm::make_early_inc_range(module.getOps()))
+    if (isa<FunctionOpInterface>(op))
+      failedConversion |= failed(applyPartialConversion(&op, target, frozen));
+  if (failedConversion || missingMesh) {
     if (missingMesh)
       module.emitError("dtensor-partition: a DTensor names a mesh that does "
                        "not exist");

@@ -296,7 +296,7 @@ struct PathCost {
 struct Visit {
   PathCost cost;
   State state;
-  std::string parent;
+  int64_t parent = -1;
   Step step;
   bool done = false;
 };
@@ -306,29 +306,33 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                                                         const Options &options) {
   int64_t rank = problem.globalShape.size();
   State start = State::fromPlacements(problem.source, rank);
-  State goal = State::fromPlacements(problem.target, rank);
-  std::string goalKey = goal.key();
+  std::string goalKey = State::fromPlacements(problem.target, rank).key();
 
-  llvm::StringMap<Visit> visits;
-  using Entry = std::pair<PathCost, std::string>;
+  // Visits live in a vector; the map and the queue refer to them by index.
+  std::vector<Visit> visits;
+  llvm::StringMap<int64_t> index;
+  using Entry = std::pair<PathCost, int64_t>;
   auto worse = [](const Entry &a, const Entry &b) { return b.first < a.first; };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> queue(worse);
 
   PathCost zero;
   zero.peak = localBytes(problem, start);
-  visits[start.key()] = Visit{zero, start, "", Step{Step::Chunk}, false};
-  queue.push({zero, start.key()});
+  index[start.key()] = 0;
+  visits.push_back(Visit{zero, start, -1, Step{Step::Chunk}, false});
+  queue.push({zero, 0});
 
+  int64_t goal = -1;
   while (!queue.empty()) {
-    auto [cost, key] = queue.top();
+    auto [cost, id] = queue.top();
     queue.pop();
-    Visit &visit = visits[key];
-    if (visit.done || visit.cost < cost)
+    if (visits[id].done || visits[id].cost < cost)
       continue;
-    visit.done = true;
-    if (key == goalKey)
+    visits[id].done = true;
+    State state = visits[id].state;
+    if (state.key() == goalKey) {
+      goal = id;
       break;
-    State state = visit.state;
+    }
     double inBytes = localBytes(problem, state);
     forEachSuccessor(problem, options, state,
                      [&](const Step &step, const State &next) {
@@ -337,26 +341,30 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                        c.collectives += step.isCollective;
                        c.peak = std::max(
                            c.peak, inBytes + localBytes(problem, next));
-                       std::string nextKey = next.key();
-                       auto it = visits.find(nextKey);
-                       if (it != visits.end() &&
-                           (it->second.done || !(c < it->second.cost)))
-                         return;
-                       visits[nextKey] = Visit{c, next, key, step, false};
-                       queue.push({c, nextKey});
+                       auto [it, inserted] =
+                           index.try_emplace(next.key(), visits.size());
+                       if (inserted) {
+                         visits.push_back(Visit{c, next, id, step, false});
+                       } else {
+                         Visit &v = visits[it->second];
+                         if (v.done || !(c < v.cost))
+                           return;
+                         v.cost = c;
+                         v.parent = id;
+                         v.step = step;
+                       }
+                       queue.push({c, it->second});
                      });
   }
 
-  auto it = visits.find(goalKey);
-  if (it == visits.end() || !it->second.done)
+  if (goal < 0)
     return std::nullopt;
   Plan plan;
-  plan.cost = it->second.cost.cost;
-  plan.numCollectives = it->second.cost.collectives;
-  plan.peakBytes = it->second.cost.peak;
-  for (std::string key = goalKey; !visits[key].parent.empty();
-       key = visits[key].parent)
-    plan.steps.push_back(visits[key].step);
+  plan.cost = visits[goal].cost.cost;
+  plan.numCollectives = visits[goal].cost.collectives;
+  plan.peakBytes = visits[goal].cost.peak;
+  for (int64_t id = goal; visits[id].parent >= 0; id = visits[id].parent)
+    plan.steps.push_back(visits[id].step);
   std::reverse(plan.steps.begin(), plan.steps.end());
   return plan;
 }
