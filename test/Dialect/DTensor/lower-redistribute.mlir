@@ -174,3 +174,20 @@ func.func @nested_gather(%x: !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]>) 
   %r = dtensor.redistribute %x : !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]> -> !dtensor.tensor<10xf32, @m, [replicate, replicate]>
   return %r : !dtensor.tensor<10xf32, @m, [replicate, replicate]>
 }
+
+// -----
+
+// Mesh rank 4, tensor rank 4. Two partial axes are reduced onto different
+// dims, and the final gather takes two nested splits of dim 2 at once
+// (mesh dim 2 outer, 1 inner: grid_axes = [2, 1]).
+dtensor.mesh @m4 shape = [2, 2, 2, 2]
+// CHECK-LABEL: func @rank4
+// CHECK: %[[C:.*]] = shard.all_slice %{{.*}} on @m4 grid_axes = [3] slice_axis = 3 : tensor<4x6x4x10xf32> -> tensor<4x6x4x5xf32>
+// CHECK: %[[R1:.*]] = shard.reduce_scatter %[[C]] on @m4 grid_axes = [1] scatter_axis = 2 : tensor<4x6x4x5xf32> -> tensor<4x6x2x5xf32>
+// CHECK: %[[R0:.*]] = shard.reduce_scatter %[[R1]] on @m4 grid_axes = [0] scatter_axis = 0 : tensor<4x6x2x5xf32> -> tensor<2x6x2x5xf32>
+// CHECK: %[[G:.*]] = shard.all_gather %[[R0]] on @m4 grid_axes = [2, 1] gather_axis = 2 : tensor<2x6x2x5xf32> -> tensor<2x6x8x5xf32>
+// CHECK: dtensor.from_local %[[G]] : tensor<2x6x8x5xf32> -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
+func.func @rank4(%x: !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<sum>, shard<2>, replicate]>) -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<sum>, shard<2>, replicate]> -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
+  return %r : !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
+}
