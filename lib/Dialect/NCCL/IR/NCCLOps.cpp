@@ -1,0 +1,228 @@
+//===- NCCLOps.cpp - nccl operations --------------------------------------===//
+
+#include "hp/Dialect/NCCL/IR/NCCL.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace hp::nccl;
+
+#define GET_OP_CLASSES
+#include "hp/Dialect/NCCL/IR/NCCLOps.cpp.inc"
+
+namespace {
+/// Communication through a communicator: keeps collectives alive and in
+/// order even when their results look unused, since every rank must join.
+struct CommunicatorResource
+    : SideEffects::Resource::Base<CommunicatorResource> {
+  StringRef getName() override { return "nccl.communicator"; }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// comm
+//===----------------------------------------------------------------------===//
+
+static shard::GridOp lookupGrid(Operation *op, FlatSymbolRefAttr grid) {
+  return SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
+}
+
+int64_t CommOp::getGroupSize() {
+  shard::GridOp grid = lookupGrid(*this, getGridAttr());
+  if (!grid)
+    return -1;
+  int64_t n = 1;
+  for (int64_t axis : getAxes()) {
+    if (axis < 0 || axis >= grid.getRank() ||
+        ShapedType::isDynamic(grid.getShape()[axis]))
+      return -1;
+    n *= grid.getShape()[axis];
+  }
+  return n;
+}
+
+LogicalResult CommOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(
+      *this, getGridAttr());
+  if (!grid)
+    return emitOpError() << "'" << getGridAttr()
+                         << "' does not name a shard.grid";
+  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+    return emitOpError() << "grid " << getGridAttr()
+                         << " must have a static shape";
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t axis : getAxes()) {
+    if (axis < 0 || axis >= grid.getRank())
+      return emitOpError() << "axis " << axis << " is out of range for grid "
+                           << getGridAttr() << " of rank " << grid.getRank();
+    if (!seen.insert(axis).second)
+      return emitOpError() << "axis " << axis << " is listed more than once";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer ops
+//===----------------------------------------------------------------------===//
+
+static int64_t groupSizeOf(Value comm) {
+  if (auto op = comm.getDefiningOp<CommOp>())
+    return op.getGroupSize();
+  return -1;
+}
+
+static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
+                                  bool needsRank) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (getNCCLDataType(type.getElementType()) < 0)
+    return op->emitOpError() << name << " element type "
+                             << type.getElementType()
+                             << " has no NCCL data type";
+  if (!type.getLayout().isIdentity())
+    return op->emitOpError() << name
+                             << " must be contiguous (identity layout), got "
+                             << type;
+  if (needsRank && type.getRank() == 0)
+    return op->emitOpError() << name << " must have a leading dimension";
+  return success();
+}
+
+static bool sameOrDynamic(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// send/recv checks shared by the collectives; `leadingRatio` relates the
+/// leading dims (recv = send * ratio for gather, send = recv * ratio for
+/// scatter) and is 1 for shape-preserving collectives.
+static LogicalResult verifyPair(Operation *op, Value send, Value recv,
+                                Value comm, bool recvIsLarger,
+                                bool scalesLeading) {
+  bool needsRank = scalesLeading;
+  if (failed(verifyBuffer(op, send, "send", needsRank)) ||
+      failed(verifyBuffer(op, recv, "recv", needsRank)))
+    return failure();
+  auto s = cast<MemRefType>(send.getType());
+  auto r = cast<MemRefType>(recv.getType());
+  if (s.getElementType() != r.getElementType())
+    return op->emitOpError("send and recv must have the same element type");
+  if (s.getRank() != r.getRank())
+    return op->emitOpError("send and recv must have the same rank");
+  for (int64_t d = scalesLeading ? 1 : 0; d < s.getRank(); ++d)
+    if (!sameOrDynamic(s.getDimSize(d), r.getDimSize(d)))
+      return op->emitOpError() << "send and recv differ in dim " << d;
+  int64_t n = groupSizeOf(comm);
+  if (!scalesLeading || n < 0)
+    return success();
+  int64_t small = recvIsLarger ? s.getDimSize(0) : r.getDimSize(0);
+  int64_t large = recvIsLarger ? r.getDimSize(0) : s.getDimSize(0);
+  if (!ShapedType::isDynamic(small) && !ShapedType::isDynamic(large) &&
+      small * n != large)
+    return op->emitOpError()
+           << (recvIsLarger ? "recv" : "send") << " leading dim " << large
+           << " must be " << n << " (the group size) times "
+           << (recvIsLarger ? "send's" : "recv's") << " " << small;
+  return success();
+}
+
+template <typename OpTy>
+static void addCollectiveEffects(
+    OpTy op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &op.getSendMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &op.getRecvMutable());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       CommunicatorResource::get());
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyPair(*this, getSend(), getRecv(), getComm(),
+                    /*recvIsLarger=*/true, /*scalesLeading=*/true);
+}
+void AllGatherOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addCollectiveEffects(*this, e);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  return verifyPair(*this, getSend(), getRecv(), getComm(),
+                    /*recvIsLarger=*/false, /*scalesLeading=*/true);
+}
+void ReduceScatterOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addCollectiveEffects(*this, e);
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyPair(*this, getSend(), getRecv(), getComm(),
+                    /*recvIsLarger=*/false, /*scalesLeading=*/false);
+}
+void AllReduceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addCollectiveEffects(*this, e);
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (failed(verifyPair(*this, getSend(), getRecv(), getComm(),
+                        /*recvIsLarger=*/false, /*scalesLeading=*/false)))
+    return failure();
+  int64_t n = groupSizeOf(getComm());
+  auto s = cast<MemRefType>(getSend().getType());
+  if (s.getRank() == 0)
+    return emitOpError("send must have a leading dimension");
+  if (n > 0 && !ShapedType::isDynamic(s.getDimSize(0)) &&
+      s.getDimSize(0) % n != 0)
+    return emitOpError() << "leading dim " << s.getDimSize(0)
+                         << " must divide by the group size " << n;
+  return success();
+}
+void AllToAllOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addCollectiveEffects(*this, e);
+}
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifyPair(*this, getSend(), getRecv(), getComm(),
+                        /*recvIsLarger=*/false, /*scalesLeading=*/false)))
+    return failure();
+  int64_t n = groupSizeOf(getComm());
+  int64_t root = static_cast<int64_t>(getRoot());
+  if (root < 0 || (n > 0 && root >= n))
+    return emitOpError() << "root " << getRoot()
+                         << " is not a rank of the group";
+  return success();
+}
+void BroadcastOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  addCollectiveEffects(*this, e);
+}
+
+LogicalResult SendOp::verify() {
+  return verifyBuffer(*this, getBuffer(), "buffer", /*needsRank=*/false);
+}
+void SendOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  e.emplace_back(MemoryEffects::Read::get(), &getBufferMutable());
+  e.emplace_back(MemoryEffects::Write::get(), CommunicatorResource::get());
+}
+
+LogicalResult RecvOp::verify() {
+  return verifyBuffer(*this, getBuffer(), "buffer", /*needsRank=*/false);
+}
+void RecvOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
+  e.emplace_back(MemoryEffects::Write::get(), &getBufferMutable());
+  e.emplace_back(MemoryEffects::Write::get(), CommunicatorResource::get());
+}
+
+LogicalResult GroupOp::verifyRegions() {
+  for (Operation &op : getBody().front()) {
+    if (isa<SendOp, RecvOp>(op) ||
+        op.getName().getDialectNamespace() == "arith")
+      continue;
+    return op.emitOpError("is not allowed in nccl.group; it holds only "
+                          "nccl.send, nccl.recv and index arithmetic");
+  }
+  return success();
+}
