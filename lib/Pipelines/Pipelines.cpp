@@ -4,7 +4,14 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "hp/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -27,9 +34,42 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
+void hp::buildLowerToCPUPipeline(OpPassManager &pm,
+                                 const PartitionPipelineOptions &options) {
+  buildPartitionPipeline(pm, options);
+  pm.addPass(createConvertShardToNCCL());
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertNCCLToLLVM());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void hp::registerHPPipelines() {
   PassPipelineRegistration<PartitionPipelineOptions>(
       "hp-partition",
       "Lower dtensor IR to SPMD code on local tensors with shard collectives",
       buildPartitionPipeline);
+  PassPipelineRegistration<PartitionPipelineOptions>(
+      "hp-lower-to-cpu",
+      "Lower dtensor IR to the LLVM dialect with NCCL calls, for CPU ranks",
+      buildLowerToCPUPipeline);
 }

@@ -2,10 +2,12 @@
 
 #include "hp/InitAllPasses.h"
 
+#include "hp/Conversion/Passes.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Pipelines/Pipelines.h"
 
 void hp::registerAllHPPasses() {
   hp::dtensor::registerDTensorPasses();
+  hp::registerHPConversionPasses();
   hp::registerHPPipelines();
 }

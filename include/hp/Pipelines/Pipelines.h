@@ -31,7 +31,12 @@ struct PartitionPipelineOptions
 void buildPartitionPipeline(mlir::OpPassManager &pm,
                             const PartitionPipelineOptions &options);
 
-/// Registers `hp-partition` (and later pipelines) with the pass registry.
+/// `hp-partition`, then collectives to NCCL calls, bufferization and the
+/// CPU lowering to the LLVM dialect, ready for hp-runner or mlir-translate.
+void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
+                             const PartitionPipelineOptions &options);
+
+/// Registers `hp-partition` and `hp-lower-to-cpu` with the pass registry.
 void registerHPPipelines();
 
 } // namespace hp

@@ -1,0 +1,38 @@
+//===- Passes.h - hp conversion passes --------------------------*- C++ -*-===//
+
+#ifndef HP_CONVERSION_PASSES_H
+#define HP_CONVERSION_PASSES_H
+
+#include "hp/Dialect/NCCL/IR/NCCL.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class LLVMTypeConverter;
+class RewritePatternSet;
+} // namespace mlir
+
+namespace hp {
+
+#define GEN_PASS_DECL
+#include "hp/Conversion/Passes.h.inc"
+
+/// shard collectives on tensors -> nccl ops on buffers.
+void populateShardToNCCLPatterns(mlir::RewritePatternSet &patterns);
+
+/// nccl ops -> llvm.call of the NCCL C API and the hp runtime.
+void populateNCCLToLLVMConversionPatterns(mlir::LLVMTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "hp/Conversion/Passes.h.inc"
+
+} // namespace hp
+
+#endif // HP_CONVERSION_PASSES_H

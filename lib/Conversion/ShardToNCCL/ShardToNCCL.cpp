@@ -1,0 +1,404 @@
+//===- ShardToNCCL.cpp - shard collectives -> nccl ops on buffers ---------===//
+//
+// Collectives stay on tensors around the call: the input goes to a buffer
+// with bufferization.to_buffer, NCCL writes a fresh allocation, and
+// bufferization.to_tensor brings the result back, so one-shot bufferization
+// runs afterwards as usual. NCCL works on the leading dimension in rank
+// order; other axes are moved to the front with linalg.transpose and back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace hp {
+#define GEN_PASS_DEF_CONVERTSHARDTONCCL
+#include "hp/Conversion/Passes.h.inc"
+} // namespace hp
+
+using namespace mlir;
+using namespace hp::nccl;
+
+namespace {
+
+std::optional<RedOp> toRedOp(shard::ReductionKind kind) {
+  switch (kind) {
+  case shard::ReductionKind::Sum:
+    return RedOp::sum;
+  case shard::ReductionKind::Product:
+    return RedOp::prod;
+  case shard::ReductionKind::Max:
+    return RedOp::max;
+  case shard::ReductionKind::Min:
+    return RedOp::min;
+  case shard::ReductionKind::Average:
+    return RedOp::avg;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Builds the buffer-level code of one collective.
+class Emitter {
+public:
+  Emitter(PatternRewriter &b, Location loc) : b(b), loc(loc) {}
+
+  Value comm(FlatSymbolRefAttr grid, ArrayRef<int16_t> axes) {
+    SmallVector<int64_t> a(axes.begin(), axes.end());
+    return CommOp::create(b, loc, CommType::get(b.getContext()), grid,
+                          b.getDenseI64ArrayAttr(a));
+  }
+
+  Value toBuffer(Value tensor) {
+    auto t = cast<RankedTensorType>(tensor.getType());
+    return bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(t.getShape(), t.getElementType()), tensor,
+        /*read_only=*/true);
+  }
+
+  Value alloc(ArrayRef<OpFoldResult> sizes, Type elementType) {
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamic;
+    dispatchIndexOpFoldResults(sizes, dynamic, shape);
+    return memref::AllocOp::create(b, loc, MemRefType::get(shape, elementType),
+                                   dynamic);
+  }
+
+  Value toTensor(Value buffer) {
+    auto m = cast<MemRefType>(buffer.getType());
+    return bufferization::ToTensorOp::create(
+        b, loc, RankedTensorType::get(m.getShape(), m.getElementType()),
+        buffer, b.getUnitAttr(), b.getUnitAttr());
+  }
+
+  SmallVector<OpFoldResult> sizes(Value tensor) {
+    return tensor::getMixedSizes(b, loc, tensor);
+  }
+
+  Value transpose(Value t, ArrayRef<int64_t> perm) {
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      return t;
+    SmallVector<OpFoldResult> in = sizes(t), out;
+    for (int64_t p : perm)
+      out.push_back(in[p]);
+    Value init = tensor::EmptyOp::create(
+        b, loc, out, cast<RankedTensorType>(t.getType()).getElementType());
+    return linalg::TransposeOp::create(b, loc, t, init, perm).getResult()[0];
+  }
+
+  /// Permutation that moves `axis` to the front, and its inverse.
+  static SmallVector<int64_t> frontPerm(int64_t rank, int64_t axis) {
+    SmallVector<int64_t> perm = {axis};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        perm.push_back(d);
+    return perm;
+  }
+  static SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
+    SmallVector<int64_t> inv(perm.size());
+    for (auto [i, p] : llvm::enumerate(perm))
+      inv[p] = i;
+    return inv;
+  }
+
+  OpFoldResult mul(OpFoldResult a, int64_t n) {
+    if (auto c = getConstantIntValue(a))
+      return b.getIndexAttr(*c * n);
+    return arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, a),
+                                 arith::ConstantIndexOp::create(b, loc, n))
+        .getResult();
+  }
+  OpFoldResult div(OpFoldResult a, int64_t n) {
+    if (auto c = getConstantIntValue(a))
+      return b.getIndexAttr(*c / n);
+    return arith::DivUIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, a),
+                                  arith::ConstantIndexOp::create(b, loc, n))
+        .getResult();
+  }
+
+  /// Result tensor cast to the op's declared type where shapes agree.
+  Value castTo(Value v, Type type) {
+    if (v.getType() == type)
+      return v;
+    return tensor::CastOp::create(b, loc, type, v);
+  }
+
+  PatternRewriter &b;
+  Location loc;
+};
+
+int64_t groupSize(Operation *op, FlatSymbolRefAttr gridName,
+                  ArrayRef<int16_t> axes) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  int64_t n = 1;
+  for (int16_t a : axes)
+    n *= grid.getShape()[a];
+  return n;
+}
+
+struct AllGatherLowering : OpRewritePattern<shard::AllGatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::AllGatherOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    int64_t axis = op.getGatherAxis().getSExtValue();
+    int64_t rank = op.getInput().getType().getRank();
+    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+    auto perm = Emitter::frontPerm(rank, axis);
+    Value front = e.transpose(op.getInput(), perm);
+    SmallVector<OpFoldResult> recvSizes = e.sizes(front);
+    recvSizes[0] = e.mul(recvSizes[0], n);
+    Value recv = e.alloc(recvSizes, op.getInput().getType().getElementType());
+    AllGatherOp::create(b, e.loc, e.toBuffer(front), recv,
+                        e.comm(op.getGridAttr(), op.getGridAxes()));
+    Value result = e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+    b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+struct ReduceScatterLowering : OpRewritePattern<shard::ReduceScatterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ReduceScatterOp op,
+                                PatternRewriter &b) const override {
+    std::optional<RedOp> red = toRedOp(op.getReduction());
+    if (!red)
+      return failure();
+    Emitter e(b, op.getLoc());
+    int64_t axis = op.getScatterAxis().getSExtValue();
+    int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
+    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+    auto perm = Emitter::frontPerm(rank, axis);
+    Value front = e.transpose(op.getInput(), perm);
+    SmallVector<OpFoldResult> recvSizes = e.sizes(front);
+    recvSizes[0] = e.div(recvSizes[0], n);
+    Value recv = e.alloc(
+        recvSizes, cast<RankedTensorType>(op.getType()).getElementType());
+    ReduceScatterOp::create(b, e.loc, e.toBuffer(front), recv,
+                            e.comm(op.getGridAttr(), op.getGridAxes()), *red);
+    Value result = e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+    b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+struct AllReduceLowering : OpRewritePattern<shard::AllReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::AllReduceOp op,
+                                PatternRewriter &b) const override {
+    std::optional<RedOp> red = toRedOp(op.getReduction());
+    if (!red)
+      return failure();
+    Emitter e(b, op.getLoc());
+    Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
+    if (auto memrefType = dyn_cast<MemRefType>(op.getInput().getType())) {
+      // Buffers in, buffers out: reduce into a fresh allocation.
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < memrefType.getRank(); ++d)
+        if (memrefType.isDynamicDim(d))
+          dynamic.push_back(memref::DimOp::create(b, e.loc, op.getInput(), d));
+      Value recv = memref::AllocOp::create(
+          b, e.loc, cast<MemRefType>(op.getType()), dynamic);
+      AllReduceOp::create(b, e.loc, op.getInput(), recv, comm, *red);
+      b.replaceOp(op, recv);
+      return success();
+    }
+    Value recv = e.alloc(e.sizes(op.getInput()),
+                         cast<ShapedType>(op.getType()).getElementType());
+    AllReduceOp::create(b, e.loc, e.toBuffer(op.getInput()), recv, comm, *red);
+    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
+    return success();
+  }
+};
+
+struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::AllToAllOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    int64_t split = op.getSplitAxis().getSExtValue();
+    int64_t concat = op.getConcatAxis().getSExtValue();
+    auto inType = op.getInput().getType();
+    int64_t rank = inType.getRank();
+    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+
+    // Send: split axis leading, so block j (rows j*P ...) goes to rank j.
+    auto perm = Emitter::frontPerm(rank, split);
+    Value front = e.transpose(op.getInput(), perm);
+    Value recv = e.alloc(e.sizes(front), inType.getElementType());
+    AllToAllOp::create(b, e.loc, e.toBuffer(front), recv,
+                       e.comm(op.getGridAttr(), op.getGridAxes()));
+    Value got = e.toTensor(recv);
+
+    // Received blocks, in rank order: [N, P, others...].
+    SmallVector<OpFoldResult> gotSizes = e.sizes(got);
+    SmallVector<OpFoldResult> expanded = {b.getIndexAttr(n),
+                                          e.div(gotSizes[0], n)};
+    expanded.append(gotSizes.begin() + 1, gotSizes.end());
+    SmallVector<ReassociationIndices> reassoc = {{0, 1}};
+    for (int64_t d = 2; d <= rank; ++d)
+      reassoc.push_back({d});
+    SmallVector<int64_t> expandedShape;
+    SmallVector<Value> unused;
+    dispatchIndexOpFoldResults(expanded, unused, expandedShape);
+    Value blocks = tensor::ExpandShapeOp::create(
+        b, e.loc, RankedTensorType::get(expandedShape, inType.getElementType()),
+        got, reassoc, expanded);
+
+    // Labels of `blocks`' dims: -1 for N, then original dims in `perm` order.
+    SmallVector<int64_t> labels = {-1};
+    labels.append(perm.begin(), perm.end());
+    auto position = [&](int64_t label) {
+      return std::distance(labels.begin(), llvm::find(labels, label));
+    };
+    // Original order with N placed just outside the concat dim.
+    SmallVector<int64_t> toOriginal;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == concat)
+        toOriginal.push_back(position(-1));
+      toOriginal.push_back(position(d));
+    }
+    Value ordered = e.transpose(blocks, toOriginal);
+    SmallVector<ReassociationIndices> merge;
+    for (int64_t d = 0, i = 0; d < rank; ++d) {
+      if (d == concat) {
+        merge.push_back({i, i + 1});
+        i += 2;
+      } else {
+        merge.push_back({i++});
+      }
+    }
+    Value result = tensor::CollapseShapeOp::create(b, e.loc, ordered, merge);
+    b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+struct AllSliceLowering : OpRewritePattern<shard::AllSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::AllSliceOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    int64_t axis = op.getSliceAxis().getSExtValue();
+    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+    // No communication: this rank keeps its in-group block.
+    Value index = CommRankOp::create(
+        b, e.loc, b.getIndexType(), e.comm(op.getGridAttr(), op.getGridAxes()));
+    SmallVector<OpFoldResult> sizes = e.sizes(op.getInput());
+    OpFoldResult size = e.div(sizes[axis], n);
+    SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)),
+        strides(sizes.size(), b.getIndexAttr(1));
+    offsets[axis] = arith::MulIOp::create(
+                        b, e.loc, index,
+                        getValueOrCreateConstantIndexOp(b, e.loc, size))
+                        .getResult();
+    sizes[axis] = size;
+    Value slice = tensor::ExtractSliceOp::create(b, e.loc, op.getInput(),
+                                                 offsets, sizes, strides);
+    b.replaceOp(op, e.castTo(slice, op.getType()));
+    return success();
+  }
+};
+
+struct ProcessMultiIndexLowering
+    : OpRewritePattern<shard::ProcessMultiIndexOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ProcessMultiIndexOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+    SmallVector<int16_t> axes(op.getAxes());
+    if (axes.empty())
+      for (int64_t a = 0; a < grid.getRank(); ++a)
+        axes.push_back(a);
+    // The rank in a one-axis communicator is the coordinate on that axis.
+    SmallVector<Value> coords;
+    for (int16_t a : axes)
+      coords.push_back(CommRankOp::create(b, e.loc, b.getIndexType(),
+                                          e.comm(op.getGridAttr(), {a})));
+    b.replaceOp(op, coords);
+    return success();
+  }
+};
+
+struct ProcessLinearIndexLowering
+    : OpRewritePattern<shard::ProcessLinearIndexOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ProcessLinearIndexOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+    SmallVector<int16_t> all;
+    for (int64_t a = 0; a < grid.getRank(); ++a)
+      all.push_back(a);
+    b.replaceOp(op, CommRankOp::create(b, e.loc, b.getIndexType(),
+                                       e.comm(op.getGridAttr(), all)));
+    return success();
+  }
+};
+
+/// Element types and reductions NCCL cannot carry are reported up front.
+LogicalResult checkSupported(Operation *op) {
+  auto checkType = [&](Type t) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(t);
+    if (!shaped || getNCCLDataType(shaped.getElementType()) >= 0)
+      return success();
+    return op->emitOpError() << "element type " << shaped.getElementType()
+                             << " has no NCCL data type";
+  };
+  for (Type t : op->getOperandTypes())
+    if (failed(checkType(t)))
+      return failure();
+  auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
+  if (reduction && !toRedOp(reduction.getValue()))
+    return op->emitOpError() << "reduction '"
+                             << shard::stringifyReductionKind(
+                                    reduction.getValue())
+                             << "' has no NCCL equivalent";
+  if (auto ar = dyn_cast<shard::AllReduceOp>(op))
+    if (getElementTypeOrSelf(ar.getInput().getType()) !=
+        getElementTypeOrSelf(ar.getType()))
+      return op->emitOpError(
+          "NCCL reduces in the element type of its buffers; an all_reduce "
+          "that changes the element type is not supported");
+  return success();
+}
+
+struct ConvertShardToNCCLPass
+    : hp::impl::ConvertShardToNCCLBase<ConvertShardToNCCLPass> {
+  void runOnOperation() override {
+    WalkResult unsupported = getOperation().walk([](Operation *op) {
+      if (op->getName().getDialectNamespace() != "shard" ||
+          isa<shard::GridOp>(op))
+        return WalkResult::advance();
+      if (!isa<shard::AllGatherOp, shard::ReduceScatterOp, shard::AllReduceOp,
+               shard::AllToAllOp, shard::AllSliceOp,
+               shard::ProcessMultiIndexOp, shard::ProcessLinearIndexOp>(op)) {
+        op->emitOpError("has no NCCL lowering yet");
+        return WalkResult::interrupt();
+      }
+      return failed(checkSupported(op)) ? WalkResult::interrupt()
+                                        : WalkResult::advance();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    hp::populateShardToNCCLPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+void hp::populateShardToNCCLPatterns(RewritePatternSet &patterns) {
+  patterns.add<AllGatherLowering, ReduceScatterLowering, AllReduceLowering,
+               AllToAllLowering, AllSliceLowering, ProcessMultiIndexLowering,
+               ProcessLinearIndexLowering>(patterns.getContext());
+}

@@ -1,0 +1,164 @@
+//===- CommCache.cpp - bootstrap and per-(grid, axes) communicators -------===//
+//
+// The world communicator is created on first use: rank and size come from
+// the launcher (Open MPI, MPICH/PMI or HP_RANK/HP_WORLD_SIZE), rank 0's
+// unique id is broadcast over MPI, and every rank calls ncclCommInitRank.
+// Sub-communicators come from ncclCommSplit with the color and key of this
+// rank's mesh coordinate, and are cached per (grid, axes): generated code
+// asks for one before every collective, and only the first ask creates it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Runtime/Runtime.h"
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct World {
+  int rank = 0;
+  int size = 1;
+  ncclComm_t comm = nullptr;
+};
+
+int envInt(const char *a, const char *b, const char *c, int fallback) {
+  for (const char *name : {a, b, c})
+    if (const char *v = std::getenv(name))
+      return std::atoi(v);
+  return fallback;
+}
+
+[[noreturn]] void fail(int rank, const std::string &message) {
+  std::fprintf(stderr, "hp: rank %d: %s\n", rank, message.c_str());
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+void check(ncclResult_t result, const char *call, int rank) {
+  if (result != ncclSuccess)
+    fail(rank, std::string(call) + " failed: " + ncclGetErrorString(result));
+}
+
+World &world() {
+  static World w = [] {
+    World w;
+    w.rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK", 0);
+    w.size = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "HP_WORLD_SIZE", 1);
+    ncclUniqueId id;
+    if (w.rank == 0)
+      check(ncclGetUniqueId(&id), "ncclGetUniqueId", w.rank);
+    if (w.size > 1) {
+      int initialized = 0;
+      MPI_Initialized(&initialized);
+      if (!initialized) {
+        int provided;
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+      }
+      int rc = MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+      if (rc != MPI_SUCCESS)
+        fail(w.rank, "MPI_Bcast of the NCCL unique id failed");
+    }
+    check(ncclCommInitRank(&w.comm, w.size, id, w.rank), "ncclCommInitRank",
+          w.rank);
+    return w;
+  }();
+  return w;
+}
+
+std::map<std::string, ncclComm_t> &cache() {
+  static std::map<std::string, ncclComm_t> c;
+  return c;
+}
+
+int64_t creations = 0;
+
+} // namespace
+
+extern "C" {
+
+void *hpNcclComm(const char *gridName, int64_t gridRank,
+                 const int64_t *gridShape, const int64_t *devices,
+                 int64_t numAxes, const int64_t *axes) {
+  std::string key = gridName;
+  for (int64_t i = 0; i < numAxes; ++i)
+    key += "/" + std::to_string(axes[i]);
+  auto it = cache().find(key);
+  if (it != cache().end())
+    return it->second;
+
+  World &w = world();
+  int64_t numDevices = 1;
+  for (int64_t d = 0; d < gridRank; ++d)
+    numDevices *= gridShape[d];
+  if (numDevices != w.size)
+    fail(w.rank, "grid @" + std::string(gridName) + " has " +
+                     std::to_string(numDevices) + " devices but the job has " +
+                     std::to_string(w.size) + " ranks; launch with -np " +
+                     std::to_string(numDevices));
+
+  // This rank's linear mesh index: its position in the device list.
+  int64_t linear = w.rank;
+  if (devices) {
+    linear = -1;
+    for (int64_t i = 0; i < numDevices; ++i)
+      if (devices[i] == w.rank)
+        linear = i;
+    if (linear < 0)
+      fail(w.rank, "rank is not in the device list of grid @" +
+                       std::string(gridName));
+  }
+  std::vector<int64_t> coord(gridRank);
+  for (int64_t d = gridRank - 1, rest = linear; d >= 0; --d) {
+    coord[d] = rest % gridShape[d];
+    rest /= gridShape[d];
+  }
+  // Color: the coordinate on the other axes; key: row-major over `axes`.
+  std::vector<bool> listed(gridRank, false);
+  int64_t keyIndex = 0, color = 0;
+  for (int64_t i = 0; i < numAxes; ++i) {
+    listed[axes[i]] = true;
+    keyIndex = keyIndex * gridShape[axes[i]] + coord[axes[i]];
+  }
+  for (int64_t d = 0; d < gridRank; ++d)
+    if (!listed[d])
+      color = color * gridShape[d] + coord[d];
+
+  ncclComm_t comm = nullptr;
+  check(ncclCommSplit(w.comm, static_cast<int>(color),
+                      static_cast<int>(keyIndex), &comm, nullptr),
+        "ncclCommSplit", w.rank);
+  ++creations;
+  cache()[key] = comm;
+  return comm;
+}
+
+void *hpNcclStream() { return nullptr; }
+
+void hpNcclCheck(int32_t result, const char *call) {
+  if (result != ncclSuccess)
+    fail(world().rank, std::string(call) + " failed: " +
+                           ncclGetErrorString(static_cast<ncclResult_t>(result)));
+}
+
+int64_t hpNcclCommRank(void *comm) {
+  int rank = 0;
+  check(ncclCommUserRank(static_cast<ncclComm_t>(comm), &rank),
+        "ncclCommUserRank", world().rank);
+  return rank;
+}
+
+int64_t hpNcclCommCreations() { return creations; }
+
+} // extern "C"

@@ -1,0 +1,597 @@
+//===- NCCLOverMPI.cpp - the NCCL C API on host memory, over MPI ----------===//
+//
+// libhp_nccl_host implements the NCCL calls that hp's generated code makes,
+// with the signatures of the real nccl.h, on host pointers and MPI. Linking
+// this library instead of libnccl runs the exact production call sequence
+// on CPUs. Collectives are nonblocking MPI calls completed with a deadline
+// (HP_TIMEOUT_S) so that a hang becomes an error instead of a stuck job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FloatConversions.h"
+
+#include <mpi.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace hp::runtime;
+
+struct ncclComm {
+  MPI_Comm comm;
+  int rank;
+  int size;
+};
+
+namespace {
+
+int worldRank() {
+  int initialized = 0, rank = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+void ensureMPI() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+  }
+}
+
+/// MPI_Finalize at exit when this library initialised MPI for the job.
+struct Finalizer {
+  ~Finalizer() {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+      MPI_Finalize();
+  }
+} finalizer;
+
+double timeoutSeconds() {
+  static double t = [] {
+    const char *env = std::getenv("HP_TIMEOUT_S");
+    return env ? std::atof(env) : 600.0;
+  }();
+  return t;
+}
+
+ncclResult_t mpiFailed(const char *call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  std::fprintf(stderr, "hp: rank %d: %s failed: %s\n", worldRank(), call, text);
+  return ncclSystemError;
+}
+
+/// Completes `requests` or reports a timeout naming `call`, then aborts the
+/// job: a peer that never joins would otherwise hang every rank.
+ncclResult_t waitAll(std::vector<MPI_Request> &requests, const char *call) {
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    int done = 0;
+    int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(),
+                         &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return mpiFailed(call, rc);
+    if (done)
+      return ncclSuccess;
+    double elapsed = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (elapsed > timeoutSeconds()) {
+      std::fprintf(stderr,
+                   "hp: rank %d: %s timed out after %.1f s (HP_TIMEOUT_S); "
+                   "do all ranks run the same program on the same mesh?\n",
+                   worldRank(), call, elapsed);
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  }
+}
+
+ncclResult_t wait(MPI_Request request, const char *call) {
+  std::vector<MPI_Request> one = {request};
+  return waitAll(one, call);
+}
+
+//===----------------------------------------------------------------------===//
+// Data types and reductions
+//===----------------------------------------------------------------------===//
+
+enum class Narrow { None, F16, BF16, E4M3, E5M2 };
+
+Narrow narrowKind(ncclDataType_t t) {
+  switch (t) {
+  case ncclFloat16:
+    return Narrow::F16;
+  case ncclBfloat16:
+    return Narrow::BF16;
+  case ncclFloat8e4m3:
+    return Narrow::E4M3;
+  case ncclFloat8e5m2:
+    return Narrow::E5M2;
+  default:
+    return Narrow::None;
+  }
+}
+
+size_t typeSize(ncclDataType_t t) {
+  switch (t) {
+  case ncclInt8:
+  case ncclUint8:
+  case ncclFloat8e4m3:
+  case ncclFloat8e5m2:
+    return 1;
+  case ncclFloat16:
+  case ncclBfloat16:
+    return 2;
+  case ncclInt32:
+  case ncclUint32:
+  case ncclFloat32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+bool mpiType(ncclDataType_t t, MPI_Datatype *out) {
+  switch (t) {
+  case ncclInt8:
+    *out = MPI_INT8_T;
+    return true;
+  case ncclUint8:
+    *out = MPI_UINT8_T;
+    return true;
+  case ncclInt32:
+    *out = MPI_INT32_T;
+    return true;
+  case ncclUint32:
+    *out = MPI_UINT32_T;
+    return true;
+  case ncclInt64:
+    *out = MPI_INT64_T;
+    return true;
+  case ncclUint64:
+    *out = MPI_UINT64_T;
+    return true;
+  case ncclFloat32:
+    *out = MPI_FLOAT;
+    return true;
+  case ncclFloat64:
+    *out = MPI_DOUBLE;
+    return true;
+  case ncclFloat16:
+  case ncclBfloat16:
+    *out = MPI_UINT16_T;
+    return true;
+  case ncclFloat8e4m3:
+  case ncclFloat8e5m2:
+    *out = MPI_UINT8_T;
+    return true;
+  default:
+    return false;
+  }
+}
+
+float loadNarrow(Narrow k, const void *p, int i) {
+  switch (k) {
+  case Narrow::F16:
+    return halfToFloat(static_cast<const uint16_t *>(p)[i]);
+  case Narrow::BF16:
+    return bf16ToFloat(static_cast<const uint16_t *>(p)[i]);
+  case Narrow::E4M3:
+    return e4m3ToFloat(static_cast<const uint8_t *>(p)[i]);
+  default:
+    return e5m2ToFloat(static_cast<const uint8_t *>(p)[i]);
+  }
+}
+
+void storeNarrow(Narrow k, void *p, int i, float v) {
+  switch (k) {
+  case Narrow::F16:
+    static_cast<uint16_t *>(p)[i] = floatToHalf(v);
+    break;
+  case Narrow::BF16:
+    static_cast<uint16_t *>(p)[i] = floatToBf16(v);
+    break;
+  case Narrow::E4M3:
+    static_cast<uint8_t *>(p)[i] = floatToE4m3(v);
+    break;
+  default:
+    static_cast<uint8_t *>(p)[i] = floatToE5m2(v);
+    break;
+  }
+}
+
+float combine(ncclRedOp_t op, float a, float b) {
+  switch (op) {
+  case ncclProd:
+    return a * b;
+  case ncclMax:
+    return a > b ? a : b;
+  case ncclMin:
+    return a < b ? a : b;
+  default: // sum and avg (divided afterwards)
+    return a + b;
+  }
+}
+
+// MPI user ops cannot carry state, so there is one per (format, reduction).
+template <Narrow K, ncclRedOp_t Op>
+void narrowReduce(void *in, void *inout, int *len, MPI_Datatype *) {
+  for (int i = 0; i < *len; ++i)
+    storeNarrow(K, inout, i,
+                combine(Op, loadNarrow(K, in, i), loadNarrow(K, inout, i)));
+}
+
+template <Narrow K> MPI_Op narrowOp(ncclRedOp_t op) {
+  static MPI_Op ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+  static MPI_User_function *fns[4] = {
+      narrowReduce<K, ncclSum>, narrowReduce<K, ncclProd>,
+      narrowReduce<K, ncclMax>, narrowReduce<K, ncclMin>};
+  int i = op == ncclAvg ? 0 : static_cast<int>(op);
+  if (ops[i] == MPI_OP_NULL)
+    MPI_Op_create(fns[i], /*commute=*/1, &ops[i]);
+  return ops[i];
+}
+
+bool mpiOp(ncclRedOp_t op, ncclDataType_t t, MPI_Op *out) {
+  switch (narrowKind(t)) {
+  case Narrow::F16:
+    *out = narrowOp<Narrow::F16>(op);
+    return true;
+  case Narrow::BF16:
+    *out = narrowOp<Narrow::BF16>(op);
+    return true;
+  case Narrow::E4M3:
+    *out = narrowOp<Narrow::E4M3>(op);
+    return true;
+  case Narrow::E5M2:
+    *out = narrowOp<Narrow::E5M2>(op);
+    return true;
+  case Narrow::None:
+    break;
+  }
+  switch (op) {
+  case ncclSum:
+  case ncclAvg:
+    *out = MPI_SUM;
+    return true;
+  case ncclProd:
+    *out = MPI_PROD;
+    return true;
+  case ncclMax:
+    *out = MPI_MAX;
+    return true;
+  case ncclMin:
+    *out = MPI_MIN;
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <typename T> void divideAll(void *p, size_t n, int by) {
+  T *v = static_cast<T *>(p);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<T>(v[i] / by);
+}
+
+/// ncclAvg: the sum divided by the number of ranks, as NCCL does.
+void divideBy(void *p, size_t n, ncclDataType_t t, int by) {
+  Narrow k = narrowKind(t);
+  if (k != Narrow::None) {
+    for (size_t i = 0; i < n; ++i)
+      storeNarrow(k, p, static_cast<int>(i), loadNarrow(k, p, static_cast<int>(i)) / by);
+    return;
+  }
+  switch (t) {
+  case ncclInt8:
+    return divideAll<int8_t>(p, n, by);
+  case ncclUint8:
+    return divideAll<uint8_t>(p, n, by);
+  case ncclInt32:
+    return divideAll<int32_t>(p, n, by);
+  case ncclUint32:
+    return divideAll<uint32_t>(p, n, by);
+  case ncclInt64:
+    return divideAll<int64_t>(p, n, by);
+  case ncclUint64:
+    return divideAll<uint64_t>(p, n, by);
+  case ncclFloat32:
+    return divideAll<float>(p, n, by);
+  default:
+    return divideAll<double>(p, n, by);
+  }
+}
+
+bool validComm(ncclComm_t comm) { return comm && comm->comm != MPI_COMM_NULL; }
+
+/// Point-to-point calls inside ncclGroupStart/End complete at GroupEnd.
+int groupDepth = 0;
+std::vector<MPI_Request> groupRequests;
+
+/// MPI counts are ints; NCCL's are size_t.
+bool fitsInt(size_t count) { return count <= static_cast<size_t>(INT32_MAX); }
+
+} // namespace
+
+extern "C" {
+
+const char *ncclGetErrorString(ncclResult_t result) {
+  switch (result) {
+  case ncclSuccess:
+    return "no error";
+  case ncclUnhandledCudaError:
+    return "unhandled cuda error";
+  case ncclSystemError:
+    return "unhandled system error (MPI)";
+  case ncclInternalError:
+    return "internal error";
+  case ncclInvalidArgument:
+    return "invalid argument";
+  case ncclInvalidUsage:
+    return "invalid usage";
+  default:
+    return "unknown result";
+  }
+}
+
+const char *ncclGetLastError(ncclComm_t) { return ""; }
+
+ncclResult_t ncclGetVersion(int *version) {
+  *version = NCCL_VERSION_CODE;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
+  // MPI is the real bootstrap here; the id only has to be well-formed.
+  std::memset(id->internal, 0, sizeof(id->internal));
+  std::memcpy(id->internal, "hp-nccl-over-mpi", 16);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId,
+                              int rank) {
+  ensureMPI();
+  int size = 0, myRank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &myRank);
+  if (size != nranks || myRank != rank) {
+    std::fprintf(stderr,
+                 "hp: rank %d: ncclCommInitRank(nranks=%d, rank=%d) does not "
+                 "match the MPI job (%d ranks)\n",
+                 myRank, nranks, rank, size);
+    return ncclInvalidArgument;
+  }
+  auto *c = new ncclComm{MPI_COMM_NULL, myRank, size};
+  MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  *comm = c;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+                                    ncclUniqueId id, int rank,
+                                    ncclConfig_t *) {
+  return ncclCommInitRank(comm, nranks, id, rank);
+}
+
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
+                           ncclComm_t *newcomm, ncclConfig_t *) {
+  if (!validComm(comm))
+    return ncclInvalidArgument;
+  MPI_Comm split;
+  int rc = MPI_Comm_split(comm->comm,
+                          color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color,
+                          key, &split);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Comm_split", rc);
+  if (split == MPI_COMM_NULL) {
+    *newcomm = nullptr;
+    return ncclSuccess;
+  }
+  auto *c = new ncclComm{split, 0, 0};
+  MPI_Comm_rank(split, &c->rank);
+  MPI_Comm_size(split, &c->size);
+  MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+  *newcomm = c;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommFinalize(ncclComm_t) { return ncclSuccess; }
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  if (!comm)
+    return ncclSuccess;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm->comm != MPI_COMM_NULL)
+    MPI_Comm_free(&comm->comm);
+  delete comm;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  MPI_Abort(validComm(comm) ? comm->comm : MPI_COMM_WORLD, 1);
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t *asyncError) {
+  *asyncError = ncclSuccess;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count) {
+  if (!validComm(comm))
+    return ncclInvalidArgument;
+  *count = comm->size;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank) {
+  if (!validComm(comm))
+    return ncclInvalidArgument;
+  *rank = comm->rank;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclCommCuDevice(const ncclComm_t, int *device) {
+  *device = -1; // host memory
+  return ncclSuccess;
+}
+
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, ncclRedOp_t op,
+                           ncclComm_t comm, cudaStream_t) {
+  MPI_Datatype type;
+  MPI_Op mop;
+  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
+      !mpiOp(op, datatype, &mop))
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Iallreduce(sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff,
+                          recvbuff, static_cast<int>(count), type, mop,
+                          comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Iallreduce", rc);
+  ncclResult_t result = wait(request, "ncclAllReduce");
+  if (result == ncclSuccess && op == ncclAvg)
+    divideBy(recvbuff, count, datatype, comm->size);
+  return result;
+}
+
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
+                               size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t) {
+  MPI_Datatype type;
+  MPI_Op mop;
+  if (!validComm(comm) || !fitsInt(recvcount) || !mpiType(datatype, &type) ||
+      !mpiOp(op, datatype, &mop))
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Ireduce_scatter_block(sendbuff, recvbuff,
+                                     static_cast<int>(recvcount), type, mop,
+                                     comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Ireduce_scatter_block", rc);
+  ncclResult_t result = wait(request, "ncclReduceScatter");
+  if (result == ncclSuccess && op == ncclAvg)
+    divideBy(recvbuff, recvcount, datatype, comm->size);
+  return result;
+}
+
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
+                           size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t) {
+  MPI_Datatype type;
+  if (!validComm(comm) || !fitsInt(sendcount) || !mpiType(datatype, &type))
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Iallgather(sendbuff, static_cast<int>(sendcount), type,
+                          recvbuff, static_cast<int>(sendcount), type,
+                          comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Iallgather", rc);
+  return wait(request, "ncclAllGather");
+}
+
+ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
+                          ncclDataType_t datatype, ncclComm_t comm,
+                          cudaStream_t) {
+  MPI_Datatype type;
+  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type))
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Ialltoall(sendbuff, static_cast<int>(count), type, recvbuff,
+                         static_cast<int>(count), type, comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Ialltoall", rc);
+  return wait(request, "ncclAlltoAll");
+}
+
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
+                           ncclDataType_t datatype, int root, ncclComm_t comm,
+                           cudaStream_t) {
+  MPI_Datatype type;
+  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
+      root < 0 || root >= comm->size)
+    return ncclInvalidArgument;
+  if (comm->rank == root && sendbuff != recvbuff)
+    std::memcpy(recvbuff, sendbuff, count * typeSize(datatype));
+  MPI_Request request;
+  int rc = MPI_Ibcast(recvbuff, static_cast<int>(count), type, root,
+                      comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Ibcast", rc);
+  return wait(request, "ncclBroadcast");
+}
+
+ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
+                       int root, ncclComm_t comm, cudaStream_t stream) {
+  return ncclBroadcast(buff, buff, count, datatype, root, comm, stream);
+}
+
+ncclResult_t ncclSend(const void *sendbuff, size_t count,
+                      ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t) {
+  MPI_Datatype type;
+  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
+      peer < 0 || peer >= comm->size)
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Isend(sendbuff, static_cast<int>(count), type, peer,
+                     /*tag=*/0, comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Isend", rc);
+  if (groupDepth > 0) {
+    groupRequests.push_back(request);
+    return ncclSuccess;
+  }
+  return wait(request, "ncclSend");
+}
+
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
+                      int peer, ncclComm_t comm, cudaStream_t) {
+  MPI_Datatype type;
+  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
+      peer < 0 || peer >= comm->size)
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = MPI_Irecv(recvbuff, static_cast<int>(count), type, peer,
+                     /*tag=*/0, comm->comm, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed("MPI_Irecv", rc);
+  if (groupDepth > 0) {
+    groupRequests.push_back(request);
+    return ncclSuccess;
+  }
+  return wait(request, "ncclRecv");
+}
+
+ncclResult_t ncclGroupStart() {
+  ++groupDepth;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd() {
+  if (groupDepth == 0)
+    return ncclInvalidUsage;
+  if (--groupDepth > 0)
+    return ncclSuccess;
+  std::vector<MPI_Request> requests;
+  requests.swap(groupRequests);
+  return waitAll(requests, "ncclGroupEnd");
+}
+
+} // extern "C"
