@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -22,8 +23,16 @@ config.substitutions.append(("%hp_obj_root", config.hp_obj_root))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# End-to-end tests run real ranks; a hung collective fails instead of waiting.
+config.environment["HP_TIMEOUT_S"] = "120"
+config.substitutions.append(
+    ("%hp-runner", os.path.join(config.hp_tools_dir, "hp-runner")))
+config.substitutions.append(("%hp_lib_dir", os.path.join(config.hp_obj_root, "lib")))
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+
 tool_dirs = [config.hp_tools_dir, config.llvm_tools_dir]
-tools = ["hp-opt", "mlir-opt"]
+tools = ["hp-opt", "mlir-opt", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.hp_have_cuda:

@@ -46,6 +46,7 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
