@@ -141,23 +141,228 @@ int64_t groupSize(Operation *op, FlatSymbolRefAttr gridName,
   return n;
 }
 
+/// The concatenation along `axis` of every group member's `input`.
+Value emitAllGather(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
+                    ArrayRef<int16_t> axes, Value input, int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t n = groupSize(op, grid, axes);
+  auto perm = Emitter::frontPerm(type.getRank(), axis);
+  Value front = e.transpose(input, perm);
+  SmallVector<OpFoldResult> recvSizes = e.sizes(front);
+  recvSizes[0] = e.mul(recvSizes[0], n);
+  Value recv = e.alloc(recvSizes, type.getElementType());
+  AllGatherOp::create(e.b, e.loc, e.toBuffer(front), recv,
+                      e.comm(grid, axes));
+  return e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+}
+
+/// The elementwise reduction of `input` over the group.
+Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid,
+                    ArrayRef<int16_t> axes, Value input, RedOp red) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Value recv = e.alloc(e.sizes(input), type.getElementType());
+  AllReduceOp::create(e.b, e.loc, e.toBuffer(input), recv, e.comm(grid, axes),
+                      red);
+  return e.toTensor(recv);
+}
+
+/// This rank's block along `axis` when `input` is split evenly over the
+/// group (in-group rank order).
+Value emitOwnBlock(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
+                   ArrayRef<int16_t> axes, Value input, int64_t axis) {
+  int64_t n = groupSize(op, grid, axes);
+  Value index = CommRankOp::create(e.b, e.loc, e.b.getIndexType(),
+                                   e.comm(grid, axes));
+  SmallVector<OpFoldResult> sizes = e.sizes(input);
+  OpFoldResult size = e.div(sizes[axis], n);
+  SmallVector<OpFoldResult> offsets(sizes.size(), e.b.getIndexAttr(0)),
+      strides(sizes.size(), e.b.getIndexAttr(1));
+  offsets[axis] = arith::MulIOp::create(
+                      e.b, e.loc, index,
+                      getValueOrCreateConstantIndexOp(e.b, e.loc, size))
+                      .getResult();
+  sizes[axis] = size;
+  return tensor::ExtractSliceOp::create(e.b, e.loc, input, offsets, sizes,
+                                        strides);
+}
+
+/// Row-major linear index of an in-group multi-index over `axes`.
+std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
+                                     ArrayRef<int16_t> axes,
+                                     ArrayRef<int64_t> index) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  if (index.size() != axes.size())
+    return std::nullopt;
+  int64_t linear = 0;
+  for (auto [a, i] : llvm::zip(axes, index)) {
+    if (ShapedType::isDynamic(i))
+      return std::nullopt;
+    linear = linear * grid.getShape()[a] + i;
+  }
+  return linear;
+}
+
 struct AllGatherLowering : OpRewritePattern<shard::AllGatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(shard::AllGatherOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    int64_t axis = op.getGatherAxis().getSExtValue();
-    int64_t rank = op.getInput().getType().getRank();
-    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
-    auto perm = Emitter::frontPerm(rank, axis);
-    Value front = e.transpose(op.getInput(), perm);
-    SmallVector<OpFoldResult> recvSizes = e.sizes(front);
-    recvSizes[0] = e.mul(recvSizes[0], n);
-    Value recv = e.alloc(recvSizes, op.getInput().getType().getElementType());
-    AllGatherOp::create(b, e.loc, e.toBuffer(front), recv,
-                        e.comm(op.getGridAttr(), op.getGridAxes()));
-    Value result = e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+    Value result =
+        emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(), op.getInput(),
+                      op.getGatherAxis().getSExtValue());
     b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+/// gather: the root's result is the all_gather; elsewhere it is undefined,
+/// so every rank may as well hold it.
+struct GatherLowering : OpRewritePattern<shard::GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::GatherOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    Value result =
+        emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(), op.getInput(),
+                      op.getGatherAxis().getSExtValue());
+    b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+/// reduce: likewise an all_reduce, defined on the root and elsewhere.
+struct ReduceLowering : OpRewritePattern<shard::ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ReduceOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    Value result = emitAllReduce(e, op.getGridAttr(), op.getGridAxes(),
+                                 op.getInput(), *toRedOp(op.getReduction()));
+    b.replaceOp(op, e.castTo(result, op.getType()));
+    return success();
+  }
+};
+
+struct BroadcastLowering : OpRewritePattern<shard::BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::BroadcastOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    int64_t root = *linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
+                                  op.getRoot());
+    Value recv = e.alloc(e.sizes(op.getInput()),
+                         op.getInput().getType().getElementType());
+    BroadcastOp::create(b, e.loc, e.toBuffer(op.getInput()), recv,
+                        e.comm(op.getGridAttr(), op.getGridAxes()), root);
+    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
+    return success();
+  }
+};
+
+/// scatter: broadcast the root's input, keep this rank's block.
+struct ScatterLowering : OpRewritePattern<shard::ScatterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ScatterOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    int64_t root = *linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
+                                  op.getRoot());
+    Value recv = e.alloc(e.sizes(op.getInput()),
+                         op.getInput().getType().getElementType());
+    BroadcastOp::create(b, e.loc, e.toBuffer(op.getInput()), recv,
+                        e.comm(op.getGridAttr(), op.getGridAxes()), root);
+    Value block =
+        emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
+                     e.toTensor(recv), op.getScatterAxis().getSExtValue());
+    b.replaceOp(op, e.castTo(block, op.getType()));
+    return success();
+  }
+};
+
+/// The in-group rank of a static or dynamic multi-index, as an index value.
+Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
+                  ArrayRef<int16_t> axes, ArrayRef<int64_t> staticIndex,
+                  ValueRange dynamicIndex) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  SmallVector<OpFoldResult> index =
+      getMixedValues(staticIndex, dynamicIndex, e.b.getContext());
+  Value linear = arith::ConstantIndexOp::create(e.b, e.loc, 0);
+  for (auto [a, i] : llvm::zip(axes, index)) {
+    Value n = arith::ConstantIndexOp::create(e.b, e.loc, grid.getShape()[a]);
+    linear = arith::AddIOp::create(
+        e.b, e.loc, arith::MulIOp::create(e.b, e.loc, linear, n),
+        getValueOrCreateConstantIndexOp(e.b, e.loc, i));
+  }
+  return linear;
+}
+
+struct SendLowering : OpRewritePattern<shard::SendOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::SendOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    Value peer = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
+                             op.getDestination(), op.getDestinationDynamic());
+    SendOp::create(b, e.loc, e.toBuffer(op.getInput()), peer,
+                   e.comm(op.getGridAttr(), op.getGridAxes()));
+    b.replaceOp(op, e.castTo(op.getInput(), op.getType()));
+    return success();
+  }
+};
+
+struct RecvLowering : OpRewritePattern<shard::RecvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::RecvOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    if (!op.getSource())
+      return failure();
+    Value peer = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
+                             *op.getSource(), op.getSourceDynamic());
+    Value buffer = e.alloc(e.sizes(op.getInput()),
+                           op.getInput().getType().getElementType());
+    RecvOp::create(b, e.loc, buffer, peer,
+                   e.comm(op.getGridAttr(), op.getGridAxes()));
+    b.replaceOp(op, e.castTo(e.toTensor(buffer), op.getType()));
+    return success();
+  }
+};
+
+/// shift: a grouped send to coordinate + offset and recv from coordinate -
+/// offset along the shift axis. Without `rotate` the edge results are
+/// undefined, so wrapping around (one pattern for every rank) is valid and
+/// keeps the group free of rank-dependent control flow.
+struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::ShiftOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        op, op.getGridAttr());
+    int16_t axis = static_cast<int16_t>(op.getShiftAxis().getSExtValue());
+    int64_t n = grid.getShape()[axis];
+    int64_t offset = ((op.getOffset() % n) + n) % n;
+    Value comm = e.comm(op.getGridAttr(), {axis});
+    Value me = CommRankOp::create(b, e.loc, b.getIndexType(), comm);
+    auto plus = [&](int64_t k) {
+      Value sum = arith::AddIOp::create(
+          b, e.loc, me, arith::ConstantIndexOp::create(b, e.loc, k));
+      return arith::RemUIOp::create(b, e.loc, sum,
+                                    arith::ConstantIndexOp::create(b, e.loc, n))
+          .getResult();
+    };
+    Value to = plus(offset), from = plus(n - offset);
+    Value send = e.toBuffer(op.getInput());
+    Value recv = e.alloc(e.sizes(op.getInput()),
+                         op.getInput().getType().getElementType());
+    auto group = GroupOp::create(b, e.loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&group.getBody().emplaceBlock());
+      SendOp::create(b, e.loc, send, to, comm);
+      RecvOp::create(b, e.loc, recv, from, comm);
+    }
+    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
     return success();
   }
 };
@@ -195,8 +400,8 @@ struct AllReduceLowering : OpRewritePattern<shard::AllReduceOp> {
     if (!red)
       return failure();
     Emitter e(b, op.getLoc());
-    Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
     if (auto memrefType = dyn_cast<MemRefType>(op.getInput().getType())) {
+      Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
       // Buffers in, buffers out: reduce into a fresh allocation.
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < memrefType.getRank(); ++d)
@@ -208,10 +413,9 @@ struct AllReduceLowering : OpRewritePattern<shard::AllReduceOp> {
       b.replaceOp(op, recv);
       return success();
     }
-    Value recv = e.alloc(e.sizes(op.getInput()),
-                         cast<ShapedType>(op.getType()).getElementType());
-    AllReduceOp::create(b, e.loc, e.toBuffer(op.getInput()), recv, comm, *red);
-    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
+    Value result =
+        emitAllReduce(e, op.getGridAttr(), op.getGridAxes(), op.getInput(), *red);
+    b.replaceOp(op, e.castTo(result, op.getType()));
     return success();
   }
 };
@@ -284,22 +488,9 @@ struct AllSliceLowering : OpRewritePattern<shard::AllSliceOp> {
   LogicalResult matchAndRewrite(shard::AllSliceOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    int64_t axis = op.getSliceAxis().getSExtValue();
-    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
     // No communication: this rank keeps its in-group block.
-    Value index = CommRankOp::create(
-        b, e.loc, b.getIndexType(), e.comm(op.getGridAttr(), op.getGridAxes()));
-    SmallVector<OpFoldResult> sizes = e.sizes(op.getInput());
-    OpFoldResult size = e.div(sizes[axis], n);
-    SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)),
-        strides(sizes.size(), b.getIndexAttr(1));
-    offsets[axis] = arith::MulIOp::create(
-                        b, e.loc, index,
-                        getValueOrCreateConstantIndexOp(b, e.loc, size))
-                        .getResult();
-    sizes[axis] = size;
-    Value slice = tensor::ExtractSliceOp::create(b, e.loc, op.getInput(),
-                                                 offsets, sizes, strides);
+    Value slice = emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
+                               op.getInput(), op.getSliceAxis().getSExtValue());
     b.replaceOp(op, e.castTo(slice, op.getType()));
     return success();
   }
@@ -362,6 +553,21 @@ LogicalResult checkSupported(Operation *op) {
                              << shard::stringifyReductionKind(
                                     reduction.getValue())
                              << "' has no NCCL equivalent";
+  auto staticIndex = [&](ArrayRef<int64_t> index, ValueRange dynamic,
+                         StringRef what) -> LogicalResult {
+    if (dynamic.empty())
+      return success();
+    return op->emitOpError() << "a dynamic " << what
+                             << " is not supported: NCCL takes a static root";
+  };
+  if (auto b = dyn_cast<shard::BroadcastOp>(op))
+    if (failed(staticIndex(b.getRoot(), b.getRootDynamic(), "root")))
+      return failure();
+  if (auto s = dyn_cast<shard::ScatterOp>(op))
+    if (failed(staticIndex(s.getRoot(), s.getRootDynamic(), "root")))
+      return failure();
+  if (auto r = dyn_cast<shard::RecvOp>(op); r && !r.getSource())
+    return op->emitOpError("needs a source to lower to ncclRecv");
   if (auto ar = dyn_cast<shard::AllReduceOp>(op))
     if (getElementTypeOrSelf(ar.getInput().getType()) !=
         getElementTypeOrSelf(ar.getType()))
@@ -379,9 +585,11 @@ struct ConvertShardToNCCLPass
           isa<shard::GridOp>(op))
         return WalkResult::advance();
       if (!isa<shard::AllGatherOp, shard::ReduceScatterOp, shard::AllReduceOp,
-               shard::AllToAllOp, shard::AllSliceOp,
+               shard::AllToAllOp, shard::AllSliceOp, shard::BroadcastOp,
+               shard::GatherOp, shard::ScatterOp, shard::ReduceOp,
+               shard::SendOp, shard::RecvOp, shard::ShiftOp,
                shard::ProcessMultiIndexOp, shard::ProcessLinearIndexOp>(op)) {
-        op->emitOpError("has no NCCL lowering yet");
+        op->emitOpError("has no NCCL lowering");
         return WalkResult::interrupt();
       }
       return failed(checkSupported(op)) ? WalkResult::interrupt()
@@ -399,6 +607,8 @@ struct ConvertShardToNCCLPass
 
 void hp::populateShardToNCCLPatterns(RewritePatternSet &patterns) {
   patterns.add<AllGatherLowering, ReduceScatterLowering, AllReduceLowering,
-               AllToAllLowering, AllSliceLowering, ProcessMultiIndexLowering,
+               AllToAllLowering, AllSliceLowering, BroadcastLowering,
+               GatherLowering, ScatterLowering, ReduceLowering, SendLowering,
+               RecvLowering, ShiftLowering, ProcessMultiIndexLowering,
                ProcessLinearIndexLowering>(patterns.getContext());
 }

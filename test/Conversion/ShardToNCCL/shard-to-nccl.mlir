@@ -1,0 +1,149 @@
+// RUN: hp-opt %s -convert-shard-to-nccl -canonicalize -split-input-file | FileCheck %s
+
+shard.grid @g(shape = 2x4)
+
+// Leading gather axis: straight into ncclAllGather.
+// CHECK-LABEL: func @all_gather_leading
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
+// CHECK: %[[RECV:.*]] = memref.alloc() : memref<8x6xf32>
+// CHECK: %[[C:.*]] = nccl.comm @g axes = [1] : !nccl.comm
+// CHECK: %[[SEND:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x6xf32> to memref<2x6xf32>
+// CHECK: nccl.all_gather %[[SEND]], %[[RECV]] on %[[C]] : memref<2x6xf32>, memref<8x6xf32>
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[RECV]] restrict writable : memref<8x6xf32> to tensor<8x6xf32>
+// CHECK: return %[[R]]
+func.func @all_gather_leading(%x: tensor<2x6xf32>) -> tensor<8x6xf32> {
+  %r = shard.all_gather %x on @g grid_axes = [1] gather_axis = 0 : tensor<2x6xf32> -> tensor<8x6xf32>
+  return %r : tensor<8x6xf32>
+}
+
+// A non-leading axis is transposed to the front into a staging tensor and
+// back; the multi-axis group keeps the listed order.
+// CHECK-LABEL: func @all_gather_inner_axis
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<3x2xf32>) outs(%{{.*}} : tensor<2x3xf32>) permutation = [1, 0]
+// CHECK: %[[C:.*]] = nccl.comm @g axes = [1, 0] : !nccl.comm
+// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %[[C]] : memref<2x3xf32>, memref<16x3xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<16x3xf32>) outs(%{{.*}} : tensor<3x16xf32>) permutation = [1, 0]
+func.func @all_gather_inner_axis(%x: tensor<3x2xf32>) -> tensor<3x16xf32> {
+  %r = shard.all_gather %x on @g grid_axes = [1, 0] gather_axis = 1 : tensor<3x2xf32> -> tensor<3x16xf32>
+  return %r : tensor<3x16xf32>
+}
+
+// CHECK-LABEL: func @all_reduce
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = max : memref<4x?xbf16>, memref<4x?xbf16>
+func.func @all_reduce(%x: tensor<4x?xbf16>) -> tensor<4x?xbf16> {
+  %r = shard.all_reduce %x on @g grid_axes = [0, 1] reduction = max : tensor<4x?xbf16> -> tensor<4x?xbf16>
+  return %r : tensor<4x?xbf16>
+}
+
+// On buffers the reduction writes a fresh allocation directly.
+// CHECK-LABEL: func @all_reduce_memref
+// CHECK-SAME: (%[[X:.*]]: memref<4xf32>)
+// CHECK: %[[R:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: nccl.all_reduce %[[X]], %[[R]] on %{{.*}} op = sum : memref<4xf32>, memref<4xf32>
+// CHECK: return %[[R]]
+func.func @all_reduce_memref(%x: memref<4xf32>) -> memref<4xf32> {
+  %r = shard.all_reduce %x on @g grid_axes = [1] : memref<4xf32> -> memref<4xf32>
+  return %r : memref<4xf32>
+}
+
+// CHECK-LABEL: func @reduce_scatter
+// CHECK: nccl.reduce_scatter %{{.*}}, %{{.*}} on %{{.*}} op = avg : memref<8x3xf64>, memref<4x3xf64>
+func.func @reduce_scatter(%x: tensor<8x3xf64>) -> tensor<4x3xf64> {
+  %r = shard.reduce_scatter %x on @g grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x3xf64> -> tensor<4x3xf64>
+  return %r : tensor<4x3xf64>
+}
+
+// all_to_all: the split axis leads the send buffer; the received blocks
+// [N, P, ...] are moved next to the concat axis and merged into it.
+// CHECK-LABEL: func @all_to_all
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xi32>)
+// CHECK: %[[F:.*]] = linalg.transpose ins(%[[X]] : tensor<2x8xi32>) outs(%{{.*}} : tensor<8x2xi32>) permutation = [1, 0]
+// CHECK: nccl.all_to_all %{{.*}}, %{{.*}} on %{{.*}} : memref<8x2xi32>, memref<8x2xi32>
+// CHECK: %[[B:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 2, 2] : tensor<8x2xi32> into tensor<4x2x2xi32>
+// CHECK: %[[O:.*]] = linalg.transpose ins(%[[B]] : tensor<4x2x2xi32>) outs(%{{.*}} : tensor<4x2x2xi32>) permutation = [0, 2, 1]
+// CHECK: tensor.collapse_shape %[[O]] {{\[}}[0, 1], [2]] : tensor<4x2x2xi32> into tensor<8x2xi32>
+func.func @all_to_all(%x: tensor<2x8xi32>) -> tensor<8x2xi32> {
+  %r = shard.all_to_all %x on @g grid_axes = [1] split_axis = 1 concat_axis = 0 : tensor<2x8xi32> -> tensor<8x2xi32>
+  return %r : tensor<8x2xi32>
+}
+
+// all_slice: local, from this rank's index in the group.
+// CHECK-LABEL: func @all_slice
+// CHECK: %[[C:.*]] = nccl.comm @g axes = [1] : !nccl.comm
+// CHECK: %[[I:.*]] = nccl.comm_rank %[[C]] : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[OFF]]] [3, 2] [1, 1] : tensor<3x8xf32> to tensor<3x2xf32>
+// CHECK-NOT: nccl.all
+func.func @all_slice(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  %r = shard.all_slice %x on @g grid_axes = [1] slice_axis = 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func @broadcast
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 6 : memref<4xf32>, memref<4xf32>
+func.func @broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, 2] : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// gather and reduce: all-variants (defined on the root, harmless elsewhere).
+// CHECK-LABEL: func @gather_reduce
+// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %{{.*}} : memref<2xf32>, memref<4xf32>
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = min : memref<2xf32>, memref<2xf32>
+func.func @gather_reduce(%x: tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %a = shard.gather %x on @g grid_axes = [0] gather_axis = 0 root = [1] : (tensor<2xf32>) -> tensor<4xf32>
+  %b = shard.reduce %x on @g grid_axes = [0] reduction = min root = [0] : (tensor<2xf32>) -> tensor<2xf32>
+  return %a, %b : tensor<4xf32>, tensor<2xf32>
+}
+
+// scatter: broadcast from the root, then keep this rank's block.
+// CHECK-LABEL: func @scatter
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 1 : memref<4x2xf32>, memref<4x2xf32>
+// CHECK: nccl.comm_rank
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [2, 2] [1, 1] : tensor<4x2xf32> to tensor<2x2xf32>
+func.func @scatter(%x: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  %r = shard.scatter %x on @g grid_axes = [0] scatter_axis = 0 root = [1] : (tensor<4x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
+// shift: one grouped send/recv pair to coordinate +offset, from -offset.
+// CHECK-LABEL: func @shift
+// CHECK: %[[C:.*]] = nccl.comm @g axes = [1] : !nccl.comm
+// CHECK: %[[ME:.*]] = nccl.comm_rank %[[C]] : index
+// CHECK: %[[A:.*]] = arith.addi %[[ME]], %c1
+// CHECK: %[[TO:.*]] = arith.remui %[[A]], %c4
+// CHECK: %[[B:.*]] = arith.addi %[[ME]], %c3
+// CHECK: %[[FROM:.*]] = arith.remui %[[B]], %c4
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send %{{.*}} to %[[TO]] on %[[C]] : memref<3xf32>
+// CHECK-NEXT: nccl.recv %{{.*}} from %[[FROM]] on %[[C]] : memref<3xf32>
+// CHECK-NEXT: }
+func.func @shift(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %r = shard.shift %x on @g grid_axes = [1] shift_axis = 1 offset = 1 rotate : tensor<3xf32> -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// CHECK-LABEL: func @send_recv
+// CHECK: nccl.send %{{.*}} to %{{.*}} on %{{.*}} : memref<3xf32>
+// CHECK: nccl.recv %{{.*}} from %{{.*}} on %{{.*}} : memref<3xf32>
+func.func @send_recv(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %s = shard.send %x on @g grid_axes = [1] destination = [2] : (tensor<3xf32>) -> tensor<3xf32>
+  %r = shard.recv %s on @g grid_axes = [1] source = [3] : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+
+// Coordinates: the rank in each one-axis communicator; the linear index is
+// the rank in the whole-grid communicator.
+// CHECK-LABEL: func @process_index
+// CHECK-DAG: %[[C0:.*]] = nccl.comm @g axes = [0] : !nccl.comm
+// CHECK-DAG: %[[C1:.*]] = nccl.comm @g axes = [1] : !nccl.comm
+// CHECK-DAG: %[[CW:.*]] = nccl.comm @g axes = [0, 1] : !nccl.comm
+// CHECK-DAG: %[[I0:.*]] = nccl.comm_rank %[[C0]] : index
+// CHECK-DAG: %[[I1:.*]] = nccl.comm_rank %[[C1]] : index
+// CHECK-DAG: %[[L:.*]] = nccl.comm_rank %[[CW]] : index
+// CHECK: return %[[I0]], %[[I1]], %[[L]]
+func.func @process_index() -> (index, index, index) {
+  %i:2 = shard.process_multi_index on @g : index, index
+  %l = shard.process_linear_index on @g : index
+  return %i#0, %i#1, %l : index, index, index
+}
