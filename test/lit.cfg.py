@@ -37,3 +37,6 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.hp_have_cuda:
     config.available_features.add("cuda")
+
+# Inputs/ holds helper modules, not tests.
+config.excludes.append("Inputs")
