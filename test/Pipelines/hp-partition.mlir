@@ -23,20 +23,22 @@
 // TP: %[[R:.*]] = shard.all_reduce %[[Y]] on @tp grid_axes = [0] : tensor<8x16xf32> -> tensor<8x16xf32>
 // TP: return %[[R]]
 // TP-NOT: = dtensor.
+// TP-LABEL: func.func @main
 
-// The input arrives split over both axes (2,2,1,0 rows of each dp half):
-// one padded all_gather over tp and a slice give the 5 rows of this dp half.
-// DPTP: shard.grid @mesh(shape = 2x4) {dtensor.axis_names = ["dp", "tp"]}
+// The input arrives split over both axes (3,2 rows of each dp half): one
+// padded all_gather over tp and a slice give the 5 rows of this dp half.
+// DPTP: shard.grid @mesh(shape = 2x2) {dtensor.axis_names = ["dp", "tp"]}
 // DPTP-LABEL: func.func @dp_tp_mlp
 // DPTP-SAME: %[[X:.*]]: tensor<?x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, shard<0>], global = [10, 16]>}
 // DPTP-SAME: -> (tensor<5x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [10, 16]>})
-// DPTP: %[[PAD:.*]] = tensor.insert_slice %[[X]] into %{{.*}}[0, 0] [%{{.*}}, 16] [1, 1] : tensor<?x16xf32> into tensor<2x16xf32>
-// DPTP: %[[G:.*]] = shard.all_gather %[[PAD]] on @mesh grid_axes = [1] gather_axis = 0 : tensor<2x16xf32> -> tensor<8x16xf32>
-// DPTP: %[[ROWS:.*]] = tensor.extract_slice %[[G]][0, 0] [5, 16] [1, 1] : tensor<8x16xf32> to tensor<5x16xf32>
+// DPTP: %[[PAD:.*]] = tensor.insert_slice %[[X]] into %{{.*}}[0, 0] [%{{.*}}, 16] [1, 1] : tensor<?x16xf32> into tensor<3x16xf32>
+// DPTP: %[[G:.*]] = shard.all_gather %[[PAD]] on @mesh grid_axes = [1] gather_axis = 0 : tensor<3x16xf32> -> tensor<6x16xf32>
+// DPTP: %[[ROWS:.*]] = tensor.extract_slice %[[G]][0, 0] [5, 16] [1, 1] : tensor<6x16xf32> to tensor<5x16xf32>
 // DPTP: linalg.matmul ins(%[[ROWS]],
 // DPTP: %[[Y:.*]] = linalg.matmul
 // DPTP: %[[R:.*]] = shard.all_reduce %[[Y]] on @mesh grid_axes = [1] : tensor<5x16xf32> -> tensor<5x16xf32>
 // DPTP: return %[[R]] : tensor<5x16xf32>
+// DPTP-LABEL: func.func @main
 
 // 8x16 f32 = 512 bytes; all_reduce over 4 sends 2 * 3/4 * 512.
 // PLANS: remark: plan [P(sum)] -> [R]: cost=7.680000e+02 collectives=1 steps=[all_reduce(axes=[0], sum, cost=7.680000e+02)]
