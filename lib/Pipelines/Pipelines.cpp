@@ -38,6 +38,9 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
                                  const PartitionPipelineOptions &options) {
   buildPartitionPipeline(pm, options);
   pm.addPass(createConvertShardToNCCL());
+  // Elementwise arith on tensors (common in local-region bodies) is not
+  // bufferizable as is.
+  pm.addPass(createConvertElementwiseToLinalgPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
