@@ -1,0 +1,38 @@
+// hp-runner works like mlir-runner: -e, --entry-point-result and
+// --shared-libs; it lowers non-LLVM input itself and preloads the runner
+// utilities (vector.print) and hp's runtime. Without -np it runs one rank.
+// RUN: %hp-runner %s -e main --entry-point-result=void | FileCheck %s
+// RUN: %hp-runner %s -e answer --entry-point-result=i32 | FileCheck %s --check-prefix=I32
+// Already-lowered LLVM dialect input runs as is.
+// RUN: hp-opt %s --hp-lower-to-cpu > %t.ll.mlir
+// RUN: %hp-runner %t.ll.mlir -e main --entry-point-result=void | FileCheck %s
+// -np relaunches under mpirun.
+// RUN: %if mpi %{ %hp-runner -np 2 %S/Inputs/two-ranks.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
+
+// CHECK: ( 0, 2, 4, 6 )
+// I32: 42
+// NP-COUNT-2: ( 0, 1, 2, 3, 4, 5, 6, 7 )
+
+dtensor.mesh @one shape = [1]
+
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %f0 = arith.constant 0.0 : f32
+  %x = arith.constant dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %d = dtensor.from_local %x : tensor<4xf32> -> !dtensor.tensor<4xf32, @one, [shard<0>]>
+  %r = dtensor.local_region on @one args(%d as "x") out_placements = [replicate]
+      : (!dtensor.tensor<4xf32, @one, [shard<0>]>) -> !dtensor.tensor<4xf32, @one, [replicate]> {
+  ^bb0(%l: tensor<4xf32>):
+    %s = arith.addf %l, %l : tensor<4xf32>
+    dtensor.yield %s : tensor<4xf32>
+  }
+  %l = dtensor.to_local %r : !dtensor.tensor<4xf32, @one, [replicate]> -> tensor<4xf32>
+  %v = vector.transfer_read %l[%c0], %f0 : tensor<4xf32>, vector<4xf32>
+  vector.print %v : vector<4xf32>
+  return
+}
+
+func.func @answer() -> i32 {
+  %c = arith.constant 42 : i32
+  return %c : i32
+}
