@@ -3,9 +3,13 @@
 # Benchmarks are never part of scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh hp-opt hp-bench-plan-quality
+bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host \
+  hp-bench-plan-quality hp-bench-mpi-baseline
 echo "== plan_quality: planner cost vs exhaustive optimum vs torch-like greedy"
 build/bench/hp-bench-plan-quality
 echo
 echo "== compile_scaling: hp-partition on 1k/10k/100k local regions"
-python3 bench/compile_scaling.py "$@"
+python3 bench/compile_scaling.py
+echo
+echo "== runtime_overhead: generated collectives vs hand-written MPI, 4 ranks"
+python3 bench/runtime_overhead.py

@@ -44,6 +44,9 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // Collectives write fresh buffers, so loops carrying their results yield
+  // new allocations.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <malloc.h>
 #include <map>
 #include <string>
 #include <vector>
@@ -83,6 +84,17 @@ std::map<std::string, ncclComm_t> &cache() {
 }
 
 int64_t creations = 0;
+
+/// Generated code allocates a fresh buffer for every collective's result.
+/// glibc serves large blocks with mmap and returns them with munmap, so
+/// every iteration would fault its pages in again; keeping them in the heap
+/// makes the allocation as cheap as a caching allocator's.
+struct KeepLargeBlocks {
+  KeepLargeBlocks() {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
+} keepLargeBlocks;
 
 } // namespace
 
