@@ -2,3 +2,5 @@
 // Regenerate with: cmake --build build --target hp-update-docs
 // RUN: diff -u %hp_src_root/docs/generated/DTensorDialect.md %hp_obj_root/docs/generated/DTensorDialect.md
 // RUN: diff -u %hp_src_root/docs/generated/DTensorPasses.md %hp_obj_root/docs/generated/DTensorPasses.md
+// RUN: diff -u %hp_src_root/docs/generated/NCCLDialect.md %hp_obj_root/docs/generated/NCCLDialect.md
+// RUN: diff -u %hp_src_root/docs/generated/ConversionPasses.md %hp_obj_root/docs/generated/ConversionPasses.md

@@ -50,3 +50,15 @@ func.func @control_flow(%c: i1, %a: !dtensor.tensor<8xf32, @m, [shard<0>]>, %b: 
   }
   return %r : !dtensor.tensor<8xf32, @m, [shard<0>]>
 }
+
+// -----
+
+// llvm.func declarations next to dtensor code are left alone.
+// CHECK-LABEL: llvm.func @getenv(!llvm.ptr) -> !llvm.ptr
+// CHECK-LABEL: func.func @with_llvm_func
+// CHECK-SAME: tensor<4xf32>
+dtensor.mesh @m shape = [2]
+llvm.func @getenv(!llvm.ptr) -> !llvm.ptr
+func.func @with_llvm_func(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [shard<0>]> {
+  return %x : !dtensor.tensor<8xf32, @m, [shard<0>]>
+}

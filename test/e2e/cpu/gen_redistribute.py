@@ -69,8 +69,8 @@ def lt(dims, t):
 
 
 class Gen:
-    def __init__(self, mesh, t):
-        self.mesh, self.t = mesh, t
+    def __init__(self, mesh, t, devices=None):
+        self.mesh, self.t, self.devices = mesh, t, devices
         self.lines, self.funcs, self.n = [], [], 0
 
     def val(self):
@@ -297,6 +297,12 @@ class Gen:
         self.emit(f"{bl} = dtensor.to_local {back} : {dt(shape, t, rep)} -> {lt(full, t)}")
         self.check(bl, x, full, f"global case{k}")
 
+    def grid_attrs(self):
+        if not self.devices:
+            return ""
+        return (" {dtensor.devices = array<i64: "
+                + ", ".join(map(str, self.devices)) + ">}")
+
     def mismatches(self):
         t = self.t
         cmp = "arith.cmpf une," if t in FLOATS else "arith.cmpi ne,"
@@ -346,7 +352,7 @@ func.func @mismatches(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> i64 {{
                 f"// RUN: FileCheck %s < %t\n"
                 f"// RUN: not grep FAIL %t\n"
                 f"// CHECK-COUNT-{checks * ranks}: ok\n\n"
-                f"shard.grid @m(shape = {mesh})\n\n")
+                f"shard.grid @m(shape = {mesh}){self.grid_attrs()}\n\n")
         body = "func.func @main() {\n" + "\n".join(self.lines) + "\n  return\n}\n"
         return head + self.mismatches() + "\n" + "\n".join(self.funcs) + "\n" + body
 
@@ -392,11 +398,11 @@ def two_d_cases():
     ]
 
 
-def write(name, mesh, t, cases):
+def write(name, mesh, t, cases, devices=None):
     ranks = 1
     for n in mesh:
         ranks *= n
-    text = Gen(mesh, t).render(cases, ranks)
+    text = Gen(mesh, t, devices).render(cases, ranks)
     with open(os.path.join(HERE, name), "w") as f:
         f.write(text)
 
@@ -412,6 +418,10 @@ def main():
     for t in ("f64", "f16", "bf16"):
         write(f"redistribute-mesh3-{t}.mlir", [3], t, one_d_cases(all_ops))
         write(f"redistribute-mesh2x2-{t}.mlir", [2, 2], t, two_d_cases())
+    # A device list that is not the iota: mesh coordinates map to other
+    # ranks, and every check goes through the mesh coordinate.
+    write("redistribute-mesh2x2-devices-f32.mlir", [2, 2], "f32", two_d_cases(),
+          devices=[3, 1, 2, 0])
     for t in ("i32", "i64"):
         write(f"redistribute-mesh3-{t}.mlir", [3], t, one_d_cases(int_ops))
         write(f"redistribute-mesh2x2-{t}.mlir", [2, 2], t, two_d_cases())

@@ -127,10 +127,12 @@ void DTensorPartitionPass::runOnOperation() {
   ConversionTarget target(*ctx);
   target.addIllegalOp<FromLocalOp, ToLocalOp>();
   target.markUnknownOpDynamicallyLegal([&](Operation *op) {
-    if (auto fn = dyn_cast<FunctionOpInterface>(op))
-      return converter.isSignatureLegal(
-                 cast<FunctionType>(fn.getFunctionType())) &&
+    if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+      // Functions with other signature types (llvm.func) carry no DTensor.
+      auto type = dyn_cast<FunctionType>(fn.getFunctionType());
+      return (!type || converter.isSignatureLegal(type)) &&
              converter.isLegal(&fn.getFunctionBody());
+    }
     return converter.isLegal(op);
   });
 
