@@ -98,3 +98,13 @@ dtensor.mesh @m [2, 2]
 
 // expected-error @+1 {{expected 'global'}}
 func.func @sharding_syntax(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [replicate], [8]>}) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @bad_reduction_kind(%a: tensor<4xf32>) {
+  // expected-error @+2 {{expected ::hp::dtensor::ReduceOp to be one of: sum, avg, max, min, prod}}
+  // expected-error @+1 {{failed to parse DTensor_ReduceOpAttr parameter 'value'}}
+  %r = dtensor.all_reduce %a on @m axes = ["ep"] reduction = bitwise_or : tensor<4xf32> -> tensor<4xf32>
+  return
+}

@@ -585,3 +585,123 @@ func.func @sharding_empty(%a: tensor<4xf32> {dtensor.sharding = #dtensor.shardin
 
 // expected-error @+1 {{sharding global sizes must be non-negative, got -8}}
 func.func @sharding_negative(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [replicate], global = [-8]>}) { return }
+
+//===----------------------------------------------------------------------===//
+// Collectives on local tensors
+//===----------------------------------------------------------------------===//
+
+// -----
+
+dtensor.mesh @m shape = [2, 2] names = ["dp", "tp"]
+func.func @unknown_axis(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'ep' is not an axis of mesh @m (axes: dp, tp)}}
+  %r = dtensor.all_reduce %a on @m axes = ["ep"] reduction = sum : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2, 2] names = ["dp", "tp"]
+func.func @axis_twice(%a: tensor<4xf32>) {
+  // expected-error @+1 {{axis 'tp' is listed more than once}}
+  %r = dtensor.all_reduce %a on @m axes = ["tp", "tp"] reduction = sum : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @no_axes(%a: tensor<4xf32>) {
+  // expected-error @+1 {{needs at least one mesh axis}}
+  %r = dtensor.all_reduce %a on @m axes = [] reduction = sum : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [4] names = ["tp"]
+func.func @gather_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{result dim 0 is 6, expected 8 for a group of 4}}
+  %r = dtensor.all_gather %a on @m axes = ["tp"] gather_axis = 0 : tensor<2x3xf32> -> tensor<6x3xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [4] names = ["tp"]
+func.func @gather_axis_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %r = dtensor.all_gather %a on @m axes = ["tp"] gather_axis = 2 : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [4] names = ["tp"]
+func.func @scatter_divides(%a: tensor<6x3xf32>) {
+  // expected-error @+1 {{dim 0 of size 6 does not divide by the group size 4}}
+  %r = dtensor.reduce_scatter %a on @m axes = ["tp"] reduction = sum scatter_axis = 0 : tensor<6x3xf32> -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @a2a_shape(%a: tensor<4x2xf32>) {
+  // expected-error @+1 {{result dim 1 is 2, expected 4 for a group of 2}}
+  %r = dtensor.all_to_all %a on @m axes = ["ep"] split_axis = 0 concat_axis = 1 : tensor<4x2xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @reduce_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result dim 0 is 2, expected 4 for a group of 2}}
+  %r = dtensor.all_reduce %a on @m axes = ["ep"] reduction = avg : tensor<4xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @elt_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{input and result must have the same element type}}
+  %r = dtensor.all_reduce %a on @m axes = ["ep"] reduction = sum : tensor<4xf32> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @rank(%a: tensor<4xf32>) {
+  // expected-error @+1 {{input and result must have the same rank}}
+  %r = dtensor.all_gather %a on @m axes = ["ep"] gather_axis = 0 : tensor<4xf32> -> tensor<8x1xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2, 2] names = ["dp", "cp"]
+func.func @shift_axes(%a: tensor<4xf32>) {
+  // expected-error @+1 {{shifts along exactly one mesh axis, got 2}}
+  %r = dtensor.shift %a on @m axes = ["dp", "cp"] offset = 1 rotate : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @collective_no_mesh(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'@nope' does not name a dtensor.mesh or a static shard.grid}}
+  %r = dtensor.all_reduce %a on @nope axes = ["x"] reduction = sum : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2] names = ["ep"]
+func.func @axis_index_name() {
+  // expected-error @+1 {{'cp' is not an axis of mesh @m (axes: ep)}}
+  %i = dtensor.axis_index @m "cp" : index
+  return
+}

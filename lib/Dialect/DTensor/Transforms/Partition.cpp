@@ -45,6 +45,92 @@ struct DropLocalConversion : OpConversionPattern<OpTy> {
   }
 };
 
+/// Mesh axis names -> grid axis indices, in the listed order.
+DenseI16ArrayAttr gridAxes(Operation *op, FlatSymbolRefAttr mesh,
+                           ArrayAttr names) {
+  MeshInfo info = getMeshInfo(SymbolTable::lookupNearestSymbolFrom(op, mesh));
+  SmallVector<int16_t> axes;
+  for (Attribute name : names)
+    axes.push_back(static_cast<int16_t>(
+        info.getAxisIndex(cast<StringAttr>(name).getValue())));
+  return DenseI16ArrayAttr::get(op->getContext(), axes);
+}
+
+shard::ReductionKindAttr reductionKind(MLIRContext *ctx, ReduceOp op) {
+  shard::ReductionKind kind = shard::ReductionKind::Sum;
+  switch (op) {
+  case ReduceOp::Sum:
+    kind = shard::ReductionKind::Sum;
+    break;
+  case ReduceOp::Avg:
+    kind = shard::ReductionKind::Average;
+    break;
+  case ReduceOp::Max:
+    kind = shard::ReductionKind::Max;
+    break;
+  case ReduceOp::Min:
+    kind = shard::ReductionKind::Min;
+    break;
+  case ReduceOp::Prod:
+    kind = shard::ReductionKind::Product;
+    break;
+  }
+  return shard::ReductionKindAttr::get(ctx, kind);
+}
+
+/// The axis-named collectives map one to one onto the shard op of the same
+/// name; the mesh symbol is the grid's.
+template <typename OpTy>
+struct AxisCollectiveToShard : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    DenseI16ArrayAttr axes = gridAxes(op, op.getMeshAttr(), op.getAxes());
+    if (llvm::is_contained(axes.asArrayRef(), -1))
+      return b.notifyMatchFailure(op, "unknown axis");
+    Value result;
+    if constexpr (std::is_same_v<OpTy, AllGatherOp>)
+      result = shard::AllGatherOp::create(b, loc, op.getType(),
+                                          op.getMeshAttr(), axes,
+                                          adaptor.getInput(),
+                                          op.getGatherAxisAttr());
+    else if constexpr (std::is_same_v<OpTy, AllReduceOp>)
+      result = shard::AllReduceOp::create(
+          b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
+          reductionKind(op.getContext(), op.getReduction()));
+    else if constexpr (std::is_same_v<OpTy, ReduceScatterOp>)
+      result = shard::ReduceScatterOp::create(
+          b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
+          reductionKind(op.getContext(), op.getReduction()),
+          op.getScatterAxisAttr());
+    else if constexpr (std::is_same_v<OpTy, AllToAllOp>)
+      result = shard::AllToAllOp::create(
+          b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
+          op.getSplitAxisAttr(), op.getConcatAxisAttr());
+    else
+      result = shard::ShiftOp::create(
+          b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
+          b.getIndexAttr(axes[0]), op.getOffsetAttr(), op.getRotateAttr());
+    b.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct AxisIndexToShard : OpConversionPattern<AxisIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AxisIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    DenseI16ArrayAttr axes = gridAxes(
+        op, op.getMeshAttr(), b.getStrArrayAttr({op.getAxis()}));
+    b.replaceOpWithNewOp<shard::ProcessMultiIndexOp>(
+        op, TypeRange{b.getIndexType()}, op.getMeshAttr(), axes);
+    return success();
+  }
+};
+
 struct DTensorPartitionPass
     : hp::dtensor::impl::DTensorPartitionBase<DTensorPartitionPass> {
   void runOnOperation() override;
@@ -54,7 +140,12 @@ struct DTensorPartitionPass
 
 void hp::dtensor::populatePartitionPatterns(RewritePatternSet &patterns,
                                             TypeConverter &converter) {
-  patterns.add<DropLocalConversion<FromLocalOp>, DropLocalConversion<ToLocalOp>>(
+  patterns.add<DropLocalConversion<FromLocalOp>, DropLocalConversion<ToLocalOp>,
+               AxisCollectiveToShard<AllGatherOp>,
+               AxisCollectiveToShard<AllReduceOp>,
+               AxisCollectiveToShard<ReduceScatterOp>,
+               AxisCollectiveToShard<AllToAllOp>,
+               AxisCollectiveToShard<ShiftOp>, AxisIndexToShard>(
       converter, patterns.getContext());
 }
 
@@ -125,7 +216,8 @@ void DTensorPartitionPass::runOnOperation() {
   module.walk([](FunctionOpInterface fn) { annotateBoundaries(fn); });
 
   ConversionTarget target(*ctx);
-  target.addIllegalOp<FromLocalOp, ToLocalOp>();
+  target.addIllegalOp<FromLocalOp, ToLocalOp, AllGatherOp, AllReduceOp,
+                      ReduceScatterOp, AllToAllOp, ShiftOp, AxisIndexOp>();
   target.markUnknownOpDynamicallyLegal([&](Operation *op) {
     if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
       // Functions with other signature types (llvm.func) carry no DTensor.

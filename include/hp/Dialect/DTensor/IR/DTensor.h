@@ -46,8 +46,17 @@ std::string placementListToString(mlir::ArrayAttr list);
 struct MeshInfo {
   mlir::Operation *op = nullptr;
   llvm::SmallVector<int64_t> shape;
+  /// Axis names: given, or d0, d1, ...
+  llvm::SmallVector<std::string> names;
 
   int64_t getRank() const { return shape.size(); }
+  /// The index of the axis called `name`, or -1.
+  int64_t getAxisIndex(llvm::StringRef name) const {
+    for (auto [i, n] : llvm::enumerate(names))
+      if (n == name)
+        return i;
+    return -1;
+  }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
   explicit operator bool() const { return op != nullptr; }
 };

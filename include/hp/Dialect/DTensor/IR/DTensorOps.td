@@ -203,4 +203,141 @@ def DTensor_YieldOp : DTensor_Op<"yield",
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives on local tensors, naming mesh axes
+//===----------------------------------------------------------------------===//
+
+def DTensor_ReduceOpAttr : EnumAttr<DTensor_Dialect, DTensor_ReduceOp, "reduce_op"> {
+  let assemblyFormat = "$value";
+}
+
+class DTensor_AxisCollective<string mnemonic, list<Trait> traits = []>
+    : DTensor_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>])> {
+  code commonDescription = [{
+    Communication inside a local region, on this rank's *local* tensor. The
+    group is the ranks that share this rank's coordinates on every mesh axis
+    not in `axes`; listed axes are ranked row-major in the listed order (the
+    first is outermost), which is the order of concatenation and splitting.
+    `dtensor-partition` maps the op one to one onto the `shard` op of the
+    same name with `grid_axes` in the listed order.
+
+    Constraints: the mesh exists; every name in `axes` is one of its axis
+    names, listed once; the element types agree.
+  }];
+}
+
+def DTensor_AllGatherOp : DTensor_AxisCollective<"all_gather", [Pure]> {
+  let summary = "concatenate the group's local tensors along an axis";
+  let description = [{
+    ```mlir
+    %g = dtensor.all_gather %t on @mesh axes = ["tp"] gather_axis = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+    ```
+    Result constraint: `gather_axis` is the input's size times the group
+    size, other dims unchanged.
+  }] # commonDescription;
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, IndexAttr:$gather_axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `gather_axis` `=` $gather_axis
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DTensor_AllReduceOp : DTensor_AxisCollective<"all_reduce", [Pure]> {
+  let summary = "reduce the group's local tensors elementwise";
+  let description = [{
+    ```mlir
+    %s = dtensor.all_reduce %t on @mesh axes = ["dp", "tp"] reduction = sum : tensor<8x16xf32> -> tensor<8x16xf32>
+    ```
+    Result constraint: the input's type. `reduction` is one of
+    `sum | avg | max | min | prod`.
+  }] # commonDescription;
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DTensor_ReduceOpAttr:$reduction);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DTensor_ReduceScatterOp : DTensor_AxisCollective<"reduce_scatter", [Pure]> {
+  let summary = "reduce the group's tensors and keep this rank's block";
+  let description = [{
+    ```mlir
+    %c = dtensor.reduce_scatter %t on @mesh axes = ["tp"] reduction = sum scatter_axis = 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+    ```
+    Result constraint: `scatter_axis` is the input's size divided by the
+    group size (which must divide it), other dims unchanged.
+  }] # commonDescription;
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, DTensor_ReduceOpAttr:$reduction,
+                       IndexAttr:$scatter_axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `reduction` `=` $reduction
+    `scatter_axis` `=` $scatter_axis attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DTensor_AllToAllOp : DTensor_AxisCollective<"all_to_all", [Pure]> {
+  let summary = "split along one axis, exchange, concatenate along another";
+  let description = [{
+    ```mlir
+    %r = dtensor.all_to_all %t on @mesh axes = ["ep"] split_axis = 0 concat_axis = 1 : tensor<8x2x4xf32> -> tensor<4x4x4xf32>
+    ```
+    Block `j` of `split_axis` goes to group rank `j`; the received blocks are
+    concatenated along `concat_axis` in rank order.
+
+    Result constraint: `split_axis` divided by the group size (which must
+    divide it), `concat_axis` multiplied by it (both when they are the same
+    axis: unchanged), other dims unchanged.
+  }] # commonDescription;
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, IndexAttr:$split_axis,
+                       IndexAttr:$concat_axis);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `split_axis` `=` $split_axis
+    `concat_axis` `=` $concat_axis attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DTensor_ShiftOp : DTensor_AxisCollective<"shift", [Pure]> {
+  let summary = "pass local tensors along a ring of one mesh axis";
+  let description = [{
+    ```mlir
+    %n = dtensor.shift %t on @mesh axes = ["cp"] offset = 1 rotate : tensor<8x16xf32> -> tensor<8x16xf32>
+    ```
+    Coordinate `c` on the axis receives the tensor of coordinate
+    `c - offset`. With `rotate` the ring wraps around; without it, the
+    ranks with no source hold an undefined value.
+
+    Result constraint: the input's type; exactly one axis.
+  }] # commonDescription;
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$offset, UnitAttr:$rotate);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `offset` `=` $offset (`rotate` $rotate^)?
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def DTensor_AxisIndexOp : DTensor_Op<"axis_index", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "this rank's coordinate on a named mesh axis";
+  let description = [{
+    ```mlir
+    %i = dtensor.axis_index @mesh "ep" : index
+    ```
+    Constraints: the mesh exists and has an axis of that name.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrAttr:$axis);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$mesh $axis attr-dict `:` type($result)";
+}
+
 #endif // HP_DIALECT_DTENSOR_IR_DTENSOROPS_TD
