@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main demo. On a fresh Debian 12 machine it builds hp, then for each
-# example dtensor program (a tensor-parallel MLP on a 1-D "tp" mesh and the
-# same MLP on a 2-D "dp" x "tp" mesh):
+# example dtensor program (a tensor-parallel MLP on a 1-D "tp" mesh, the
+# same MLP on a 2-D "dp" x "tp" mesh, a mixture-of-experts layer whose local
+# region dispatches tokens with all_to_all over "ep", and context-parallel
+# attention whose local region passes key/value blocks around a ring):
 #   1. shows the redistribute plans and the SPMD program hp-partition makes,
 #   2. lowers it with hp-lower-to-cpu to NCCL calls, runs it on 4 ranks
 #      (hp-runner -np 4: mpirun + hp's NCCL-over-MPI host library), and
@@ -16,7 +18,8 @@ spmd=$(mktemp --suffix=.mlir)
 broken=$(mktemp --suffix=.mlir)
 trap 'rm -f "$spmd" "$broken" "$broken.err"' EXIT
 
-for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir; do
+for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
+         examples/cp_attention.mlir; do
   echo "=================================================================="
   echo "== $f"
   echo "=================================================================="
@@ -24,13 +27,13 @@ for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir; do
   "$HP_OPT" --hp-partition="print-plans" --mlir-print-op-on-diagnostic=false \
     "$f" 2>&1 >"$spmd" | grep remark
   echo "-- the SPMD function after hp-partition"
-  sed -n '/^  shard.grid/p; /func.func @[a-z_]*mlp/,/^  }/p' "$spmd"
+  sed -n '/^  shard.grid/p; /func.func @\(tp_mlp\|dp_tp_mlp\|moe\|cp_attention\)(/,/^  }/p' "$spmd"
   /usr/lib/llvm-22/bin/mlir-opt --allow-unregistered-dialect "$spmd" > /dev/null
   echo "-- (upstream mlir-opt verifies it)"
   echo "-- running on 4 ranks"
   out=$("$HP_RUNNER" -np 4 "$f" -e main --entry-point-result=void)
   echo "$out" | sort | uniq -c
-  if [ "$(echo "$out" | grep -c 'matches the single-device result')" != 4 ]; then
+  if [ "$(echo "$out" | grep -c 'this rank matches')" != 4 ]; then
     echo "demo: $f does not match the single-device result" >&2
     exit 1
   fi

@@ -5,6 +5,31 @@
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/tp_mlp.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-TP %}
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/dp_tp_mlp.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-DPTP %}
 
+// The MoE layer with 2 ranks on "ep" (2x2 mesh) and, rewritten for a 1x4
+// mesh, with 4; context-parallel attention with 4 ranks on "cp" and,
+// rewritten for a mesh of 2, with 2. The rewrites change the mesh and the
+// local shapes that follow from it, nothing else.
+// RUN: hp-opt %hp_src_root/examples/moe_ep.mlir | hp-opt | FileCheck %s --check-prefix=MOE
+// RUN: hp-opt %hp_src_root/examples/cp_attention.mlir | hp-opt | FileCheck %s --check-prefix=CP
+// RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/moe_ep.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-MOE %}
+// RUN: sed -e 's/shape = \[2, 2\] names = \["dp", "ep"\]/shape = [1, 4] names = ["dp", "ep"]/' -e 's/2x6x2xf32/1x12x2xf32/g' -e 's/2x6x5xf32/1x12x5xf32/g' -e 's/2x2x5xf32/1x2x5xf32/g' -e 's/2x5x2xf32/1x5x2xf32/g' %hp_src_root/examples/moe_ep.mlir > %t.moe4.mlir
+// RUN: %if mpi %{ %hp-runner -np 4 %t.moe4.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-MOE %}
+// RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/cp_attention.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-CP4 %}
+// RUN: sed -e 's/shape = \[4\] names = \["cp"\]/shape = [2] names = ["cp"]/' -e 's/2x4xf32/4x4xf32/g' -e 's/tensor<2xf32>/tensor<4xf32>/g' -e 's/%%steps = arith.constant 4 : index/%%steps = arith.constant 2 : index/' %hp_src_root/examples/cp_attention.mlir > %t.cp2.mlir
+// RUN: %if mpi %{ %hp-runner -np 2 %t.cp2.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-CP2 %}
+
+// MOE: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "ep"]
+// MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 0 concat_axis = 1 : tensor<4x3x2xf32> -> tensor<2x6x2xf32>
+// MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 1 concat_axis = 0 : tensor<2x6x2xf32> -> tensor<4x3x2xf32>
+// CP: dtensor.shift %{{.*}} on @cp axes = ["cp"] offset = 1 rotate : tensor<2x4xf32> -> tensor<2x4xf32>
+
+// RUN-MOE-COUNT-4: moe_ep: this rank matches the single-device result
+// RUN-MOE-NOT: MISMATCH
+// RUN-CP4-COUNT-4: cp_attention: this rank matches full attention within 1e-05
+// RUN-CP4-NOT: MISMATCH
+// RUN-CP2-COUNT-2: cp_attention: this rank matches full attention within 1e-05
+// RUN-CP2-NOT: MISMATCH
+
 // RUN-TP-COUNT-4: tp_mlp: this rank matches the single-device result
 // RUN-TP-NOT: MISMATCH
 // RUN-DPTP-COUNT-4: dp_tp_mlp: this rank matches the single-device result
