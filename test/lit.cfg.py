@@ -8,10 +8,11 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "HP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".c", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hp_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "gen_redistribute.py"]
 
 # Every FileCheck variable is scoped to its CHECK-LABEL block (StableHLO habit).
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
@@ -32,7 +33,7 @@ if shutil.which("mpirun"):
     config.available_features.add("mpi")
 
 tool_dirs = [config.hp_tools_dir, config.llvm_tools_dir]
-tools = ["hp-opt", "mlir-opt", "mlir-translate"]
+tools = ["hp-opt", "mlir-opt", "mlir-translate", "hp-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.hp_have_cuda:

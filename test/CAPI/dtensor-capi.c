@@ -1,0 +1,152 @@
+//===- dtensor-capi.c - exercise hp's C API -------------------------------===//
+// RUN: hp-capi-test 2>&1 | FileCheck %s
+//===----------------------------------------------------------------------===//
+
+#include "hp-c/DTensor.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/RegisterEverything.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print(MlirStringRef s, void *unused) {
+  (void)unused;
+  fwrite(s.data, 1, s.length, stdout);
+}
+
+static MlirStringRef str(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  hpRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  mlirRegisterAllPasses();
+  hpRegisterAllPasses();
+
+  /* Placements. */
+  MlirAttribute s1 = hpDTensorShardAttrGet(ctx, 1);
+  MlirAttribute r = hpDTensorReplicateAttrGet(ctx);
+  MlirAttribute p = hpDTensorPartialAttrGet(ctx, HPReduceMax);
+  mlirAttributePrint(s1, print, NULL);
+  printf(" dim=%lld\n", (long long)hpDTensorShardAttrGetDim(s1));
+  /* CHECK: #dtensor.shard<1> dim=1 */
+  mlirAttributePrint(p, print, NULL);
+  printf(" isPartial=%d isShard=%d op=%d\n", hpAttributeIsADTensorPartialAttr(p),
+         hpAttributeIsADTensorShardAttr(p), (int)hpDTensorPartialAttrGetReduceOp(p));
+  /* CHECK: #dtensor.partial<max> isPartial=1 isShard=0 op=2 */
+  printf("replicate=%d\n", hpAttributeIsADTensorReplicateAttr(r));
+  /* CHECK: replicate=1 */
+
+  /* Types. */
+  int64_t shape[2] = {10, 8};
+  MlirAttribute placements[2] = {hpDTensorShardAttrGet(ctx, 0), r};
+  MlirType f32 = mlirF32TypeGet(ctx);
+  MlirType dt = hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 2, placements);
+  mlirTypePrint(dt, print, NULL);
+  printf("\n");
+  /* CHECK: !dtensor.tensor<10x8xf32, @mesh, [shard<0>, replicate]> */
+  MlirStringRef mesh = hpDTensorTypeGetMesh(dt);
+  printf("isa=%d rank=%ld dim0=%lld mesh=%.*s placements=%ld\n",
+         hpTypeIsADTensorType(dt), (long)hpDTensorTypeGetRank(dt),
+         (long long)hpDTensorTypeGetDimSize(dt, 0), (int)mesh.length, mesh.data,
+         (long)hpDTensorTypeGetNumPlacements(dt));
+  /* CHECK: isa=1 rank=2 dim0=10 mesh=mesh placements=2 */
+  int64_t meshShape[2] = {4, 2};
+  mlirTypePrint(hpDTensorTypeGetLocalType(dt, 2, meshShape), print, NULL);
+  printf("\n");
+  /* 10 rows over 4: 3, 3, 3, 1 -> dynamic. */
+  /* CHECK: tensor<?x8xf32> */
+  fflush(stdout); /* the diagnostic below goes to stderr */
+  MlirAttribute bad[1] = {hpDTensorShardAttrGet(ctx, 5)};
+  printf("invalid type is null: %d\n",
+         mlirTypeIsNull(hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 1, bad)));
+  /* CHECK: dtensor type: shard dim 5 is out of range for a tensor of rank 2 */
+  /* CHECK: invalid type is null: 1 */
+
+  /* Build a module: a mesh, and a function holding a local_region. */
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+  MlirModule module = mlirModuleCreateEmpty(loc);
+  MlirBlock top = mlirModuleGetBody(module);
+  MlirStringRef names[2] = {str("dp"), str("tp")};
+  int64_t mshape[2] = {2, 2};
+  mlirBlockAppendOwnedOperation(top, hpDTensorMeshOpCreate(loc, str("mesh"), 2, mshape, names, NULL));
+
+  int64_t gshape[1] = {8};
+  MlirAttribute sr[2] = {hpDTensorShardAttrGet(ctx, 0), r};
+  MlirType in = hpDTensorTypeGet(ctx, 1, gshape, f32, str("mesh"), 2, sr);
+  MlirType fnType = mlirFunctionTypeGet(ctx, 1, &in, 1, &in);
+  MlirNamedAttribute fnAttrs[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
+                            mlirStringAttrGet(ctx, str("double"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
+                            mlirTypeAttrGet(fnType))};
+  MlirRegion fnBody = mlirRegionCreate();
+  MlirBlock entry = mlirBlockCreate(1, &in, &loc);
+  mlirRegionAppendOwnedBlock(fnBody, entry);
+  MlirOperationState fnState = mlirOperationStateGet(str("func.func"), loc);
+  mlirOperationStateAddAttributes(&fnState, 2, fnAttrs);
+  mlirOperationStateAddOwnedRegions(&fnState, 1, &fnBody);
+  MlirOperation fn = mlirOperationCreate(&fnState);
+  mlirBlockAppendOwnedOperation(top, fn);
+
+  MlirValue x = mlirBlockGetArgument(entry, 0);
+  MlirStringRef argName = str("x");
+  MlirType local = hpDTensorTypeGetLocalType(in, 2, mshape);
+  MlirAttribute flat = mlirArrayAttrGet(ctx, 2, sr);
+  MlirOperation region = hpDTensorLocalRegionOpCreate(
+      loc, str("mesh"), 1, &x, &argName, &local, mlirAttributeGetNull(), flat,
+      false, 1, &in);
+  mlirBlockAppendOwnedOperation(entry, region);
+  MlirBlock body = hpDTensorLocalRegionOpGetBody(region);
+  MlirValue l = mlirBlockGetArgument(body, 0);
+  MlirValue ll[2] = {l, l};
+  MlirOperationState add = mlirOperationStateGet(str("arith.addf"), loc);
+  mlirOperationStateAddOperands(&add, 2, ll);
+  mlirOperationStateAddResults(&add, 1, &local);
+  MlirOperation addOp = mlirOperationCreate(&add);
+  mlirBlockAppendOwnedOperation(body, addOp);
+  MlirValue sum = mlirOperationGetResult(addOp, 0);
+  mlirBlockAppendOwnedOperation(body, hpDTensorYieldOpCreate(loc, 1, &sum));
+  MlirValue out = mlirOperationGetResult(region, 0);
+  MlirOperationState ret = mlirOperationStateGet(str("func.return"), loc);
+  mlirOperationStateAddOperands(&ret, 1, &out);
+  mlirBlockAppendOwnedOperation(entry, mlirOperationCreate(&ret));
+
+  MlirOperation moduleOp = mlirModuleGetOperation(module);
+  printf("verified: %d\n", mlirOperationVerify(moduleOp));
+  /* CHECK: verified: 1 */
+  mlirOperationPrint(moduleOp, print, NULL);
+  printf("\n");
+  /* CHECK: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"] */
+  /* CHECK: dtensor.local_region on @mesh args(%{{.*}} as "x") out_placements = [shard<0>, replicate] */
+  /* CHECK: ^bb0(%{{.*}}: tensor<4xf32>): */
+  /* CHECK: dtensor.yield */
+
+  /* Run the hp-partition pipeline. */
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+  MlirLogicalResult parsed = mlirParsePassPipeline(opm, str("builtin.module(hp-partition)"), print, NULL);
+  printf("pipeline parsed: %d\n", mlirLogicalResultIsSuccess(parsed));
+  /* CHECK: pipeline parsed: 1 */
+  MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, moduleOp);
+  printf("pipeline ran: %d\n", mlirLogicalResultIsSuccess(ran));
+  /* CHECK: pipeline ran: 1 */
+  mlirOperationPrint(moduleOp, print, NULL);
+  printf("\n");
+  /* CHECK: shard.grid @mesh(shape = 2x2) */
+  /* CHECK: func.func @double(%{{.*}}: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8]>}) */
+  /* CHECK: arith.addf */
+
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+  mlirContextDestroy(ctx);
+  return 0;
+}
