@@ -37,13 +37,13 @@ int main(void) {
   MlirAttribute p = hpDTensorPartialAttrGet(ctx, HPReduceMax);
   mlirAttributePrint(s1, print, NULL);
   printf(" dim=%lld\n", (long long)hpDTensorShardAttrGetDim(s1));
-  /* CHECK: #dtensor.shard<1> dim=1 */
+  // CHECK: #dtensor.shard<1> dim=1
   mlirAttributePrint(p, print, NULL);
   printf(" isPartial=%d isShard=%d op=%d\n", hpAttributeIsADTensorPartialAttr(p),
          hpAttributeIsADTensorShardAttr(p), (int)hpDTensorPartialAttrGetReduceOp(p));
-  /* CHECK: #dtensor.partial<max> isPartial=1 isShard=0 op=2 */
+  // CHECK: #dtensor.partial<max> isPartial=1 isShard=0 op=2
   printf("replicate=%d\n", hpAttributeIsADTensorReplicateAttr(r));
-  /* CHECK: replicate=1 */
+  // CHECK: replicate=1
 
   /* Types. */
   int64_t shape[2] = {10, 8};
@@ -52,24 +52,24 @@ int main(void) {
   MlirType dt = hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 2, placements);
   mlirTypePrint(dt, print, NULL);
   printf("\n");
-  /* CHECK: !dtensor.tensor<10x8xf32, @mesh, [shard<0>, replicate]> */
+  // CHECK: !dtensor.tensor<10x8xf32, @mesh, [shard<0>, replicate]>
   MlirStringRef mesh = hpDTensorTypeGetMesh(dt);
   printf("isa=%d rank=%ld dim0=%lld mesh=%.*s placements=%ld\n",
          hpTypeIsADTensorType(dt), (long)hpDTensorTypeGetRank(dt),
          (long long)hpDTensorTypeGetDimSize(dt, 0), (int)mesh.length, mesh.data,
          (long)hpDTensorTypeGetNumPlacements(dt));
-  /* CHECK: isa=1 rank=2 dim0=10 mesh=mesh placements=2 */
+  // CHECK: isa=1 rank=2 dim0=10 mesh=mesh placements=2
   int64_t meshShape[2] = {4, 2};
   mlirTypePrint(hpDTensorTypeGetLocalType(dt, 2, meshShape), print, NULL);
   printf("\n");
   /* 10 rows over 4: 3, 3, 3, 1 -> dynamic. */
-  /* CHECK: tensor<?x8xf32> */
+  // CHECK: tensor<?x8xf32>
   fflush(stdout); /* the diagnostic below goes to stderr */
   MlirAttribute bad[1] = {hpDTensorShardAttrGet(ctx, 5)};
   printf("invalid type is null: %d\n",
          mlirTypeIsNull(hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 1, bad)));
-  /* CHECK: dtensor type: shard dim 5 is out of range for a tensor of rank 2 */
-  /* CHECK: invalid type is null: 1 */
+  // CHECK: dtensor type: shard dim 5 is out of range for a tensor of rank 2
+  // CHECK: invalid type is null: 1
 
   /* Build a module: a mesh, and a function holding a local_region. */
   MlirLocation loc = mlirLocationUnknownGet(ctx);
@@ -122,28 +122,28 @@ int main(void) {
 
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   printf("verified: %d\n", mlirOperationVerify(moduleOp));
-  /* CHECK: verified: 1 */
+  // CHECK: verified: 1
   mlirOperationPrint(moduleOp, print, NULL);
   printf("\n");
-  /* CHECK: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"] */
-  /* CHECK: dtensor.local_region on @mesh args(%{{.*}} as "x") out_placements = [shard<0>, replicate] */
-  /* CHECK: ^bb0(%{{.*}}: tensor<4xf32>): */
-  /* CHECK: dtensor.yield */
+  // CHECK: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+  // CHECK: dtensor.local_region on @mesh args(%{{.*}} as "x") out_placements = [shard<0>, replicate]
+  // CHECK: ^bb0(%{{.*}}: tensor<4xf32>):
+  // CHECK: dtensor.yield
 
   /* Run the hp-partition pipeline. */
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
   MlirLogicalResult parsed = mlirParsePassPipeline(opm, str("builtin.module(hp-partition)"), print, NULL);
   printf("pipeline parsed: %d\n", mlirLogicalResultIsSuccess(parsed));
-  /* CHECK: pipeline parsed: 1 */
+  // CHECK: pipeline parsed: 1
   MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, moduleOp);
   printf("pipeline ran: %d\n", mlirLogicalResultIsSuccess(ran));
-  /* CHECK: pipeline ran: 1 */
+  // CHECK: pipeline ran: 1
   mlirOperationPrint(moduleOp, print, NULL);
   printf("\n");
-  /* CHECK: shard.grid @mesh(shape = 2x2) */
-  /* CHECK: func.func @double(%{{.*}}: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8]>}) */
-  /* CHECK: arith.addf */
+  // CHECK: shard.grid @mesh(shape = 2x2)
+  // CHECK: func.func @double(%{{.*}}: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8]>})
+  // CHECK: arith.addf
 
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
