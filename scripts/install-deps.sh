@@ -24,3 +24,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+
+# hp's Python module is built with nanobind and tested with pytest (PyPI).
+if ! python3 -c "import nanobind, pytest" >/dev/null 2>&1; then
+  echo "install-deps: installing nanobind and pytest from PyPI"
+  python3 -m pip install -q --disable-pip-version-check nanobind pytest
+fi

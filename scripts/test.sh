@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds hp and runs every test suite (lit, gtest), then prints one summary
+# Builds hp and runs every test suite (lit, gtest, pytest), then prints one summary
 # line per suite and a closing 'total: N passed, N failed, N skipped' line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,12 @@ lit -sv --xunit-xml-output="$reports/lit.xml" build/test
 echo "== unit tests"
 build/unittests/HPUnitTests --gtest_output="xml:$reports/unittests.xml"
 
+echo "== python (pytest)"
+PYTHONPATH=build/python python3 -m pytest -q python/tests \
+  --junitxml="$reports/python.xml"
+
 echo "== summary"
 python3 scripts/test-summary.py \
   "lit=$reports/lit.xml" \
-  "unittests=$reports/unittests.xml"
+  "unittests=$reports/unittests.xml" \
+  "python=$reports/python.xml"

@@ -1,0 +1,445 @@
+//===- HPModule.cpp - the _hp Python extension, over hp's C API -----------===//
+//
+// MLIR's Python package is not shipped by Debian, so hp carries its own small
+// binding over the C API: contexts with every dialect and pass registered,
+// parsing and printing, pass pipelines with diagnostics turned into
+// exceptions, placement attributes and DTensor types, and a builder for
+// meshes, functions, generic ops and local_region ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp-c/DTensor.h"
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+#include "mlir-c/RegisterEverything.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+
+MlirStringRef toRef(const std::string &s) {
+  return mlirStringRefCreate(s.data(), s.size());
+}
+
+void appendTo(MlirStringRef s, void *out) {
+  static_cast<std::string *>(out)->append(s.data, s.length);
+}
+
+/// Owns an MlirContext; every other object keeps it alive.
+struct Context {
+  MlirContext ctx;
+  std::vector<std::string> diagnostics;
+  MlirDiagnosticHandlerID handler;
+
+  Context() {
+    static std::once_flag passes;
+    std::call_once(passes, [] {
+      mlirRegisterAllPasses();
+      hpRegisterAllPasses();
+    });
+    ctx = mlirContextCreate();
+    MlirDialectRegistry registry = mlirDialectRegistryCreate();
+    mlirRegisterAllDialects(registry);
+    hpRegisterAllDialects(registry);
+    mlirContextAppendDialectRegistry(ctx, registry);
+    mlirDialectRegistryDestroy(registry);
+    mlirContextLoadAllAvailableDialects(ctx);
+    handler = mlirContextAttachDiagnosticHandler(
+        ctx,
+        [](MlirDiagnostic diag, void *self) {
+          std::string text;
+          mlirDiagnosticPrint(diag, appendTo, &text);
+          std::string where;
+          mlirLocationPrint(mlirDiagnosticGetLocation(diag), appendTo, &where);
+          static_cast<Context *>(self)->diagnostics.push_back(where + ": " +
+                                                              text);
+          return mlirLogicalResultSuccess();
+        },
+        this, nullptr);
+  }
+  ~Context() {
+    mlirContextDetachDiagnosticHandler(ctx, handler);
+    mlirContextDestroy(ctx);
+  }
+
+  /// Raises hp.MLIRError with the collected diagnostics.
+  [[noreturn]] void fail(const std::string &what) {
+    std::string message = what;
+    for (const std::string &d : diagnostics)
+      message += "\n" + d;
+    diagnostics.clear();
+    throw nb::value_error(message.c_str());
+  }
+};
+using ContextRef = std::shared_ptr<Context>;
+
+struct Attribute {
+  ContextRef context;
+  MlirAttribute attr;
+  std::string str() const {
+    std::string s;
+    mlirAttributePrint(attr, appendTo, &s);
+    return s;
+  }
+};
+
+struct Type {
+  ContextRef context;
+  MlirType type;
+  std::string str() const {
+    std::string s;
+    mlirTypePrint(type, appendTo, &s);
+    return s;
+  }
+};
+
+struct Value {
+  ContextRef context;
+  MlirValue value;
+  Type type() const { return {context, mlirValueGetType(value)}; }
+};
+
+struct Block {
+  ContextRef context;
+  MlirBlock block;
+  std::vector<Value> arguments() const {
+    std::vector<Value> args;
+    for (intptr_t i = 0, e = mlirBlockGetNumArguments(block); i < e; ++i)
+      args.push_back({context, mlirBlockGetArgument(block, i)});
+    return args;
+  }
+};
+
+struct Operation {
+  ContextRef context;
+  MlirOperation op;
+  std::vector<Value> results() const {
+    std::vector<Value> out;
+    for (intptr_t i = 0, e = mlirOperationGetNumResults(op); i < e; ++i)
+      out.push_back({context, mlirOperationGetResult(op, i)});
+    return out;
+  }
+  std::string str() const {
+    std::string s;
+    mlirOperationPrint(op, appendTo, &s);
+    return s;
+  }
+};
+
+struct Module {
+  ContextRef context;
+  MlirModule module;
+  Module(ContextRef c, MlirModule m) : context(std::move(c)), module(m) {}
+  ~Module() { mlirModuleDestroy(module); }
+
+  MlirOperation operation() const { return mlirModuleGetOperation(module); }
+  Block body() const { return {context, mlirModuleGetBody(module)}; }
+  std::string str() const {
+    std::string s;
+    mlirOperationPrint(operation(), appendTo, &s);
+    return s;
+  }
+  void verify() {
+    if (!mlirOperationVerify(operation()))
+      context->fail("module does not verify");
+    context->diagnostics.clear();
+  }
+  void run(const std::string &pipeline) {
+    MlirPassManager pm = mlirPassManagerCreate(context->ctx);
+    std::string error;
+    std::string anchored = "builtin.module(" + pipeline + ")";
+    MlirLogicalResult parsed = mlirParsePassPipeline(
+        mlirPassManagerGetAsOpPassManager(pm), toRef(anchored), appendTo,
+        &error);
+    if (mlirLogicalResultIsFailure(parsed)) {
+      mlirPassManagerDestroy(pm);
+      context->fail("invalid pass pipeline '" + pipeline + "': " + error);
+    }
+    MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, operation());
+    mlirPassManagerDestroy(pm);
+    if (mlirLogicalResultIsFailure(ran))
+      context->fail("pipeline '" + pipeline + "' failed");
+    context->diagnostics.clear();
+  }
+};
+
+std::shared_ptr<Module> parseModule(ContextRef context, const std::string &text) {
+  MlirModule m = mlirModuleCreateParse(context->ctx, toRef(text));
+  if (mlirModuleIsNull(m))
+    context->fail("cannot parse the module");
+  context->diagnostics.clear();
+  return std::make_shared<Module>(context, m);
+}
+
+MlirType parseType(ContextRef context, const std::string &text) {
+  MlirType t = mlirTypeParseGet(context->ctx, toRef(text));
+  if (mlirTypeIsNull(t))
+    context->fail("cannot parse type '" + text + "'");
+  return t;
+}
+
+MlirAttribute parseAttribute(ContextRef context, const std::string &text) {
+  MlirAttribute a = mlirAttributeParseGet(context->ctx, toRef(text));
+  if (mlirAttributeIsNull(a))
+    context->fail("cannot parse attribute '" + text + "'");
+  return a;
+}
+
+MlirAttribute placementList(ContextRef context,
+                            const std::vector<Attribute> &list) {
+  std::vector<MlirAttribute> raw;
+  for (const Attribute &a : list)
+    raw.push_back(a.attr);
+  return mlirArrayAttrGet(context->ctx, raw.size(), raw.data());
+}
+
+} // namespace
+
+NB_MODULE(_hp, m) {
+  m.doc() = "hp's MLIR bindings over its C API";
+
+  nb::class_<Context>(m, "Context")
+      .def(nb::new_([] { return std::make_shared<Context>(); }),
+           "A context with every upstream and hp dialect and pass.");
+
+  nb::class_<Attribute>(m, "Attribute")
+      .def("__str__", &Attribute::str)
+      .def("__repr__", [](const Attribute &a) { return "Attribute(" + a.str() + ")"; })
+      .def_static("parse", [](ContextRef c, const std::string &text) {
+        return Attribute{c, parseAttribute(c, text)};
+      });
+
+  nb::class_<Type>(m, "Type")
+      .def("__str__", &Type::str)
+      .def("__repr__", [](const Type &t) { return "Type(" + t.str() + ")"; })
+      .def_static("parse", [](ContextRef c, const std::string &text) {
+        return Type{c, parseType(c, text)};
+      })
+      .def_prop_ro("is_dtensor", [](const Type &t) { return hpTypeIsADTensorType(t.type); });
+
+  nb::class_<Value>(m, "Value").def_prop_ro("type", &Value::type);
+
+  nb::class_<Block>(m, "Block").def_prop_ro("arguments", &Block::arguments);
+
+  nb::class_<Operation>(m, "Operation")
+      .def_prop_ro("results", &Operation::results)
+      .def("__str__", &Operation::str);
+
+  nb::class_<Module>(m, "Module")
+      .def_static("parse", &parseModule, "Parses a module; raises ValueError with the diagnostics.")
+      .def_static("create", [](ContextRef c) {
+        return std::make_shared<Module>(c, mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
+      })
+      .def("__str__", &Module::str)
+      .def("verify", &Module::verify, "Raises ValueError with the diagnostics if invalid.")
+      .def("run", &Module::run, nb::arg("pipeline"),
+           "Runs a pass pipeline on the module, e.g. 'hp-partition'; raises "
+           "ValueError with the diagnostics on failure.")
+      .def_prop_ro("body", &Module::body);
+
+  // Placements and types.
+  m.def("shard_attr", [](ContextRef c, int64_t dim) {
+    return Attribute{c, hpDTensorShardAttrGet(c->ctx, dim)};
+  });
+  m.def("replicate_attr", [](ContextRef c) {
+    return Attribute{c, hpDTensorReplicateAttrGet(c->ctx)};
+  });
+  m.def("partial_attr", [](ContextRef c, const std::string &op) {
+    static const char *names[] = {"sum", "avg", "max", "min", "prod"};
+    for (int i = 0; i < 5; ++i)
+      if (op == names[i])
+        return Attribute{c, hpDTensorPartialAttrGet(c->ctx, static_cast<HPReduceOp>(i))};
+    throw nb::value_error(("unknown reduction '" + op + "' (sum, avg, max, min, prod)").c_str());
+  });
+  m.def("dtensor_type",
+        [](ContextRef c, const std::vector<int64_t> &shape, const std::string &element,
+           const std::string &mesh, const std::vector<Attribute> &placements) {
+          std::vector<MlirAttribute> raw;
+          for (const Attribute &a : placements)
+            raw.push_back(a.attr);
+          MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(),
+                                        parseType(c, element), toRef(mesh), raw.size(), raw.data());
+          if (mlirTypeIsNull(t))
+            c->fail("invalid dtensor type");
+          c->diagnostics.clear();
+          return Type{c, t};
+        });
+  m.def("local_type", [](const Type &t, const std::vector<int64_t> &meshShape) {
+    if (!hpTypeIsADTensorType(t.type))
+      throw nb::value_error("not a !dtensor.tensor");
+    return Type{t.context, hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data())};
+  });
+
+  // Building.
+  m.def("add_mesh",
+        [](Module &module, const std::string &name, const std::vector<int64_t> &shape,
+           std::optional<std::vector<std::string>> names) {
+          std::vector<MlirStringRef> refs;
+          if (names)
+            for (const std::string &n : *names)
+              refs.push_back(toRef(n));
+          MlirOperation op = hpDTensorMeshOpCreate(
+              mlirLocationUnknownGet(module.context->ctx), toRef(name), shape.size(),
+              shape.data(), names ? refs.data() : nullptr, nullptr);
+          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module), op);
+          return Operation{module.context, op};
+        },
+        nb::arg("module"), nb::arg("name"), nb::arg("shape"), nb::arg("names") = nb::none());
+  m.def("add_function",
+        [](Module &module, const std::string &name, const std::vector<Type> &args,
+           const std::vector<Type> &results) {
+          MlirContext ctx = module.context->ctx;
+          MlirLocation loc = mlirLocationUnknownGet(ctx);
+          std::vector<MlirType> a, r;
+          std::vector<MlirLocation> locs;
+          for (const Type &t : args) {
+            a.push_back(t.type);
+            locs.push_back(loc);
+          }
+          for (const Type &t : results)
+            r.push_back(t.type);
+          MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
+          MlirNamedAttribute attrs[2] = {
+              mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("sym_name")),
+                                    mlirStringAttrGet(ctx, toRef(name))),
+              mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("function_type")),
+                                    mlirTypeAttrGet(fnType))};
+          MlirRegion body = mlirRegionCreate();
+          MlirBlock entry = mlirBlockCreate(a.size(), a.data(), locs.data());
+          mlirRegionAppendOwnedBlock(body, entry);
+          MlirOperationState state = mlirOperationStateGet(toRef("func.func"), loc);
+          mlirOperationStateAddAttributes(&state, 2, attrs);
+          mlirOperationStateAddOwnedRegions(&state, 1, &body);
+          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module),
+                                        mlirOperationCreate(&state));
+          return Block{module.context, entry};
+        });
+  m.def("add_op",
+        [](Block &block, const std::string &name, const std::vector<Value> &operands,
+           const std::vector<Type> &results, std::optional<std::string> attributes) {
+          MlirContext ctx = block.context->ctx;
+          MlirOperationState state = mlirOperationStateGet(toRef(name), mlirLocationUnknownGet(ctx));
+          std::vector<MlirValue> ops;
+          for (const Value &v : operands)
+            ops.push_back(v.value);
+          std::vector<MlirType> types;
+          for (const Type &t : results)
+            types.push_back(t.type);
+          mlirOperationStateAddOperands(&state, ops.size(), ops.data());
+          mlirOperationStateAddResults(&state, types.size(), types.data());
+          std::vector<MlirNamedAttribute> named;
+          if (attributes) {
+            MlirAttribute dict = parseAttribute(block.context, *attributes);
+            for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(dict); i < e; ++i)
+              named.push_back(mlirDictionaryAttrGetElement(dict, i));
+          }
+          mlirOperationStateAddAttributes(&state, named.size(), named.data());
+          MlirOperation op = mlirOperationCreate(&state);
+          if (mlirOperationIsNull(op))
+            block.context->fail("cannot create '" + name + "'");
+          mlirBlockAppendOwnedOperation(block.block, op);
+          return Operation{block.context, op};
+        },
+        nb::arg("block"), nb::arg("name"), nb::arg("operands"), nb::arg("results"),
+        nb::arg("attributes") = nb::none(),
+        "Appends a generic op; `attributes` is an MLIR dictionary, e.g. '{value = 1 : i64}'.");
+  m.def("add_local_region",
+        [](Block &block, const std::string &mesh, const std::vector<int64_t> &meshShape,
+           const std::vector<std::pair<Value, std::string>> &args,
+           std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>> inPlacements,
+           std::optional<std::vector<std::optional<std::vector<Attribute>>>> outPlacements,
+           bool outFlat, bool redistributeInputs, const std::vector<Type> &results) {
+          ContextRef c = block.context;
+          MlirContext ctx = c->ctx;
+          std::vector<MlirValue> values;
+          std::vector<MlirStringRef> names;
+          std::vector<MlirType> blockTypes;
+          for (const auto &[value, name] : args) {
+            values.push_back(value.value);
+            names.push_back(toRef(name));
+            MlirType t = mlirValueGetType(value.value);
+            MlirType local = t;
+            if (hpTypeIsADTensorType(t)) {
+              local = hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
+              // A declared placement is what the body sees.
+              if (inPlacements)
+                for (const auto &[key, list] : *inPlacements)
+                  if (key == name && list) {
+                    std::vector<int64_t> shape;
+                    for (intptr_t i = 0, e = hpDTensorTypeGetRank(t); i < e; ++i)
+                      shape.push_back(hpDTensorTypeGetDimSize(t, i));
+                    std::vector<MlirAttribute> raw;
+                    for (const Attribute &a : *list)
+                      raw.push_back(a.attr);
+                    MlirType declared = hpDTensorTypeGet(
+                        ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
+                        hpDTensorTypeGetMesh(t), raw.size(), raw.data());
+                    if (mlirTypeIsNull(declared))
+                      c->fail("invalid in_placements for '" + name + "'");
+                    local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
+                  }
+            }
+            blockTypes.push_back(local);
+          }
+          MlirAttribute in = mlirAttributeGetNull();
+          if (inPlacements) {
+            std::vector<MlirNamedAttribute> entries;
+            for (const auto &[key, list] : *inPlacements)
+              entries.push_back(mlirNamedAttributeGet(
+                  mlirIdentifierGet(ctx, toRef(key)),
+                  list ? placementList(c, *list) : mlirUnitAttrGet(ctx)));
+            in = mlirDictionaryAttrGet(ctx, entries.size(), entries.data());
+          }
+          MlirAttribute out = mlirAttributeGetNull();
+          if (outPlacements) {
+            if (outFlat) {
+              if (outPlacements->size() != 1 || !(*outPlacements)[0])
+                throw nb::value_error("a flat out_placements is one placement list");
+              out = placementList(c, *(*outPlacements)[0]);
+            } else {
+              std::vector<MlirAttribute> entries;
+              for (const auto &list : *outPlacements)
+                entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(ctx));
+              out = mlirArrayAttrGet(ctx, entries.size(), entries.data());
+            }
+          }
+          std::vector<MlirType> resultTypes;
+          for (const Type &t : results)
+            resultTypes.push_back(t.type);
+          MlirOperation op = hpDTensorLocalRegionOpCreate(
+              mlirLocationUnknownGet(ctx), toRef(mesh), values.size(), values.data(), names.data(),
+              blockTypes.data(), in, out, redistributeInputs, resultTypes.size(), resultTypes.data());
+          mlirBlockAppendOwnedOperation(block.block, op);
+          return std::make_pair(Operation{c, op}, Block{c, hpDTensorLocalRegionOpGetBody(op)});
+        },
+        nb::arg("block"), nb::arg("mesh"), nb::arg("mesh_shape"), nb::arg("args"),
+        nb::arg("in_placements") = nb::none(), nb::arg("out_placements") = nb::none(),
+        nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
+        nb::arg("results") = std::vector<Type>{});
+  m.def("add_yield", [](Block &block, const std::vector<Value> &values) {
+    std::vector<MlirValue> raw;
+    for (const Value &v : values)
+      raw.push_back(v.value);
+    MlirOperation op = hpDTensorYieldOpCreate(mlirLocationUnknownGet(block.context->ctx),
+                                              raw.size(), raw.data());
+    mlirBlockAppendOwnedOperation(block.block, op);
+    return Operation{block.context, op};
+  });
+}

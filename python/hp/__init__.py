@@ -1,0 +1,185 @@
+"""hp: distributed tensors to NCCL collectives, in MLIR.
+
+A thin Pythonic layer over the native ``_hp`` extension (itself a binding of
+hp's C API). Placements mirror hyper_parallel / PyTorch DTensor:
+
+>>> Shard(0), Replicate(), Partial()
+(S(0), R, P)
+
+Errors from MLIR (parse errors, verifier errors, failing passes) are raised
+as ``ValueError`` whose message holds MLIR's located diagnostics.
+"""
+
+from . import _hp
+from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
+
+__all__ = [
+    "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
+    "Partial", "Placement", "Replicate", "Shard", "Type", "Value",
+    "dtensor_type", "local_region",
+]
+
+
+class Placement:
+    """How a tensor is laid out along one mesh dimension."""
+
+    def to_mlir(self, ctx):
+        raise NotImplementedError
+
+    def is_shard(self, dim=None):
+        return False
+
+    def is_replicate(self):
+        return False
+
+    def is_partial(self):
+        return False
+
+
+class Shard(Placement):
+    """Tensor dim ``dim`` split across the mesh dimension (torch.chunk)."""
+
+    def __init__(self, dim):
+        if dim < 0:
+            raise ValueError(f"shard dim must be non-negative, got {dim}")
+        self.dim = dim
+
+    def to_mlir(self, ctx):
+        return _hp.shard_attr(ctx, self.dim)
+
+    def is_shard(self, dim=None):
+        return dim is None or dim == self.dim
+
+    def __eq__(self, other):
+        return isinstance(other, Shard) and other.dim == self.dim
+
+    def __hash__(self):
+        return hash(("S", self.dim))
+
+    def __repr__(self):
+        return f"S({self.dim})"
+
+
+class Replicate(Placement):
+    """A full copy on every coordinate of the mesh dimension."""
+
+    def to_mlir(self, ctx):
+        return _hp.replicate_attr(ctx)
+
+    def is_replicate(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, Replicate)
+
+    def __hash__(self):
+        return hash("R")
+
+    def __repr__(self):
+        return "R"
+
+
+class Partial(Placement):
+    """Pending reduction across the mesh dimension: sum, avg, max, min, prod."""
+
+    OPS = ("sum", "avg", "max", "min", "prod")
+
+    def __init__(self, reduce_op="sum"):
+        if reduce_op not in self.OPS:
+            raise ValueError(f"unknown reduction '{reduce_op}' ({', '.join(self.OPS)})")
+        self.reduce_op = reduce_op
+
+    def to_mlir(self, ctx):
+        return _hp.partial_attr(ctx, self.reduce_op)
+
+    def is_partial(self):
+        return True
+
+    def __eq__(self, other):
+        return isinstance(other, Partial) and other.reduce_op == self.reduce_op
+
+    def __hash__(self):
+        return hash(("P", self.reduce_op))
+
+    def __repr__(self):
+        return "P" if self.reduce_op == "sum" else f"P({self.reduce_op})"
+
+
+class DeviceMesh:
+    """A named n-dimensional device mesh, emitted as ``dtensor.mesh``."""
+
+    def __init__(self, name, shape, mesh_dim_names=None):
+        self.name = name
+        self.shape = tuple(shape)
+        if mesh_dim_names is None:
+            mesh_dim_names = tuple(f"d{i}" for i in range(len(self.shape)))
+        if len(mesh_dim_names) != len(self.shape):
+            raise ValueError("one name per mesh dimension")
+        self.mesh_dim_names = tuple(mesh_dim_names)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            n = 1
+            for s in self.shape:
+                n *= s
+            return n
+        return self.shape[dim]
+
+    def add_to(self, module):
+        """Appends ``dtensor.mesh`` to a Module."""
+        return _hp.add_mesh(module, self.name, list(self.shape), list(self.mesh_dim_names))
+
+    def __repr__(self):
+        dims = ", ".join(f"{n}={s}" for n, s in zip(self.mesh_dim_names, self.shape))
+        return f"DeviceMesh({self.name}: {dims})"
+
+
+def _placements(ctx, mesh, placements):
+    placements = list(placements)
+    if len(placements) != mesh.ndim:
+        raise ValueError(f"{len(placements)} placements for a mesh of rank {mesh.ndim}")
+    return [p.to_mlir(ctx) for p in placements]
+
+
+def dtensor_type(ctx, shape, element_type, mesh, placements):
+    """``!dtensor.tensor<shape x element_type, @mesh, [placements]>``."""
+    return _hp.dtensor_type(ctx, list(shape), element_type, mesh.name,
+                            _placements(ctx, mesh, placements))
+
+
+def local_region(ctx, block, mesh, args, results, in_placements=None,
+                 out_placements=None, redistribute_inputs=False):
+    """Appends a ``dtensor.local_region`` to ``block``.
+
+    ``args`` is a list of ``(value, name)``; ``in_placements`` maps names to
+    placement lists or ``None``; ``out_placements`` is one placement list
+    (flat form) or a list of placement lists / ``None`` (per-output form).
+    Returns ``(operation, body)``: append the body's ops to ``body`` (its
+    arguments have the local types) and finish with ``yield_``.
+    """
+    ins = None
+    if in_placements is not None:
+        ins = [(name, None if ps is None else _placements(ctx, mesh, ps))
+               for name, ps in in_placements.items()]
+    outs, flat = None, False
+    if out_placements is not None:
+        flat = len(out_placements) > 0 and all(isinstance(p, Placement) for p in out_placements)
+        if flat:
+            outs = [_placements(ctx, mesh, out_placements)]
+        else:
+            outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
+    return _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args), ins, outs,
+                                flat, redistribute_inputs, list(results))
+
+
+def yield_(block, values):
+    """Terminates a local_region body."""
+    return _hp.add_yield(block, list(values))
+
+
+add_function = _hp.add_function
+add_op = _hp.add_op

@@ -1,0 +1,142 @@
+"""pytest suite of hp's Python module: parse and print, pipelines and their
+diagnostics, placements with hyper_parallel's reprs, meshes, DTensor types
+and local_region construction."""
+
+import pytest
+
+import hp
+
+TP_REDISTRIBUTE = """
+dtensor.mesh @tp shape = [4] names = ["tp"]
+func.func @f(%x: !dtensor.tensor<8x6xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x6xf32, @tp, [replicate]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x6xf32, @tp, [shard<0>]> -> !dtensor.tensor<8x6xf32, @tp, [replicate]>
+  return %r : !dtensor.tensor<8x6xf32, @tp, [replicate]>
+}
+"""
+
+
+@pytest.fixture()
+def ctx():
+    return hp.Context()
+
+
+def test_placement_reprs_mirror_hyper_parallel():
+    assert repr(hp.Shard(0)) == "S(0)"
+    assert repr(hp.Replicate()) == "R"
+    assert repr(hp.Partial()) == "P"
+    assert repr(hp.Partial("max")) == "P(max)"
+    assert hp.Shard(1) == hp.Shard(1) and hp.Shard(1) != hp.Shard(0)
+    assert hp.Shard(2).is_shard() and hp.Shard(2).is_shard(2) and not hp.Shard(2).is_shard(1)
+    assert hp.Partial("avg").is_partial() and hp.Replicate().is_replicate()
+    with pytest.raises(ValueError, match="unknown reduction 'xor'"):
+        hp.Partial("xor")
+    with pytest.raises(ValueError, match="non-negative"):
+        hp.Shard(-1)
+
+
+def test_placement_attributes(ctx):
+    assert str(hp.Shard(1).to_mlir(ctx)) == "#dtensor.shard<1>"
+    assert str(hp.Replicate().to_mlir(ctx)) == "#dtensor.replicate"
+    assert str(hp.Partial("prod").to_mlir(ctx)) == "#dtensor.partial<prod>"
+
+
+def test_device_mesh(ctx):
+    mesh = hp.DeviceMesh("mesh", (2, 4), ("dp", "tp"))
+    assert mesh.ndim == 2 and mesh.size() == 8 and mesh.size(1) == 4
+    assert repr(mesh) == "DeviceMesh(mesh: dp=2, tp=4)"
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    assert 'dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]' in str(module)
+    assert hp.DeviceMesh("m", (3,)).mesh_dim_names == ("d0",)
+    with pytest.raises(ValueError, match="one name per mesh dimension"):
+        hp.DeviceMesh("m", (2, 2), ("a",))
+
+
+def test_dtensor_type_and_local_type(ctx):
+    mesh = hp.DeviceMesh("mesh", (4, 2), ("dp", "tp"))
+    t = hp.dtensor_type(ctx, (10, 8), "f32", mesh, [hp.Shard(0), hp.Replicate()])
+    assert str(t) == "!dtensor.tensor<10x8xf32, @mesh, [shard<0>, replicate]>"
+    assert t.is_dtensor
+    # torch.chunk: 10 rows over 4 are 3, 3, 3, 1, so the local dim is dynamic.
+    assert str(hp._hp.local_type(t, [4, 2])) == "tensor<?x8xf32>"
+    with pytest.raises(ValueError, match="placements for a mesh of rank 2"):
+        hp.dtensor_type(ctx, (10, 8), "f32", mesh, [hp.Shard(0)])
+    with pytest.raises(ValueError, match="shard dim 3 is out of range for a tensor of rank 2"):
+        hp.dtensor_type(ctx, (10, 8), "f32", mesh, [hp.Shard(3), hp.Replicate()])
+
+
+def test_parse_print_and_pipeline(ctx):
+    module = hp.Module.parse(ctx, TP_REDISTRIBUTE)
+    assert "dtensor.redistribute" in str(module)
+    module.run("hp-partition")
+    text = str(module)
+    assert "shard.all_gather" in text
+    assert "#dtensor.sharding<@tp, [shard<0>], global = [8, 6]>" in text
+    assert "dtensor.redistribute" not in text
+
+
+def test_parse_error_is_an_exception_with_the_diagnostic(ctx):
+    with pytest.raises(ValueError) as err:
+        hp.Module.parse(ctx, "dtensor.mesh @m shape = [2, 0]")
+    assert "mesh dim 1 has size 0; sizes must be >= 1" in str(err.value)
+
+
+def test_failing_pass_reports_its_diagnostic(ctx):
+    module = hp.Module.parse(ctx, """
+dtensor.mesh @m shape = [2]
+func.func @f(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [replicate]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8xf32, @m, [shard<0>]> -> !dtensor.tensor<8xf32, @m, [replicate]>
+  return %r : !dtensor.tensor<8xf32, @m, [replicate]>
+}
+""")
+    with pytest.raises(ValueError) as err:
+        module.run("dtensor-partition")
+    assert "cannot be partitioned; run dtensor-lower-redistribute first" in str(err.value)
+    with pytest.raises(ValueError, match="invalid pass pipeline"):
+        module.run("no-such-pass")
+
+
+def test_build_local_region(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    global_t = hp.dtensor_type(ctx, (8, 4), "f32", mesh, [hp.Shard(0)])
+    replicated = hp.dtensor_type(ctx, (8, 4), "f32", mesh, [hp.Replicate()])
+    bias_t = hp.Type.parse(ctx, "tensor<4xf32>")
+    entry = hp.add_function(module, "f", [global_t, bias_t], [replicated])
+    x, bias = entry.arguments
+    region, body = hp.local_region(
+        ctx, entry, mesh, args=[(x, "hidden_states"), (bias, "bias")],
+        results=[replicated],
+        in_placements={"hidden_states": [hp.Replicate()], "optional": None},
+        out_placements=[hp.Replicate()], redistribute_inputs=True)
+    local, b = body.arguments
+    # The body sees the declared (replicated) layout: the full 8x4 block.
+    assert str(local.type) == "tensor<8x4xf32>"
+    assert str(b.type) == "tensor<4xf32>"
+    doubled = hp.add_op(body, "arith.addf", [local, local], [local.type])
+    hp.yield_(body, doubled.results)
+    hp.add_op(entry, "func.return", region.results, [])
+    module.verify()
+    text = str(module)
+    assert 'args(%arg0 as "hidden_states", %arg1 as "bias")' in text
+    assert "in_placements = {hidden_states = [replicate], optional = none}" in text
+    assert "out_placements = [replicate] redistribute_inputs" in text
+    module.run("hp-partition")
+    assert "shard.all_gather" in str(module)
+
+
+def test_contract_violation_is_reported(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    sharded = hp.dtensor_type(ctx, (8,), "f32", mesh, [hp.Shard(0)])
+    entry = hp.add_function(module, "f", [sharded], [])
+    (x,) = entry.arguments
+    _, body = hp.local_region(ctx, entry, mesh, args=[(x, "x")], results=[],
+                              in_placements={"x": [hp.Replicate()]})
+    hp.yield_(body, [])
+    hp.add_op(entry, "func.return", [], [])
+    with pytest.raises(ValueError) as err:
+        module.verify()
+    assert "set redistribute_inputs to redistribute it at entry" in str(err.value)
