@@ -41,3 +41,4 @@ if config.hp_have_cuda:
 
 # Inputs/ holds helper modules, not tests.
 config.excludes.append("Inputs")
+config.excludes.append("external-project")
