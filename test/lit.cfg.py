@@ -33,11 +33,15 @@ if shutil.which("mpirun"):
     config.available_features.add("mpi")
 
 tool_dirs = [config.hp_tools_dir, config.llvm_tools_dir]
-tools = ["hp-opt", "mlir-opt", "mlir-translate", "hp-capi-test"]
+tools = ["hp-opt", "mlir-opt", "mlir-translate", "hp-capi-test", "llc", "llvm-nm"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.hp_have_cuda:
     config.available_features.add("cuda")
+    config.substitutions.append(("%cuda_bin", os.path.join(config.hp_cuda_root, "bin")))
+    config.substitutions.append(("%cuda_stubs", os.path.join(config.hp_cuda_root, "lib64", "stubs")))
+if config.hp_have_gpu_runtime:
+    config.available_features.add("gpu-runtime")
 
 # Inputs/ holds helper modules, not tests.
 config.excludes.append("Inputs")

@@ -52,8 +52,16 @@ void check(ncclResult_t result, const char *call, int rank) {
     fail(rank, std::string(call) + " failed: " + ncclGetErrorString(result));
 }
 
+#ifdef HP_RUNTIME_GPU
+extern "C" void *hpCudaRankStream();
+#endif
+
 World &world() {
   static World w = [] {
+#ifdef HP_RUNTIME_GPU
+    // NCCL binds a communicator to the current device: pick it first.
+    hpCudaRankStream();
+#endif
     World w;
     w.rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK", 0);
     w.size = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "HP_WORLD_SIZE", 1);
@@ -156,7 +164,12 @@ void *hpNcclComm(const char *gridName, int64_t gridRank,
   return comm;
 }
 
+#ifdef HP_RUNTIME_GPU
+// NCCL runs on the per-process stream the kernels use (CudaRuntimeWrappers).
+void *hpNcclStream() { return hpCudaRankStream(); }
+#else
 void *hpNcclStream() { return nullptr; }
+#endif
 
 void hpNcclCheck(int32_t result, const char *call) {
   if (result != ncclSuccess)
