@@ -202,25 +202,11 @@ std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
   return linear;
 }
 
-struct AllGatherLowering : OpRewritePattern<shard::AllGatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(shard::AllGatherOp op,
-                                PatternRewriter &b) const override {
-    Emitter e(b, op.getLoc());
-    Value result =
-        emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(), op.getInput(),
-                      op.getGatherAxis().getSExtValue());
-    b.replaceOp(op, e.castTo(result, op.getType()));
-    return success();
-  }
-};
-
-/// gather: the root's result is the all_gather; elsewhere it is undefined,
-/// so every rank may as well hold it.
-struct GatherLowering : OpRewritePattern<shard::GatherOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(shard::GatherOp op,
-                                PatternRewriter &b) const override {
+/// all_gather, and gather: the root's result is the all_gather's; elsewhere
+/// it is undefined, so every rank may as well hold it.
+template <typename OpTy> struct GatherLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
     Value result =
         emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(), op.getInput(),
@@ -606,9 +592,10 @@ struct ConvertShardToNCCLPass
 } // namespace
 
 void hp::populateShardToNCCLPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllGatherLowering, ReduceScatterLowering, AllReduceLowering,
-               AllToAllLowering, AllSliceLowering, BroadcastLowering,
-               GatherLowering, ScatterLowering, ReduceLowering, SendLowering,
+  patterns.add<GatherLowering<shard::AllGatherOp>, ReduceScatterLowering,
+               AllReduceLowering, AllToAllLowering, AllSliceLowering,
+               BroadcastLowering, GatherLowering<shard::GatherOp>,
+               ScatterLowering, ReduceLowering, SendLowering,
                RecvLowering, ShiftLowering, ProcessMultiIndexLowering,
                ProcessLinearIndexLowering>(patterns.getContext());
 }

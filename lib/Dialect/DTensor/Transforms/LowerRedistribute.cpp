@@ -41,19 +41,7 @@ static plan::Placement toPlanPlacement(Attribute attr) {
 }
 
 static shard::ReductionKind toReductionKind(int64_t op) {
-  switch (static_cast<ReduceOp>(op)) {
-  case ReduceOp::Sum:
-    return shard::ReductionKind::Sum;
-  case ReduceOp::Avg:
-    return shard::ReductionKind::Average;
-  case ReduceOp::Max:
-    return shard::ReductionKind::Max;
-  case ReduceOp::Min:
-    return shard::ReductionKind::Min;
-  case ReduceOp::Prod:
-    return shard::ReductionKind::Product;
-  }
-  llvm_unreachable("unknown reduce op");
+  return toShardReduction(static_cast<ReduceOp>(op));
 }
 
 namespace {

@@ -57,25 +57,7 @@ DenseI16ArrayAttr gridAxes(Operation *op, FlatSymbolRefAttr mesh,
 }
 
 shard::ReductionKindAttr reductionKind(MLIRContext *ctx, ReduceOp op) {
-  shard::ReductionKind kind = shard::ReductionKind::Sum;
-  switch (op) {
-  case ReduceOp::Sum:
-    kind = shard::ReductionKind::Sum;
-    break;
-  case ReduceOp::Avg:
-    kind = shard::ReductionKind::Average;
-    break;
-  case ReduceOp::Max:
-    kind = shard::ReductionKind::Max;
-    break;
-  case ReduceOp::Min:
-    kind = shard::ReductionKind::Min;
-    break;
-  case ReduceOp::Prod:
-    kind = shard::ReductionKind::Product;
-    break;
-  }
-  return shard::ReductionKindAttr::get(ctx, kind);
+  return shard::ReductionKindAttr::get(ctx, toShardReduction(op));
 }
 
 /// The axis-named collectives map one to one onto the shard op of the same
