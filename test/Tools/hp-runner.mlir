@@ -8,6 +8,8 @@
 // RUN: %hp-runner %t.ll.mlir -e main --entry-point-result=void | FileCheck %s
 // -np relaunches under mpirun.
 // RUN: %if mpi %{ %hp-runner -np 2 %S/Inputs/two-ranks.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
+// With -np, a module on standard input reaches every rank.
+// RUN: %if mpi %{ cat %S/Inputs/two-ranks.mlir | %hp-runner -np 2 -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
 
 // CHECK: ( 0, 2, 4, 6 )
 // I32: 42

@@ -26,10 +26,13 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -43,7 +46,8 @@ std::string executablePath(const char *argv0) {
   return llvm::sys::fs::getMainExecutable(argv0, &anchor);
 }
 
-/// `-np N` / `--np=N` -> relaunch under mpirun; returns only if absent.
+/// `-np N` / `--np=N` -> run this command under mpirun and exit with its
+/// status; returns only if absent.
 void relaunchUnderMPI(int argc, char **argv) {
   std::string ranks;
   std::vector<std::string> rest;
@@ -59,20 +63,55 @@ void relaunchUnderMPI(int argc, char **argv) {
   }
   if (ranks.empty())
     return;
+  // mpirun forwards standard input to rank 0 only: a module read from stdin
+  // goes to a temporary file that every rank reads.
+  bool hasInputFile = llvm::any_of(rest, [](const std::string &arg) {
+    return !arg.empty() && arg[0] != '-' && llvm::sys::fs::is_regular_file(arg);
+  });
+  std::string stdinCopy;
+  if (!hasInputFile) {
+    llvm::SmallString<128> path;
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("hp-runner-input", "mlir", fd, path)) {
+      llvm::errs() << "hp-runner: cannot create a file for standard input\n";
+      std::exit(1);
+    }
+    std::string text((std::istreambuf_iterator<char>(std::cin)),
+                     std::istreambuf_iterator<char>());
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << text;
+    out.close();
+    stdinCopy = std::string(path);
+    // "-" names standard input for the runner; replace it, or append.
+    auto dash = llvm::find(rest, "-");
+    if (dash != rest.end())
+      *dash = std::string(path);
+    else
+      rest.push_back(std::string(path));
+  }
   std::vector<std::string> cmd = {"mpirun"};
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
   cmd.insert(cmd.end(), {"--oversubscribe", "-np", ranks,
                          executablePath(argv[0])});
   cmd.insert(cmd.end(), rest.begin(), rest.end());
-  std::vector<char *> args;
-  for (std::string &s : cmd)
-    args.push_back(s.data());
-  args.push_back(nullptr);
-  execvp("mpirun", args.data());
-  llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
-               << " (is Open MPI installed?)\n";
-  std::exit(1);
+  auto mpirun = llvm::sys::findProgramByName("mpirun");
+  if (!mpirun) {
+    llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
+                 << " (is Open MPI installed?)\n";
+    std::exit(1);
+  }
+  cmd.front() = *mpirun;
+  std::vector<llvm::StringRef> args(cmd.begin(), cmd.end());
+  std::string error;
+  int rc = llvm::sys::ExecuteAndWait(*mpirun, args, /*Env=*/std::nullopt,
+                                     /*Redirects=*/{}, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &error);
+  if (!stdinCopy.empty())
+    llvm::sys::fs::remove(stdinCopy);
+  if (rc < 0)
+    llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
+  std::exit(rc < 0 ? 1 : rc);
 }
 
 bool isLLVMOnly(Operation *module) {
