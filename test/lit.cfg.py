@@ -42,6 +42,8 @@ if config.hp_have_cuda:
     config.substitutions.append(("%cuda_stubs", os.path.join(config.hp_cuda_root, "lib64", "stubs")))
 if config.hp_have_gpu_runtime:
     config.available_features.add("gpu-runtime")
+    config.substitutions.append(
+        ("%nccl_lib_dir", os.path.dirname(config.hp_nccl_library)))
 
 # Inputs/ holds helper modules, not tests.
 config.excludes.append("Inputs")

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -19,7 +21,7 @@
 using namespace mlir;
 
 void hp::buildPartitionPipeline(OpPassManager &pm,
-                                const PartitionPipelineOptions &options) {
+                                const hp::PartitionPipelineOptions &options) {
   // Function-local passes run per function: smaller worklists, better
   // locality, and parallel on several cores.
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
@@ -34,8 +36,11 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
-void hp::buildLowerToCPUPipeline(OpPassManager &pm,
-                                 const PartitionPipelineOptions &options) {
+/// Partition, collectives to NCCL, one-shot bufferization with buffer
+/// hoisting and ownership-based deallocation: what both targets share.
+namespace hp {
+static void buildBufferizedSPMDPipeline(OpPassManager &pm,
+                                        const hp::PartitionPipelineOptions &options) {
   buildPartitionPipeline(pm, options);
   pm.addPass(createConvertShardToNCCL());
   // Elementwise arith on tensors (common in local-region bodies) is not
@@ -57,7 +62,12 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+} // namespace hp
 
+void hp::buildLowerToCPUPipeline(OpPassManager &pm,
+                                 const hp::PartitionPipelineOptions &options) {
+  buildBufferizedSPMDPipeline(pm, options);
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -74,6 +84,37 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void hp::buildLowerToGPUPipeline(OpPassManager &pm,
+                                 const LowerToGPUPipelineOptions &options) {
+  PartitionPipelineOptions partition;
+  partition.latencyBytes = options.latencyBytes;
+  partition.axisWeights = llvm::to_vector(options.axisWeights);
+  partition.printPlans = options.printPlans;
+  buildBufferizedSPMDPipeline(pm, partition);
+  // Local computation runs as kernels: every linalg op becomes a parallel
+  // loop nest mapped to blocks and threads.
+  pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuKernelOutliningPass());
+  ConvertMemRefToGPUOptions memory;
+  memory.entryPoint = options.entryPoint;
+  pm.addPass(createConvertMemRefToGPU(memory));
+  // gpu-to-llvm lowers only the asynchronous forms of alloc/memcpy/dealloc;
+  // they are all issued on the rank's one stream, which NCCL shares.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertNCCLToLLVM());
+
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = options.format;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void hp::registerHPPipelines() {
   PassPipelineRegistration<PartitionPipelineOptions>(
       "hp-partition",
@@ -83,4 +124,9 @@ void hp::registerHPPipelines() {
       "hp-lower-to-cpu",
       "Lower dtensor IR to the LLVM dialect with NCCL calls, for CPU ranks",
       buildLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToGPUPipelineOptions>(
+      "hp-lower-to-gpu",
+      "Lower dtensor IR to the LLVM dialect with NCCL calls and NVVM kernels, "
+      "for GPU ranks",
+      buildLowerToGPUPipeline);
 }

@@ -43,4 +43,40 @@ def ConvertNCCLToLLVM : Pass<"convert-nccl-to-llvm", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def ConvertStridedCopyToLinalg
+    : Pass<"convert-strided-copy-to-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite copies between strided views as linalg.copy";
+  let description = [{
+    A `memref.copy` whose source or target has a non-identity layout (a
+    slice of a buffer, as bufferization emits for `tensor.extract_slice`
+    feeding a collective) becomes `linalg.copy`. In the GPU pipeline such a
+    copy then becomes a kernel like any other linalg op, whereas a copy of a
+    whole contiguous buffer stays a `memref.copy` and later a `gpu.memcpy`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def ConvertMemRefToGPU : Pass<"convert-memref-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Put every buffer in device memory (after kernel outlining)";
+  let description = [{
+    For the GPU pipeline, after bufferization and kernel outlining:
+    `memref.alloc`/`dealloc` become `gpu.alloc`/`gpu.dealloc` (device
+    memory), `memref.copy` becomes `gpu.memcpy`, and constant globals are
+    copied to the device where they are used. The entry function's memref
+    arguments are copied to the device on entry and its memref results back
+    to host memory before it returns; those are the only host/device copies
+    of data that stays in buffers. Host code that still loads or stores an
+    element of a device buffer (a scalar check, `tensor.extract`) goes
+    through a host copy of that buffer.
+  }];
+  let options = [
+    Option<"entryPoint", "entry-point", "std::string", /*default=*/"\"main\"",
+           "The function whose buffer arguments and results live on the host">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // HP_CONVERSION_PASSES_TD

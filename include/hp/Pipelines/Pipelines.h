@@ -36,7 +36,44 @@ void buildPartitionPipeline(mlir::OpPassManager &pm,
 void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const PartitionPipelineOptions &options);
 
-/// Registers `hp-partition` and `hp-lower-to-cpu` with the pass registry.
+/// Options of `hp-lower-to-gpu`: the partition options and the CUDA target.
+struct LowerToGPUPipelineOptions
+    : mlir::PassPipelineOptions<LowerToGPUPipelineOptions> {
+  Option<uint64_t> latencyBytes{
+      *this, "latency-bytes",
+      llvm::cl::desc("Per-collective latency in equivalent bytes"),
+      llvm::cl::init(65536)};
+  ListOption<double> axisWeights{
+      *this, "axis-weights",
+      llvm::cl::desc("Bandwidth cost multiplier per mesh axis")};
+  Option<bool> printPlans{*this, "print-plans",
+                          llvm::cl::desc("Remark each redistribute plan"),
+                          llvm::cl::init(false)};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("CUDA architecture of the kernels"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features of the kernels"),
+                               llvm::cl::init("+ptx80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: isa (PTX, JIT-compiled by the "
+                     "driver), bin (cubin, needs ptxas) or fatbin"),
+      llvm::cl::init("fatbin")};
+  Option<std::string> entryPoint{
+      *this, "entry-point",
+      llvm::cl::desc("Function whose buffer arguments and results are in "
+                     "host memory"),
+      llvm::cl::init("main")};
+};
+
+/// The shared SPMD lowering, then local computation as NVVM kernels, every
+/// buffer in device memory (NCCL reads and writes device pointers) and the
+/// host side to the LLVM dialect calling the mgpu* runtime ABI.
+void buildLowerToGPUPipeline(mlir::OpPassManager &pm,
+                             const LowerToGPUPipelineOptions &options);
+
+/// Registers `hp-partition`, `hp-lower-to-cpu` and `hp-lower-to-gpu`.
 void registerHPPipelines();
 
 } // namespace hp

@@ -1,0 +1,30 @@
+// hp-lower-to-gpu on the tensor-parallel MLP: local computation becomes NVVM
+// kernels, the partial-sum redistribute an ncclAllReduce on the rank's
+// stream, buffers device allocations; the host side calls the mgpu* ABI.
+// RUN: hp-opt --hp-lower-to-gpu="format=isa chip=sm_80 features=+ptx70" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s
+
+// CHECK-DAG: gpu.binary @tp_mlp_kernel {{.*}}.target sm_80
+// CHECK-DAG: llvm.func @tp_mlp(
+// CHECK-DAG: llvm.call @hpNcclStream()
+// CHECK-DAG: llvm.call @ncclAllReduce(
+// CHECK-DAG: llvm.call @mgpuMemAlloc(
+// CHECK-DAG: llvm.call @mgpuMemcpy(
+// CHECK-DAG: llvm.call @mgpuMemFree(
+// CHECK-DAG: gpu.launch_func {{.*}}@tp_mlp_kernel::@tp_mlp_kernel
+// CHECK-NOT: memref.
+// CHECK-NOT: nccl.
+
+// The default format (fatbin, assembled with the toolkit's ptxas) and the
+// whole program linked against hp's GPU runtime, real libnccl and the CUDA
+// driver stub, with no undefined symbol left. Running it needs a GPU.
+// REQUIRES: gpu-runtime
+// RUN: env PATH=%cuda_bin:$PATH hp-opt --hp-lower-to-gpu %hp_src_root/examples/tp_mlp.mlir -o %t.mlir
+// RUN: mlir-translate --allow-unregistered-dialect --mlir-to-llvmir %t.mlir -o %t.ll
+// RUN: llc -O2 -filetype=obj -relocation-model=pic %t.ll -o %t.o
+// RUN: c++ -fuse-ld=lld %t.o -o %t.exe -L%hp_lib_dir -lhp_runtime_gpu -lhp_cuda_runtime -L%nccl_lib_dir -lnccl -L/usr/lib/llvm-22/lib -lmlir_c_runner_utils -L%cuda_stubs -lcuda -Wl,-rpath,%hp_lib_dir -Wl,--no-undefined
+// RUN: llvm-nm -u %t.exe | FileCheck %s --check-prefix=LINKED
+
+// LINKED-DAG: U mgpuLaunchKernel
+// LINKED-DAG: U mgpuModuleLoad
+// LINKED-DAG: U ncclAllReduce
+// LINKED-DAG: U hpNcclStream
