@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -95,6 +96,11 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
   // loop nest mapped to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Tiles become blocks and the points of a tile its threads; fixed tile
+  // bounds with an in-bounds guard keep the block size static for uneven
+  // shapes.
+  pm.addNestedPass<func::FuncOp>(
+      createParallelLoopTilingPass({16, 16}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createLowerAffinePass());

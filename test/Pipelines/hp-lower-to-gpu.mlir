@@ -3,7 +3,9 @@
 // stream, buffers device allocations; the host side calls the mgpu* ABI.
 // RUN: hp-opt --hp-lower-to-gpu="format=isa chip=sm_80 features=+ptx70" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s
 
-// CHECK-DAG: gpu.binary @tp_mlp_kernel {{.*}}.target sm_80
+// Loops are tiled 16x16: tiles are blocks, points threads, guarded for
+// shapes that are not a multiple of the tile.
+// CHECK-DAG: gpu.binary @tp_mlp_kernel {{.*}}.target sm_80{{.*}}%ctaid.x{{.*}}%tid.x{{.*}}setp.ge
 // CHECK-DAG: llvm.func @tp_mlp(
 // CHECK-DAG: llvm.call @hpNcclStream()
 // CHECK-DAG: llvm.call @ncclAllReduce(

@@ -11,6 +11,11 @@
 // With -np, a module on standard input reaches every rank.
 // RUN: %if mpi %{ cat %S/Inputs/two-ranks.mlir | %hp-runner -np 2 -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
 
+// --target=cpu is the default; anything but cpu or gpu is refused.
+// RUN: %hp-runner --target=cpu %s -e main --entry-point-result=void | FileCheck %s
+// RUN: not %hp-runner --target=tpu %s -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: hp-runner: --target must be cpu or gpu, not 'tpu'
+
 // CHECK: ( 0, 2, 4, 6 )
 // I32: 42
 // NP-COUNT-2: ( 0, 1, 2, 3, 4, 5, 6, 7 )

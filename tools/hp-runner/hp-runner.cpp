@@ -123,11 +123,49 @@ bool isLLVMOnly(Operation *module) {
   return llvmOnly;
 }
 
+/// hp-runner's own options, taken out of the command line before JitRunner
+/// parses the rest.
+struct RunnerOptions {
+  bool gpu = false;
+  std::string chip = "sm_90";
+};
+RunnerOptions runnerOptions;
+
+/// Removes `--target=cpu|gpu` and `--gpu-chip=<sm_XY>` from `args`.
+bool takeRunnerOptions(std::vector<char *> &args) {
+  std::vector<char *> rest;
+  for (char *arg : args) {
+    llvm::StringRef value = arg;
+    if (value.consume_front("--target=")) {
+      if (value != "cpu" && value != "gpu") {
+        llvm::errs() << "hp-runner: --target must be cpu or gpu, not '"
+                     << value << "'\n";
+        return false;
+      }
+      runnerOptions.gpu = value == "gpu";
+    } else if (value.consume_front("--gpu-chip=")) {
+      runnerOptions.chip = value.str();
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  args = std::move(rest);
+  return true;
+}
+
 llvm::LogicalResult lowerToLLVM(Operation *module, JitRunnerOptions &) {
   if (isLLVMOnly(module))
     return llvm::success();
   PassManager pm(module->getContext());
-  hp::buildLowerToCPUPipeline(pm, hp::PartitionPipelineOptions());
+  if (runnerOptions.gpu) {
+    hp::LowerToGPUPipelineOptions options;
+    options.chip = runnerOptions.chip;
+    // PTX, compiled by the driver when loaded: no toolkit needed to run.
+    options.format = "isa";
+    hp::buildLowerToGPUPipeline(pm, options);
+  } else {
+    hp::buildLowerToCPUPipeline(pm, hp::PartitionPipelineOptions());
+  }
   return pm.run(module);
 }
 
@@ -145,12 +183,26 @@ int main(int argc, char **argv) {
   llvm::SmallString<256> libDir(llvm::sys::path::parent_path(
       llvm::sys::path::parent_path(self)));
   llvm::sys::path::append(libDir, "lib");
-  std::string preload = "--shared-libs=" + std::string(libDir) +
-                        "/libhp_nccl_host.so," + std::string(libDir) +
-                        "/libhp_runtime_cpu.so," HP_MLIR_LIB_DIR
-                        "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
-                        "/libmlir_runner_utils.so";
   std::vector<char *> args(argv, argv + argc);
+  if (!takeRunnerOptions(args))
+    return 1;
+  // On GPUs the real libnccl (linked by libhp_runtime_gpu) replaces hp's
+  // NCCL-over-MPI library, and the mgpu* wrappers run the kernels.
+  std::string dir(libDir);
+  std::string preload =
+      runnerOptions.gpu
+          ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," + dir +
+                "/libhp_runtime_gpu.so,"
+          : "--shared-libs=" + dir + "/libhp_nccl_host.so," + dir +
+                "/libhp_runtime_cpu.so,";
+  preload += HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
+                             "/libmlir_runner_utils.so";
+  if (runnerOptions.gpu && !llvm::sys::fs::exists(dir + "/libhp_runtime_gpu.so")) {
+    llvm::errs() << "hp-runner: --target=gpu needs " << dir
+                 << "/libhp_runtime_gpu.so, built only where the CUDA "
+                    "toolkit and NCCL are installed\n";
+    return 1;
+  }
   args.push_back(preload.data());
 
   DialectRegistry registry;
