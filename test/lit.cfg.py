@@ -1,6 +1,7 @@
 # -*- Python -*-
 import os
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -44,6 +45,16 @@ if config.hp_have_gpu_runtime:
     config.available_features.add("gpu-runtime")
     config.substitutions.append(
         ("%nccl_lib_dir", os.path.dirname(config.hp_nccl_library)))
+    # GPU end-to-end tests need a visible GPU and its driver.
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            listed = subprocess.run([smi, "-L"], capture_output=True, text=True,
+                                    timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            listed = ""
+        if "GPU " in listed:
+            config.available_features.add("cuda-device")
 
 # Inputs/ holds helper modules, not tests.
 config.excludes.append("Inputs")

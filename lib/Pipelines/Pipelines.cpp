@@ -18,6 +18,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Program.h"
 
 using namespace mlir;
 
@@ -118,6 +119,11 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
   nvvm.cubinChip = options.chip;
   nvvm.cubinFeatures = options.features;
   nvvm.cubinFormat = options.format;
+  // gpu-module-to-binary assembles cubins with the toolkit's ptxas; without
+  // it, PTX is embedded and the driver compiles it when the module loads.
+  if (options.format == "auto")
+    nvvm.cubinFormat =
+        llvm::sys::findProgramByName("ptxas") ? "fatbin" : "isa";
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 

@@ -16,7 +16,16 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: nccl.
 
-// The default format (fatbin, assembled with the toolkit's ptxas) and the
+// format=auto (the default) embeds a fatbin when ptxas is on PATH and PTX
+// for the driver to compile otherwise.
+// RUN: rm -rf %t.nopath && mkdir -p %t.nopath
+// RUN: env PATH=%t.nopath hp-opt --hp-lower-to-gpu %hp_src_root/examples/tp_mlp.mlir | FileCheck %s --check-prefix=NO-PTXAS
+// RUN: env PATH=%cuda_bin:/usr/bin:/bin hp-opt --hp-lower-to-gpu %hp_src_root/examples/tp_mlp.mlir | FileCheck %s --check-prefix=PTXAS
+// NO-PTXAS: gpu.binary @tp_mlp_kernel {{.*}}ISATime{{.*}}assembly = "
+// PTXAS: gpu.binary @tp_mlp_kernel {{.*}}ISAToBinaryTime{{.*}}}, "P\ED
+// PTXAS-NOT: assembly =
+
+// The default format with ptxas (fatbin, assembled with the toolkit's ptxas) and the
 // whole program linked against hp's GPU runtime, real libnccl and the CUDA
 // driver stub, with no undefined symbol left. Running it needs a GPU.
 // REQUIRES: gpu-runtime

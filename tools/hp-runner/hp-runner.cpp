@@ -160,8 +160,6 @@ llvm::LogicalResult lowerToLLVM(Operation *module, JitRunnerOptions &) {
   if (runnerOptions.gpu) {
     hp::LowerToGPUPipelineOptions options;
     options.chip = runnerOptions.chip;
-    // PTX, compiled by the driver when loaded: no toolkit needed to run.
-    options.format = "isa";
     hp::buildLowerToGPUPipeline(pm, options);
   } else {
     hp::buildLowerToCPUPipeline(pm, hp::PartitionPipelineOptions());

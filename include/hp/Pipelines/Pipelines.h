@@ -57,9 +57,10 @@ struct LowerToGPUPipelineOptions
                                llvm::cl::init("+ptx80")};
   Option<std::string> format{
       *this, "format",
-      llvm::cl::desc("Kernel binary format: isa (PTX, JIT-compiled by the "
-                     "driver), bin (cubin, needs ptxas) or fatbin"),
-      llvm::cl::init("fatbin")};
+      llvm::cl::desc("Kernel binary format: auto (fatbin when the toolkit's "
+                     "ptxas is on PATH, else isa), isa (PTX, JIT-compiled "
+                     "by the driver), bin (cubin) or fatbin"),
+      llvm::cl::init("auto")};
   Option<std::string> entryPoint{
       *this, "entry-point",
       llvm::cl::desc("Function whose buffer arguments and results are in "
