@@ -65,9 +65,12 @@ def ConvertMemRefToGPU : Pass<"convert-memref-to-gpu", "::mlir::ModuleOp"> {
     copied to the device where they are used. The entry function's memref
     arguments are copied to the device on entry and its memref results back
     to host memory before it returns; those are the only host/device copies
-    of data that stays in buffers. Host code that still loads or stores an
-    element of a device buffer (a scalar check, `tensor.extract`) goes
-    through a host copy of that buffer.
+    of data that stays in buffers. Buffers that only host code touches
+    (element loads and stores, `memref.dim`, deallocation, and calls to
+    functions that do the same, such as the bookkeeping of ownership-based
+    deallocation) and constants read only on the host stay in host memory.
+    Host code that still loads or stores an element of a device buffer (a
+    scalar check, `tensor.extract`) goes through a host copy of that buffer.
   }];
   let options = [
     Option<"entryPoint", "entry-point", "std::string", /*default=*/"\"main\"",

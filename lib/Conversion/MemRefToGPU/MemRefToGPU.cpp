@@ -11,6 +11,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace hp {
 #define GEN_PASS_DEF_CONVERTMEMREFTOGPU
@@ -51,6 +55,93 @@ void copy(OpBuilder &b, Location loc, Value dst, Value src) {
   gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), dst, src);
 }
 
+/// The buffer a memref value views: through casts and views to an
+/// allocation or a block argument.
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      v = cast.getSource();
+    else
+      break;
+  }
+  return v;
+}
+
+/// Buffers that only host code touches (element loads and stores,
+/// deallocation, passing to functions that do the same): the bookkeeping of
+/// ownership-based deallocation. They stay in host memory; moving them to the
+/// device would stage every access through a copy.
+class HostBuffers {
+public:
+  explicit HostBuffers(ModuleOp module) : symbols(module) {
+    module.walk([&](func::CallOp call) { calls[call.getCallee()].push_back(call); });
+    module.walk([&](Operation *op) {
+      if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
+          onlyHostUses(op->getResult(0)))
+        host.insert(op->getResult(0));
+    });
+    // A function argument is host memory when every caller passes some.
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      for (BlockArgument arg : fn.getArguments()) {
+        auto &sites = calls[fn.getSymName()];
+        if (!isa<MemRefType>(arg.getType()) || sites.empty())
+          continue;
+        if (llvm::all_of(sites, [&](func::CallOp call) {
+              return host.contains(
+                  rootBuffer(call.getOperand(arg.getArgNumber())));
+            }))
+          host.insert(arg);
+      }
+    }
+  }
+
+  bool isHost(Value memref) const { return host.contains(rootBuffer(memref)); }
+
+private:
+  bool onlyHostUses(Value v) {
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        if (store.getValueToStore() == v)
+          return false;
+        continue;
+      }
+      if (isa<memref::LoadOp, memref::DeallocOp, memref::DimOp>(user))
+        continue;
+      if (isa<ViewLikeOpInterface, memref::CastOp>(user)) {
+        if (!onlyHostUses(user->getResult(0)))
+          return false;
+        continue;
+      }
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (!callee || callee.isExternal())
+          return false;
+        BlockArgument arg = callee.getArgument(use.getOperandNumber());
+        // A cycle through recursion assumes host use; any other use decides.
+        if (!visiting.insert(arg).second)
+          continue;
+        bool ok = onlyHostUses(arg);
+        visiting.erase(arg);
+        if (!ok)
+          return false;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  SymbolTable symbols;
+  llvm::StringMap<SmallVector<func::CallOp>> calls;
+  DenseSet<Value> host;
+  DenseSet<Value> visiting;
+};
+
 struct ConvertMemRefToGPUPass
     : hp::impl::ConvertMemRefToGPUBase<ConvertMemRefToGPUPass> {
   using Base::Base;
@@ -62,6 +153,7 @@ struct ConvertMemRefToGPUPass
 void ConvertMemRefToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   bool failedAny = false;
+  HostBuffers hostBuffers(module);
 
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
@@ -84,12 +176,16 @@ void ConvertMemRefToGPUPass::runOnOperation() {
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        if (hostBuffers.isHost(alloc))
+          return;
         auto device = gpu::AllocOp::create(
             b, loc, alloc.getType(), Type(), ValueRange(),
             alloc.getDynamicSizes(), alloc.getSymbolOperands());
         alloc.replaceAllUsesWith(device.getMemref());
         toErase.push_back(alloc);
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+        if (hostBuffers.isHost(dealloc.getMemref()))
+          return;
         gpu::DeallocOp::create(b, loc, Type(), ValueRange(),
                                dealloc.getMemref());
         toErase.push_back(dealloc);
@@ -98,6 +194,8 @@ void ConvertMemRefToGPUPass::runOnOperation() {
         toErase.push_back(copyOp);
       } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
         // Constants live in host memory; kernels read a device copy.
+        if (hostBuffers.isHost(global))
+          return;
         b.setInsertionPointAfter(global);
         Value device = deviceAlloc(b, loc, global.getResult());
         global.getResult().replaceAllUsesExcept(
@@ -118,6 +216,11 @@ void ConvertMemRefToGPUPass::runOnOperation() {
     fn.walk([&](Operation *op) {
       if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
           op->getParentOfType<gpu::LaunchOp>())
+        return;
+      Value accessed = isa<memref::LoadOp>(op)
+                           ? cast<memref::LoadOp>(op).getMemRef()
+                           : cast<memref::StoreOp>(op).getMemRef();
+      if (hostBuffers.isHost(accessed))
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();

@@ -42,9 +42,12 @@ func.func @constant() {
 
 // -----
 
-// A host load of a device buffer reads a host copy.
+// A host load of a device buffer (one a kernel or collective may use, here
+// an external function) reads a host copy.
+func.func private @device_use(memref<4xf32>)
 // CHECK-LABEL: func.func @load
 // CHECK: %[[D:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: call @device_use(%[[D]])
 // CHECK: %[[H:.*]] = memref.alloc() : memref<4xf32>
 // CHECK: gpu.memcpy %[[H]], %[[D]]
 // CHECK: %[[V:.*]] = memref.load %[[H]]
@@ -52,6 +55,7 @@ func.func @constant() {
 // CHECK: return %[[V]]
 func.func @load(%i: index) -> f32 {
   %a = memref.alloc() : memref<4xf32>
+  func.call @device_use(%a) : (memref<4xf32>) -> ()
   %v = memref.load %a[%i] : memref<4xf32>
   return %v : f32
 }
@@ -59,6 +63,7 @@ func.func @load(%i: index) -> f32 {
 // -----
 
 // A host store to a device buffer writes a host copy and copies it back.
+func.func private @device_use(memref<4xf32>)
 // CHECK-LABEL: func.func @store
 // CHECK: %[[D:.*]] = gpu.alloc () : memref<4xf32>
 // CHECK: %[[H:.*]] = memref.alloc() : memref<4xf32>
@@ -66,13 +71,44 @@ func.func @load(%i: index) -> f32 {
 // CHECK: memref.store %{{.*}}, %[[H]]
 // CHECK: gpu.memcpy %[[D]], %[[H]]
 // CHECK: memref.dealloc %[[H]]
+// CHECK: call @device_use(%[[D]])
 func.func @store(%i: index, %v: f32) {
   %a = memref.alloc() : memref<4xf32>
   memref.store %v, %a[%i] : memref<4xf32>
+  func.call @device_use(%a) : (memref<4xf32>) -> ()
   return
 }
 
 // -----
+
+// Buffers only host code touches (loads, stores, deallocation, functions
+// doing the same: the bookkeeping of ownership-based deallocation) and
+// constants only read on the host stay in host memory, with no copies.
+memref.global "private" constant @table : memref<2xindex> = dense<[3, 4]>
+// CHECK-LABEL: func.func private @helper
+// CHECK-NOT: gpu.
+// CHECK: return
+func.func private @helper(%flags: memref<?xi1>) -> i1 {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %flags, %c0 : memref<?xi1>
+  %last = arith.subi %n, %n : index
+  %f = memref.load %flags[%last] : memref<?xi1>
+  return %f : i1
+}
+// CHECK-LABEL: func.func @bookkeeping
+// CHECK-NOT: gpu.
+// CHECK: return
+func.func @bookkeeping(%i: index) -> (i1, index) {
+  %true = arith.constant true
+  %flags = memref.alloc() : memref<2xi1>
+  memref.store %true, %flags[%i] : memref<2xi1>
+  %dyn = memref.cast %flags : memref<2xi1> to memref<?xi1>
+  %f = func.call @helper(%dyn) : (memref<?xi1>) -> i1
+  memref.dealloc %flags : memref<2xi1>
+  %t = memref.get_global @table : memref<2xindex>
+  %v = memref.load %t[%i] : memref<2xindex>
+  return %f, %v : i1, index
+}
 
 // Only the entry point's buffer arguments and results are host memory:
 // they are copied in on entry and out before returning. Other functions
