@@ -88,11 +88,7 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,
                                  const LowerToGPUPipelineOptions &options) {
-  PartitionPipelineOptions partition;
-  partition.latencyBytes = options.latencyBytes;
-  partition.axisWeights = llvm::to_vector(options.axisWeights);
-  partition.printPlans = options.printPlans;
-  buildBufferizedSPMDPipeline(pm, partition);
+  buildBufferizedSPMDPipeline(pm, PartitionPipelineOptions(options));
   // Local computation runs as kernels: every linalg op becomes a parallel
   // loop nest mapped to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg());

@@ -16,6 +16,14 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: nccl.
 
+// The planning options reach dtensor-lower-redistribute as in hp-partition:
+// the all_reduce of 8x16xf32 costs latency (65536) + 768 by default, and
+// 2 x 768 with no latency and axis weight 2.
+// RUN: hp-opt --hp-lower-to-gpu="print-plans format=isa" %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN-DEFAULT
+// RUN: hp-opt --hp-lower-to-gpu="print-plans latency-bytes=0 axis-weights=2 format=isa" %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN-OPTIONS
+// PLAN-DEFAULT: remark: plan [P(sum)] -> [R]: cost=6.630400e+04
+// PLAN-OPTIONS: remark: plan [P(sum)] -> [R]: cost=1.536000e+03
+
 // format=auto (the default) embeds a fatbin when ptxas is on PATH and PTX
 // for the driver to compile otherwise.
 // RUN: rm -rf %t.nopath && mkdir -p %t.nopath

@@ -11,19 +11,34 @@ class OpPassManager;
 
 namespace hp {
 
-/// Options of `hp-partition`; they are passed to dtensor-lower-redistribute.
-struct PartitionPipelineOptions
-    : mlir::PassPipelineOptions<PartitionPipelineOptions> {
-  Option<uint64_t> latencyBytes{
+/// The redistribute-planning options shared by every hp pipeline; they are
+/// passed to dtensor-lower-redistribute. `Derived` is the pipeline's own
+/// options struct (PassPipelineOptions is CRTP).
+template <typename Derived>
+struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
+  using OptionsBase = mlir::detail::PassOptions;
+  OptionsBase::Option<uint64_t> latencyBytes{
       *this, "latency-bytes",
       llvm::cl::desc("Per-collective latency in equivalent bytes"),
       llvm::cl::init(65536)};
-  ListOption<double> axisWeights{
+  OptionsBase::ListOption<double> axisWeights{
       *this, "axis-weights",
       llvm::cl::desc("Bandwidth cost multiplier per mesh axis")};
-  Option<bool> printPlans{*this, "print-plans",
-                          llvm::cl::desc("Remark each redistribute plan"),
-                          llvm::cl::init(false)};
+  OptionsBase::Option<bool> printPlans{
+      *this, "print-plans", llvm::cl::desc("Remark each redistribute plan"),
+      llvm::cl::init(false)};
+};
+
+/// Options of `hp-partition` and `hp-lower-to-cpu`.
+struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
+  PartitionPipelineOptions() = default;
+  /// The planning options of another pipeline.
+  template <typename Other>
+  explicit PartitionPipelineOptions(const PlanningOptions<Other> &other) {
+    latencyBytes = other.latencyBytes;
+    axisWeights = llvm::to_vector(other.axisWeights);
+    printPlans = other.printPlans;
+  }
 };
 
 /// DESIGN.md §2 down to SPMD + shard: expand local regions, canonicalize,
@@ -37,18 +52,7 @@ void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
                              const PartitionPipelineOptions &options);
 
 /// Options of `hp-lower-to-gpu`: the partition options and the CUDA target.
-struct LowerToGPUPipelineOptions
-    : mlir::PassPipelineOptions<LowerToGPUPipelineOptions> {
-  Option<uint64_t> latencyBytes{
-      *this, "latency-bytes",
-      llvm::cl::desc("Per-collective latency in equivalent bytes"),
-      llvm::cl::init(65536)};
-  ListOption<double> axisWeights{
-      *this, "axis-weights",
-      llvm::cl::desc("Bandwidth cost multiplier per mesh axis")};
-  Option<bool> printPlans{*this, "print-plans",
-                          llvm::cl::desc("Remark each redistribute plan"),
-                          llvm::cl::init(false)};
+struct LowerToGPUPipelineOptions : PlanningOptions<LowerToGPUPipelineOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("CUDA architecture of the kernels"),
                            llvm::cl::init("sm_90")};
