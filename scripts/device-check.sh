@@ -7,16 +7,27 @@
 #
 # Needs what scripts/install-deps.sh installs (LLVM/MLIR 22, Open MPI) plus
 # the CUDA toolkit and NCCL under /usr/local/cuda (or HP_CUDA_ROOT) and a
-# driver. A machine without network access must already have them: this
-# script installs nothing and says what is missing.
+# driver. This script installs nothing. Where LLVM 22 is absent (the
+# offline device machines), it runs build-device/ instead, the bundle that
+# scripts/device-bundle.sh makes here: carry it along. Otherwise it says
+# what is missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cuda=${HP_CUDA_ROOT:-/usr/local/cuda}
 export PATH=$cuda/bin:/usr/lib/llvm-22/bin:$PATH
 
+# A machine without the toolchain runs the ahead-of-time bundle carried to
+# it (scripts/device-bundle.sh, then carry build-device).
+if [ ! -x /usr/lib/llvm-22/bin/mlir-tblgen ] && [ -x build-device/run.sh ]; then
+  nvidia-smi -L || { echo "device-check: no GPU visible"; exit 2; }
+  echo "== ahead-of-time GPU examples (build-device), world size 1"
+  bash build-device/run.sh
+  exit $?
+fi
+
 missing=()
 command -v nvidia-smi >/dev/null && nvidia-smi -L | grep -q "GPU " || missing+=("a visible GPU (nvidia-smi -L)")
-[ -x /usr/lib/llvm-22/bin/mlir-tblgen ] || missing+=("LLVM/MLIR 22 (scripts/install-deps.sh)")
+[ -x /usr/lib/llvm-22/bin/mlir-tblgen ] || missing+=("LLVM/MLIR 22 (scripts/install-deps.sh), or the bundle build-device/ (scripts/device-bundle.sh)")
 command -v mpirun >/dev/null || missing+=("Open MPI (scripts/install-deps.sh)")
 [ -f "$cuda/include/nccl.h" ] || missing+=("NCCL headers in $cuda/include")
 if [ ${#missing[@]} -gt 0 ]; then
