@@ -53,8 +53,13 @@ if config.hp_have_gpu_runtime:
                                     timeout=30).stdout
         except (OSError, subprocess.SubprocessError):
             listed = ""
-        if "GPU " in listed:
+        gpus = listed.count("GPU ")
+        if gpus:
             config.available_features.add("cuda-device")
+        # NCCL takes one GPU per rank: multi-rank GPU tests need that many.
+        for ranks in (2, 4):
+            if gpus >= ranks:
+                config.available_features.add(f"cuda-devices-{ranks}")
 
 # Inputs/ holds helper modules, not tests.
 config.excludes.append("Inputs")
