@@ -35,16 +35,24 @@ int worldRank() {
   return envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK", 0);
 }
 
+/// Exits without running static destructors: the generated module
+/// destructors would call into the failed driver again and report a second,
+/// misleading error.
+[[noreturn]] void failExit() {
+  std::fflush(nullptr);
+  std::_Exit(4);
+}
+
 void check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return;
   const char *name = "unknown", *text = "";
   cuGetErrorName(result, &name);
   cuGetErrorString(result, &text);
-  std::fprintf(stderr, "hp: rank %d: %s failed: %s (%s)\n", worldRank(), call,
-               name, text);
-  std::fflush(stderr);
-  std::exit(4);
+  std::fprintf(stderr, "hp: rank %d: %s failed: %s (CUresult %d%s%s)\n",
+               worldRank(), call, name, static_cast<int>(result),
+               *text ? ": " : "", text);
+  failExit();
 }
 
 #define HP_CUDA(call) check(call, #call)
@@ -63,7 +71,7 @@ Device &device() {
     HP_CUDA(cuDeviceGetCount(&count));
     if (count == 0) {
       std::fprintf(stderr, "hp: rank %d: no CUDA device\n", worldRank());
-      std::exit(4);
+      failExit();
     }
     int local = envInt("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                        "HP_LOCAL_RANK", 0);
@@ -131,7 +139,7 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                    "hp: rank %d: kernel needs %d bytes of shared memory, the "
                    "device has %d\n",
                    worldRank(), smem, maxShared);
-      std::exit(4);
+      failExit();
     }
     HP_CUDA(cuFuncSetAttribute(
         function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem));
