@@ -47,3 +47,7 @@
 // LINKED-DAG: U mgpuModuleLoad
 // LINKED-DAG: U ncclAllReduce
 // LINKED-DAG: U hpNcclStream
+
+// entry-point reaches convert-memref-to-gpu.
+// RUN: not hp-opt --hp-lower-to-gpu="entry-point=nowhere format=isa" %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=ENTRY
+// ENTRY: error: entry point 'nowhere' is not a function of this module

@@ -74,7 +74,7 @@ def ConvertMemRefToGPU : Pass<"convert-memref-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"entryPoint", "entry-point", "std::string", /*default=*/"\"main\"",
-           "The function whose buffer arguments and results live on the host">,
+           "Function whose buffer arguments/results are host memory (must exist unless main)">,
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",

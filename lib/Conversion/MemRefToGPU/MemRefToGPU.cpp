@@ -153,6 +153,14 @@ struct ConvertMemRefToGPUPass
 void ConvertMemRefToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   bool failedAny = false;
+  // A library module has no `main`; any other entry point must exist (also
+  // when hp-lower-to-gpu passes it on).
+  if (entryPoint != "main" &&
+      !module.lookupSymbol<func::FuncOp>(entryPoint)) {
+    module.emitError() << "entry point '" << entryPoint
+                       << "' is not a function of this module";
+    return signalPassFailure();
+  }
   HostBuffers hostBuffers(module);
 
   for (auto fn : module.getOps<func::FuncOp>()) {

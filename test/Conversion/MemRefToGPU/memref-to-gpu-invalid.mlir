@@ -8,3 +8,4 @@ func.func @strided(%a: memref<4x4xf32>, %b: memref<4x2xf32>) {
   memref.copy %s, %b : memref<4x2xf32, strided<[4, 1]>> to memref<4x2xf32>
   return
 }
+
