@@ -69,6 +69,12 @@ public:
                                    dynamic);
   }
 
+  /// A fresh buffer of `tensor`'s shape and element type.
+  Value allocLike(Value tensor) {
+    return alloc(sizes(tensor),
+                 cast<RankedTensorType>(tensor.getType()).getElementType());
+  }
+
   Value toTensor(Value buffer) {
     auto m = cast<MemRefType>(buffer.getType());
     return bufferization::ToTensorOp::create(
@@ -159,8 +165,7 @@ Value emitAllGather(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
 /// The elementwise reduction of `input` over the group.
 Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid,
                     ArrayRef<int16_t> axes, Value input, RedOp red) {
-  auto type = cast<RankedTensorType>(input.getType());
-  Value recv = e.alloc(e.sizes(input), type.getElementType());
+  Value recv = e.allocLike(input);
   AllReduceOp::create(e.b, e.loc, e.toBuffer(input), recv, e.comm(grid, axes),
                       red);
   return e.toTensor(recv);
@@ -229,18 +234,23 @@ struct ReduceLowering : OpRewritePattern<shard::ReduceOp> {
   }
 };
 
+/// The root's input on every rank of the group (broadcast and scatter).
+template <typename OpTy>
+Value emitBroadcast(Emitter &e, OpTy op) {
+  int64_t root =
+      *linearInGroup(op, op.getGridAttr(), op.getGridAxes(), op.getRoot());
+  Value recv = e.allocLike(op.getInput());
+  BroadcastOp::create(e.b, e.loc, e.toBuffer(op.getInput()), recv,
+                      e.comm(op.getGridAttr(), op.getGridAxes()), root);
+  return e.toTensor(recv);
+}
+
 struct BroadcastLowering : OpRewritePattern<shard::BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(shard::BroadcastOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    int64_t root = *linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
-                                  op.getRoot());
-    Value recv = e.alloc(e.sizes(op.getInput()),
-                         op.getInput().getType().getElementType());
-    BroadcastOp::create(b, e.loc, e.toBuffer(op.getInput()), recv,
-                        e.comm(op.getGridAttr(), op.getGridAxes()), root);
-    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
+    b.replaceOp(op, e.castTo(emitBroadcast(e, op), op.getType()));
     return success();
   }
 };
@@ -251,15 +261,9 @@ struct ScatterLowering : OpRewritePattern<shard::ScatterOp> {
   LogicalResult matchAndRewrite(shard::ScatterOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    int64_t root = *linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
-                                  op.getRoot());
-    Value recv = e.alloc(e.sizes(op.getInput()),
-                         op.getInput().getType().getElementType());
-    BroadcastOp::create(b, e.loc, e.toBuffer(op.getInput()), recv,
-                        e.comm(op.getGridAttr(), op.getGridAxes()), root);
     Value block =
         emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
-                     e.toTensor(recv), op.getScatterAxis().getSExtValue());
+                     emitBroadcast(e, op), op.getScatterAxis().getSExtValue());
     b.replaceOp(op, e.castTo(block, op.getType()));
     return success();
   }
@@ -305,8 +309,7 @@ struct RecvLowering : OpRewritePattern<shard::RecvOp> {
       return failure();
     Value peer = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
                              *op.getSource(), op.getSourceDynamic());
-    Value buffer = e.alloc(e.sizes(op.getInput()),
-                           op.getInput().getType().getElementType());
+    Value buffer = e.allocLike(op.getInput());
     RecvOp::create(b, e.loc, buffer, peer,
                    e.comm(op.getGridAttr(), op.getGridAxes()));
     b.replaceOp(op, e.castTo(e.toTensor(buffer), op.getType()));
@@ -339,8 +342,7 @@ struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
     };
     Value to = plus(offset), from = plus(n - offset);
     Value send = e.toBuffer(op.getInput());
-    Value recv = e.alloc(e.sizes(op.getInput()),
-                         op.getInput().getType().getElementType());
+    Value recv = e.allocLike(op.getInput());
     auto group = GroupOp::create(b, e.loc);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -420,7 +422,7 @@ struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
     // Send: split axis leading, so block j (rows j*P ...) goes to rank j.
     auto perm = Emitter::frontPerm(rank, split);
     Value front = e.transpose(op.getInput(), perm);
-    Value recv = e.alloc(e.sizes(front), inType.getElementType());
+    Value recv = e.allocLike(front);
     AllToAllOp::create(b, e.loc, e.toBuffer(front), recv,
                        e.comm(op.getGridAttr(), op.getGridAxes()));
     Value got = e.toTensor(recv);
