@@ -34,21 +34,25 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value memref) {
   return sizes;
 }
 
-/// A device buffer of `like`'s identity-layout type.
+/// `memref`'s type with the identity layout: the copies this pass makes are
+/// whole, contiguous buffers.
+MemRefType identityType(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+/// A device buffer shaped like `like`.
 Value deviceAlloc(OpBuilder &b, Location loc, Value like) {
-  auto type = cast<MemRefType>(like.getType());
-  auto identity = MemRefType::get(type.getShape(), type.getElementType());
-  return gpu::AllocOp::create(b, loc, identity, /*asyncToken=*/Type(),
+  return gpu::AllocOp::create(b, loc, identityType(like), /*asyncToken=*/Type(),
                               /*asyncDependencies=*/ValueRange(),
                               dynamicSizes(b, loc, like), ValueRange())
       .getMemref();
 }
 
+/// A host buffer shaped like `like`.
 Value hostAlloc(OpBuilder &b, Location loc, Value like) {
-  auto type = cast<MemRefType>(like.getType());
-  return memref::AllocOp::create(
-      b, loc, MemRefType::get(type.getShape(), type.getElementType()),
-      dynamicSizes(b, loc, like));
+  return memref::AllocOp::create(b, loc, identityType(like),
+                                 dynamicSizes(b, loc, like));
 }
 
 void copy(OpBuilder &b, Location loc, Value dst, Value src) {
@@ -220,34 +224,27 @@ void ConvertMemRefToGPUPass::runOnOperation() {
     for (Operation *op : toErase)
       op->erase();
 
-    // Host element accesses of device buffers go through a host copy.
+    // Host element accesses of device buffers go through a host copy; a
+    // store copies it back.
     fn.walk([&](Operation *op) {
-      if (!isa<memref::LoadOp, memref::StoreOp>(op) ||
-          op->getParentOfType<gpu::LaunchOp>())
+      auto load = dyn_cast<memref::LoadOp>(op);
+      auto store = dyn_cast<memref::StoreOp>(op);
+      if ((!load && !store) || op->getParentOfType<gpu::LaunchOp>())
         return;
-      Value accessed = isa<memref::LoadOp>(op)
-                           ? cast<memref::LoadOp>(op).getMemRef()
-                           : cast<memref::StoreOp>(op).getMemRef();
-      if (hostBuffers.isHost(accessed))
+      OpOperand &accessed =
+          load ? load.getMemrefMutable() : store.getMemrefMutable();
+      Value device = accessed.get();
+      if (hostBuffers.isHost(device))
         return;
       OpBuilder b(op);
       Location loc = op->getLoc();
-      if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        Value host = hostAlloc(b, loc, load.getMemRef());
-        copy(b, loc, host, load.getMemRef());
-        load.getMemrefMutable().assign(host);
-        b.setInsertionPointAfter(load);
-        memref::DeallocOp::create(b, loc, host);
-      } else {
-        auto store = cast<memref::StoreOp>(op);
-        Value device = store.getMemRef();
-        Value host = hostAlloc(b, loc, device);
-        copy(b, loc, host, device);
-        store.getMemrefMutable().assign(host);
-        b.setInsertionPointAfter(store);
+      Value host = hostAlloc(b, loc, device);
+      copy(b, loc, host, device);
+      accessed.set(host);
+      b.setInsertionPointAfter(op);
+      if (store)
         copy(b, loc, device, host);
-        memref::DeallocOp::create(b, loc, host);
-      }
+      memref::DeallocOp::create(b, loc, host);
     });
 
     if (fn.getSymName() != entryPoint)
