@@ -18,7 +18,7 @@ rm -rf "$out" && mkdir -p "$out/lib"
 echo 'void hp_example_main(void); int main(void) { hp_example_main(); return 0; }' |
   cc -x c -c - -o "$out/entry.o"
 for example in tp_mlp cp_attention; do
-  bash test/e2e/gpu/Inputs/world-size-1.sh "$example" examples > "$out/$example.mlir"
+  bash test/Examples/Inputs/mesh-size.sh "$example" 1 examples > "$out/$example.mlir"
   build/bin/hp-opt --hp-lower-to-gpu="chip=$chip format=fatbin" \
     "$out/$example.mlir" -o "$out/$example.llvm.mlir"
   mlir-translate --allow-unregistered-dialect --mlir-to-llvmir \

@@ -53,7 +53,7 @@ status=$?
 
 echo "== TP-MLP, world size 1 (wall time of one hp-runner run, JIT included)"
 tp=$(mktemp --suffix=.mlir)
-bash test/e2e/gpu/Inputs/world-size-1.sh tp_mlp examples > "$tp"
+bash test/Examples/Inputs/mesh-size.sh tp_mlp 1 examples > "$tp"
 for target in cpu gpu; do
   start=$(date +%s.%N)
   out=$(build/bin/hp-runner -np 1 --target=$target "$tp" -e main \

@@ -15,7 +15,7 @@
 // RUN: sed -e 's/shape = \[2, 2\] names = \["dp", "ep"\]/shape = [1, 4] names = ["dp", "ep"]/' -e 's/2x6x2xf32/1x12x2xf32/g' -e 's/2x6x5xf32/1x12x5xf32/g' -e 's/2x2x5xf32/1x2x5xf32/g' -e 's/2x5x2xf32/1x5x2xf32/g' %hp_src_root/examples/moe_ep.mlir > %t.moe4.mlir
 // RUN: %if mpi %{ %hp-runner -np 4 %t.moe4.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-MOE %}
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/cp_attention.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-CP4 %}
-// RUN: sed -e 's/shape = \[4\] names = \["cp"\]/shape = [2] names = ["cp"]/' -e 's/2x4xf32/4x4xf32/g' -e 's/tensor<2xf32>/tensor<4xf32>/g' -e 's/%%steps = arith.constant 4 : index/%%steps = arith.constant 2 : index/' %hp_src_root/examples/cp_attention.mlir > %t.cp2.mlir
+// RUN: bash %hp_src_root/test/Examples/Inputs/mesh-size.sh cp_attention 2 %hp_src_root/examples > %t.cp2.mlir
 // RUN: %if mpi %{ %hp-runner -np 2 %t.cp2.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-CP2 %}
 
 // MOE: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "ep"]

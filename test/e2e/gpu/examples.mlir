@@ -5,10 +5,10 @@
 // product and sum is exact in f32 and "matches" means max |diff| == 0 on
 // both paths: the GPU result equals the CPU result bit for bit.
 // REQUIRES: cuda-device, mpi
-// RUN: bash %S/Inputs/world-size-1.sh tp_mlp %hp_src_root/examples > %t.tp1.mlir
+// RUN: bash %hp_src_root/test/Examples/Inputs/mesh-size.sh tp_mlp 1 %hp_src_root/examples > %t.tp1.mlir
 // RUN: %hp-runner -np 1 %t.tp1.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=TP
 // RUN: %hp-runner -np 1 --target=gpu %t.tp1.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=TP
-// RUN: bash %S/Inputs/world-size-1.sh cp_attention %hp_src_root/examples > %t.cp1.mlir
+// RUN: bash %hp_src_root/test/Examples/Inputs/mesh-size.sh cp_attention 1 %hp_src_root/examples > %t.cp1.mlir
 // RUN: %hp-runner -np 1 %t.cp1.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=CP
 // RUN: %hp-runner -np 1 --target=gpu %t.cp1.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=CP
 
