@@ -168,6 +168,16 @@ struct Costing {
 };
 } // namespace
 
+/// `state` with tensor dim `d` split further over `axes`, the first outermost
+/// (as all_to_all, reduce_scatter and a local chunk leave it).
+static State splitAlong(State state, int64_t d, llvm::ArrayRef<int64_t> axes) {
+  for (int64_t m : axes) {
+    state.placements[m] = Placement::shard(d);
+    state.order[d].push_back(m);
+  }
+  return state;
+}
+
 void hp::dtensor::plan::forEachSuccessor(
     const Problem &problem, const Options &options, const State &state,
     llvm::function_ref<void(const Step &, const State &)> fn) {
@@ -175,6 +185,12 @@ void hp::dtensor::plan::forEachSuccessor(
   int64_t rank = problem.globalShape.size();
   llvm::SmallVector<int64_t> shape = paddedShape(problem, state);
   double bytes = bytesOf(problem, shape);
+  // Bytes per rank of the input packed along `d` into one padded chunk per
+  // member of the `axes` group (the send buffer of a split collective).
+  auto packedBytes = [&](int64_t d, llvm::ArrayRef<int64_t> axes) {
+    return bytes / shape[d] * costing.groupSize(axes) *
+           paddedSize(shape[d], problem.meshShape, axes);
+  };
 
   // Gathers and all_to_alls move the innermost j splits of a tensor dim.
   for (int64_t d = 0; d < rank; ++d) {
@@ -196,17 +212,10 @@ void hp::dtensor::plan::forEachSuccessor(
       for (int64_t d2 = 0; d2 < rank; ++d2) {
         if (d2 == d)
           continue;
-        State moved = gathered;
-        for (int64_t m : axes) {
-          moved.placements[m] = Placement::shard(d2);
-          moved.order[d2].push_back(m);
-        }
-        // The input is packed along d2 into n pieces of the padded chunk.
-        double packed = bytes / shape[d2] * n *
-                        paddedSize(shape[d2], problem.meshShape, axes);
         Step a2a{Step::AllToAll, axes, d, d2};
-        costing.price(a2a, static_cast<double>(n - 1) / n, packed);
-        fn(a2a, moved);
+        costing.price(a2a, static_cast<double>(n - 1) / n,
+                      packedBytes(d2, axes));
+        fn(a2a, splitAlong(gathered, d2, axes));
       }
     }
   }
@@ -238,17 +247,11 @@ void hp::dtensor::plan::forEachSuccessor(
       llvm::SmallVector<int64_t, 4> perm = axes;
       do {
         for (int64_t d = 0; d < rank; ++d) {
-          State scattered = state;
-          for (int64_t m : perm) {
-            scattered.placements[m] = Placement::shard(d);
-            scattered.order[d].push_back(m);
-          }
-          double packed = bytes / shape[d] * n *
-                          paddedSize(shape[d], problem.meshShape, perm);
           Step rs{Step::ReduceScatter, perm, d};
           rs.reduceOp = op;
-          costing.price(rs, static_cast<double>(n - 1) / n, packed);
-          fn(rs, scattered);
+          costing.price(rs, static_cast<double>(n - 1) / n,
+                        packedBytes(d, perm));
+          fn(rs, splitAlong(state, d, perm));
         }
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
@@ -259,11 +262,8 @@ void hp::dtensor::plan::forEachSuccessor(
     if (p.kind != Placement::Replicate)
       continue;
     for (int64_t d = 0; d < rank; ++d) {
-      State chunked = state;
-      chunked.placements[m] = Placement::shard(d);
-      chunked.order[d].push_back(m);
       Step chunk{Step::Chunk, {static_cast<int64_t>(m)}, d};
-      fn(chunk, chunked);
+      fn(chunk, splitAlong(state, d, chunk.axes));
     }
     const Placement &want = problem.target[m];
     if (want.kind == Placement::Partial) {
