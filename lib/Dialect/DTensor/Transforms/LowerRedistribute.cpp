@@ -243,6 +243,13 @@ private:
     return insert(x, buffer(x, d, cst(size), zeroOf(x)), d, cst(0));
   }
 
+  /// The inverse of padTo: the first `len` of a dim padded to `padded`.
+  Value trimTo(Value x, int64_t d, OpFoldResult len, int64_t padded) {
+    if (getConstantIntValue(len) == padded)
+      return x;
+    return slice(x, d, cst(0), len);
+  }
+
   static bool allStatic(ArrayRef<std::pair<OpFoldResult, OpFoldResult>> ps) {
     return llvm::all_of(ps, [](auto &p) {
       return getConstantIntValue(p.first) && getConstantIntValue(p.second);
@@ -366,10 +373,7 @@ void PlanEmitter::emit(const plan::Step &step) {
           shard::ReductionKindAttr::get(b.getContext(),
                                         toReductionKind(step.reduceOp)),
           b.getIndexAttr(d));
-      OpFoldResult mine = levels[d].back();
-      value = getConstantIntValue(mine) == piece
-                  ? scattered
-                  : slice(scattered, d, cst(0), mine);
+      value = trimTo(scattered, d, levels[d].back(), piece);
     }
     break;
   }
@@ -399,10 +403,7 @@ void PlanEmitter::emit(const plan::Step &step) {
           b, loc, resultType, grid, axesAttr(axes), x, b.getIndexAttr(d2),
           b.getIndexAttr(d));
       Value y = unpack(moved, d, pieces1, piece1, size1);
-      OpFoldResult mine = levels[d2].back();
-      value = getConstantIntValue(mine) == piece2
-                  ? y
-                  : slice(y, d2, cst(0), mine);
+      value = trimTo(y, d2, levels[d2].back(), piece2);
     }
     break;
   }
