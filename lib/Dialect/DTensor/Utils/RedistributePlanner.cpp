@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -19,6 +20,7 @@
 #include <queue>
 
 using namespace hp::dtensor::plan;
+using hp::dtensor::paddedPiece;
 
 static const char *reduceOpName(int64_t op) {
   static const char *names[] = {"sum", "avg", "max", "min", "prod"};
@@ -109,19 +111,11 @@ std::string Plan::str() const {
   return s;
 }
 
-/// Largest size dim `d` has after nested torch.chunk splits over `axes`.
-static int64_t paddedSize(int64_t size, llvm::ArrayRef<int64_t> meshShape,
-                          llvm::ArrayRef<int64_t> axes) {
-  for (int64_t m : axes)
-    size = (size + meshShape[m] - 1) / meshShape[m];
-  return size;
-}
-
 static llvm::SmallVector<int64_t> paddedShape(const Problem &problem,
                                               const State &state) {
   llvm::SmallVector<int64_t> shape;
   for (auto [d, g] : llvm::enumerate(problem.globalShape))
-    shape.push_back(paddedSize(g, problem.meshShape, state.order[d]));
+    shape.push_back(paddedPiece(g, problem.meshShape, state.order[d]));
   return shape;
 }
 
@@ -143,10 +137,7 @@ struct Costing {
   const Options &options;
 
   int64_t groupSize(llvm::ArrayRef<int64_t> axes) const {
-    int64_t n = 1;
-    for (int64_t m : axes)
-      n *= problem.meshShape[m];
-    return n;
+    return hp::dtensor::groupSize(problem.meshShape, axes);
   }
   double weight(llvm::ArrayRef<int64_t> axes) const {
     double w = 0;
@@ -189,7 +180,7 @@ void hp::dtensor::plan::forEachSuccessor(
   // member of the `axes` group (the send buffer of a split collective).
   auto packedBytes = [&](int64_t d, llvm::ArrayRef<int64_t> axes) {
     return bytes / shape[d] * costing.groupSize(axes) *
-           paddedSize(shape[d], problem.meshShape, axes);
+           paddedPiece(shape[d], problem.meshShape, axes);
   };
 
   // Gathers and all_to_alls move the innermost j splits of a tensor dim.
@@ -220,11 +211,21 @@ void hp::dtensor::plan::forEachSuccessor(
     }
   }
 
+  // A DTensor's value reduces its partial mesh dims innermost first, so an
+  // axis may be reduced only once every later partial axis with another op
+  // is (reductions of one op commute).
+  auto reducible = [&](int64_t m, int64_t op) {
+    for (int64_t k = m + 1, e = state.placements.size(); k < e; ++k)
+      if (state.placements[k].kind == Placement::Partial &&
+          state.placements[k].arg != op)
+        return false;
+    return true;
+  };
   // Partial axes with the same reduction may be reduced together.
   for (int64_t op = 0; op < 5; ++op) {
     llvm::SmallVector<int64_t, 4> partials;
     for (auto [m, p] : llvm::enumerate(state.placements))
-      if (p.kind == Placement::Partial && p.arg == op)
+      if (p.kind == Placement::Partial && p.arg == op && reducible(m, op))
         partials.push_back(m);
     for (unsigned mask = 1; mask < (1u << partials.size()); ++mask) {
       llvm::SmallVector<int64_t, 4> axes;
@@ -266,7 +267,15 @@ void hp::dtensor::plan::forEachSuccessor(
       fn(chunk, splitAlong(state, d, chunk.axes));
     }
     const Placement &want = problem.target[m];
-    if (want.kind == Placement::Partial) {
+    // The other coordinates of a partial<prod> hold 1, which a later
+    // partial<sum> axis would add up to more than 1.
+    bool prodUnderSum =
+        want.kind == Placement::Partial && want.arg == 4 &&
+        llvm::any_of(llvm::drop_begin(state.placements, m + 1),
+                     [](const Placement &q) {
+                       return q.kind == Placement::Partial && q.arg == 0;
+                     });
+    if (want.kind == Placement::Partial && !prodUnderSum) {
       State partial = state;
       partial.placements[m] = want;
       Step make{Step::MakePartial, {static_cast<int64_t>(m)}};
@@ -363,8 +372,12 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
   plan.cost = visits[goal].cost.cost;
   plan.numCollectives = visits[goal].cost.collectives;
   plan.peakBytes = visits[goal].cost.peak;
-  for (int64_t id = goal; visits[id].parent >= 0; id = visits[id].parent)
+  for (int64_t id = goal; visits[id].parent >= 0; id = visits[id].parent) {
     plan.steps.push_back(visits[id].step);
+    plan.states.push_back(visits[id].state);
+  }
+  plan.states.push_back(start);
   std::reverse(plan.steps.begin(), plan.steps.end());
+  std::reverse(plan.states.begin(), plan.states.end());
   return plan;
 }

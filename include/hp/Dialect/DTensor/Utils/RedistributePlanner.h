@@ -88,6 +88,9 @@ struct Problem {
 
 struct Plan {
   llvm::SmallVector<Step, 4> steps;
+  /// The layout before each step, then the target's: states[i] -> steps[i]
+  /// -> states[i + 1]. The emitter follows these instead of re-deriving them.
+  llvm::SmallVector<State, 5> states;
   double cost = 0;
   int64_t numCollectives = 0;
   double peakBytes = 0;

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Dialect/DTensor/Utils/LocalShape.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "gtest/gtest.h"
 

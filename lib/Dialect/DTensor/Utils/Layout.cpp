@@ -1,6 +1,6 @@
-//===- LocalShape.cpp - torch.chunk local sizes and offsets ---------------===//
+//===- Layout.cpp - which block of a global tensor each device holds ------===//
 
-#include "hp/Dialect/DTensor/Utils/LocalShape.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "llvm/ADT/SmallSet.h"
 
@@ -11,7 +11,8 @@ using namespace hp::dtensor;
 
 int64_t hp::dtensor::chunkLength(int64_t size, int64_t parts) {
   assert(size >= 0 && parts >= 1 && "chunk of a negative size or no parts");
-  return (size + parts - 1) / parts;
+  // size + parts - 1 would overflow near INT64_MAX.
+  return size / parts + (size % parts != 0);
 }
 
 int64_t hp::dtensor::chunkSize(int64_t size, int64_t parts, int64_t coord) {
@@ -129,4 +130,69 @@ int64_t hp::dtensor::linearize(llvm::ArrayRef<int64_t> coord,
   for (auto [c, n] : llvm::zip_equal(coord, meshShape))
     linear = linear * n + c;
   return linear;
+}
+
+llvm::SmallVector<int64_t> hp::dtensor::computePaddedShape(
+    llvm::ArrayRef<int64_t> globalShape, llvm::ArrayRef<int64_t> meshShape,
+    llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits) {
+  llvm::SmallVector<int64_t> shape;
+  for (auto [d, g] : llvm::enumerate(globalShape))
+    shape.push_back(paddedPiece(g, meshShape, splits[d]));
+  return shape;
+}
+
+LocalBlock hp::dtensor::computeSplitBlock(
+    llvm::ArrayRef<int64_t> globalShape, llvm::ArrayRef<int64_t> meshShape,
+    llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
+    llvm::ArrayRef<int64_t> coord) {
+  LocalBlock block;
+  IntArith a;
+  for (auto [d, g] : llvm::enumerate(globalShape)) {
+    llvm::SmallVector<int64_t> parts, digits;
+    for (int64_t m : splits[d]) {
+      parts.push_back(meshShape[m]);
+      digits.push_back(coord[m]);
+    }
+    auto [offset, size] = nestedPiece(a, g, parts, digits);
+    block.offsets.push_back(offset);
+    block.sizes.push_back(size);
+  }
+  return block;
+}
+
+int64_t hp::dtensor::paddedPiece(int64_t size,
+                                 llvm::ArrayRef<int64_t> meshShape,
+                                 llvm::ArrayRef<int64_t> axes) {
+  // The first piece of every nested split is the largest.
+  for (int64_t m : axes)
+    size = chunkLength(size, meshShape[m]);
+  return size;
+}
+
+int64_t hp::dtensor::groupSize(llvm::ArrayRef<int64_t> meshShape,
+                               llvm::ArrayRef<int64_t> axes) {
+  int64_t n = 1;
+  for (int64_t m : axes)
+    n *= meshShape[m];
+  return n;
+}
+
+int64_t hp::dtensor::groupIndex(llvm::ArrayRef<int64_t> coord,
+                                llvm::ArrayRef<int64_t> meshShape,
+                                llvm::ArrayRef<int64_t> axes) {
+  int64_t index = 0;
+  for (int64_t m : axes)
+    index = index * meshShape[m] + coord[m];
+  return index;
+}
+
+llvm::SmallVector<int64_t> hp::dtensor::groupMember(
+    llvm::ArrayRef<int64_t> coord, llvm::ArrayRef<int64_t> meshShape,
+    llvm::ArrayRef<int64_t> axes, int64_t index) {
+  llvm::SmallVector<int64_t> member(coord.begin(), coord.end());
+  for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
+    member[axes[i]] = index % meshShape[axes[i]];
+    index /= meshShape[axes[i]];
+  }
+  return member;
 }

@@ -1,0 +1,468 @@
+//===- PlanChecker.cpp - redistribute plans checked by simulation ---------===//
+//
+// Deliberately self-contained: its own torch.chunk, its own group order and
+// its own definition of every step, so that a step which is priced right but
+// means something else is caught.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Utils/PlanChecker.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace hp::dtensor::plan;
+
+namespace {
+
+using Coord = llvm::SmallVector<int64_t, 4>;
+
+/// One device's local tensor: per element, the global (row-major) index it
+/// is a copy or a share of, and its value.
+struct Block {
+  llvm::SmallVector<int64_t, 4> shape;
+  std::vector<int64_t> index;
+  std::vector<double> value;
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t s : shape)
+      n *= s;
+    return n;
+  }
+};
+
+/// torch.chunk: `size` in `parts` chunks of ceil(size/parts); the trailing
+/// ones may be short or empty.
+std::pair<int64_t, int64_t> torchChunk(int64_t size, int64_t parts,
+                                       int64_t i) {
+  int64_t c = (size + parts - 1) / parts;
+  int64_t offset = std::min(i * c, size);
+  return {offset, std::min(c, size - offset)};
+}
+
+/// Elements [offset, offset+length) of dim `d`.
+Block slice(const Block &b, int64_t d, int64_t offset, int64_t length) {
+  Block out;
+  out.shape = b.shape;
+  out.shape[d] = length;
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k)
+    outer *= b.shape[k];
+  for (size_t k = d + 1; k < b.shape.size(); ++k)
+    inner *= b.shape[k];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < length * inner; ++i) {
+      int64_t src = (o * b.shape[d] + offset) * inner + i;
+      out.index.push_back(b.index[src]);
+      out.value.push_back(b.value[src]);
+    }
+  return out;
+}
+
+class Simulator {
+public:
+  Simulator(const Problem &p) : p(p) {
+    numDevices = 1;
+    for (int64_t n : p.meshShape)
+      numDevices *= n;
+  }
+
+  std::string run(llvm::ArrayRef<Step> steps);
+
+private:
+  Coord coordOf(int64_t device) const {
+    Coord c(p.meshShape.size());
+    for (int64_t m = static_cast<int64_t>(c.size()) - 1; m >= 0; --m) {
+      c[m] = device % p.meshShape[m];
+      device /= p.meshShape[m];
+    }
+    return c;
+  }
+  int64_t deviceOf(llvm::ArrayRef<int64_t> c) const {
+    int64_t d = 0;
+    for (auto [m, x] : llvm::enumerate(c))
+      d = d * p.meshShape[m] + x;
+    return d;
+  }
+  /// The group of `device` along `axes`, in collective rank order: row-major
+  /// over the axes as listed.
+  std::vector<int64_t> group(int64_t device, llvm::ArrayRef<int64_t> axes,
+                             int64_t *position) const {
+    Coord c = coordOf(device);
+    int64_t n = 1;
+    *position = 0;
+    for (int64_t m : axes) {
+      n *= p.meshShape[m];
+      *position = *position * p.meshShape[m] + c[m];
+    }
+    std::vector<int64_t> members;
+    for (int64_t j = 0; j < n; ++j) {
+      Coord mc = c;
+      int64_t rest = j;
+      for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
+        mc[axes[i]] = rest % p.meshShape[axes[i]];
+        rest /= p.meshShape[axes[i]];
+      }
+      members.push_back(deviceOf(mc));
+    }
+    return members;
+  }
+  /// Piece `position` of a dim of `size` split over `axes` in listed order,
+  /// the first axis outermost: what Shard on those mesh dims means.
+  std::pair<int64_t, int64_t> piece(int64_t size, llvm::ArrayRef<int64_t> axes,
+                                    int64_t position) const {
+    llvm::SmallVector<int64_t> digits(axes.size());
+    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
+      digits[i] = position % p.meshShape[axes[i]];
+      position /= p.meshShape[axes[i]];
+    }
+    int64_t offset = 0;
+    for (auto [i, m] : llvm::enumerate(axes)) {
+      auto [o, l] = torchChunk(size, p.meshShape[m], digits[i]);
+      offset += o;
+      size = l;
+    }
+    return {offset, size};
+  }
+
+  /// The block a device holds of `placements` (default nesting: mesh dim
+  /// order), as global indices; values left empty.
+  Block layoutBlock(llvm::ArrayRef<Placement> placements, int64_t device) {
+    Coord c = coordOf(device);
+    llvm::SmallVector<int64_t, 4> offset(p.globalShape.size(), 0);
+    llvm::SmallVector<int64_t, 4> size(p.globalShape.begin(),
+                                       p.globalShape.end());
+    for (auto [m, pl] : llvm::enumerate(placements)) {
+      if (pl.kind != Placement::Shard)
+        continue;
+      auto [o, l] = torchChunk(size[pl.arg], p.meshShape[m], c[m]);
+      offset[pl.arg] += o;
+      size[pl.arg] = l;
+    }
+    Block b;
+    b.shape = size;
+    int64_t n = b.numElements();
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t rest = e, global = 0, stride = 1;
+      for (int64_t d = static_cast<int64_t>(size.size()) - 1; d >= 0; --d) {
+        global += (offset[d] + rest % size[d]) * stride;
+        rest /= size[d];
+        stride *= p.globalShape[d];
+      }
+      b.index.push_back(global);
+    }
+    b.value.assign(b.index.size(), 0);
+    return b;
+  }
+
+  /// A share of element `g` held by devices with partial coordinates `key`:
+  /// values in [1, 2), so that sum, product, max, min and mean differ.
+  static double share(int64_t g, int64_t key) {
+    uint64_t x = static_cast<uint64_t>(g) * 0x9E3779B97F4A7C15ull ^
+                 (static_cast<uint64_t>(key) + 1) * 0xC2B2AE3D27D4EB4Full;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return 1.0 + static_cast<double>(x % 1000003) / 1000003.0;
+  }
+
+  static double combine(int64_t op, double a, double b) {
+    switch (op) {
+    case 0: // sum
+    case 1: // avg: summed here, divided by the count afterwards
+      return a + b;
+    case 2:
+      return std::max(a, b);
+    case 3:
+      return std::min(a, b);
+    default:
+      return a * b;
+    }
+  }
+
+  /// The reduction over the partial mesh dims of `placements` (innermost
+  /// first) of `valueAt(device)`, seen from `device`.
+  template <typename F>
+  double reducePartials(llvm::ArrayRef<Placement> placements, Coord c,
+                        size_t from, F valueAt) {
+    for (size_t m = from; m < placements.size(); ++m) {
+      if (placements[m].kind != Placement::Partial)
+        continue;
+      int64_t op = placements[m].arg;
+      double acc = 0;
+      for (int64_t i = 0; i < p.meshShape[m]; ++i) {
+        c[m] = i;
+        double v = reducePartials(placements, c, m + 1, valueAt);
+        acc = i == 0 ? v : combine(op, acc, v);
+      }
+      return op == 1 ? acc / p.meshShape[m] : acc;
+    }
+    return valueAt(deviceOf(c));
+  }
+
+  std::string fail(int64_t step, llvm::StringRef what) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (step < 0)
+      os << "after the last step: ";
+    else
+      os << "step " << step << ": ";
+    os << what;
+    return s;
+  }
+
+  std::string applyStep(const Step &step, int64_t stepIndex);
+  /// `blocks` of `members` at each element: all the same shape and indices.
+  bool aligned(const std::vector<int64_t> &members) const {
+    for (int64_t u : members)
+      if (blocks[u].shape != blocks[members[0]].shape ||
+          blocks[u].index != blocks[members[0]].index)
+        return false;
+    return true;
+  }
+
+  const Problem &p;
+  int64_t numDevices;
+  std::vector<Block> blocks;
+};
+
+} // namespace
+
+std::string Simulator::applyStep(const Step &step, int64_t k) {
+  int64_t rank = p.globalShape.size();
+  for (int64_t m : step.axes)
+    if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
+      return fail(k, "mesh axis out of range");
+  if ((step.kind == Step::AllGather || step.kind == Step::ReduceScatter ||
+       step.kind == Step::AllToAll || step.kind == Step::Chunk) &&
+      (step.dim < 0 || step.dim >= rank))
+    return fail(k, "tensor dim out of range");
+  std::vector<Block> next(numDevices);
+  for (int64_t t = 0; t < numDevices; ++t) {
+    int64_t position;
+    std::vector<int64_t> members = group(t, step.axes, &position);
+    switch (step.kind) {
+    case Step::AllGather: {
+      // The members' blocks concatenated along dim, in group order.
+      Block out = blocks[members[0]];
+      for (size_t j = 1; j < members.size(); ++j) {
+        const Block &b = blocks[members[j]];
+        for (int64_t d = 0; d < rank; ++d)
+          if (d != step.dim && b.shape[d] != out.shape[d])
+            return fail(k, "all_gather of blocks that differ off the "
+                           "gather dim");
+        Block cat;
+        cat.shape = out.shape;
+        cat.shape[step.dim] += b.shape[step.dim];
+        int64_t innerA = 1, innerB = 1;
+        for (int64_t d = step.dim; d < rank; ++d) {
+          innerA *= out.shape[d];
+          innerB *= b.shape[d];
+        }
+        int64_t outer = 1;
+        for (int64_t d = 0; d < step.dim; ++d)
+          outer *= out.shape[d];
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t i = 0; i < innerA; ++i) {
+            cat.index.push_back(out.index[o * innerA + i]);
+            cat.value.push_back(out.value[o * innerA + i]);
+          }
+          for (int64_t i = 0; i < innerB; ++i) {
+            cat.index.push_back(b.index[o * innerB + i]);
+            cat.value.push_back(b.value[o * innerB + i]);
+          }
+        }
+        out = std::move(cat);
+      }
+      next[t] = std::move(out);
+      break;
+    }
+    case Step::AllReduce:
+    case Step::ReduceScatter: {
+      if (!aligned(members))
+        return fail(k, "reduction over blocks that hold different elements");
+      Block out = blocks[t];
+      for (size_t e = 0; e < out.value.size(); ++e) {
+        double acc = blocks[members[0]].value[e];
+        for (size_t j = 1; j < members.size(); ++j)
+          acc = combine(step.reduceOp, acc, blocks[members[j]].value[e]);
+        out.value[e] = step.reduceOp == 1 ? acc / members.size() : acc;
+      }
+      if (step.kind == Step::ReduceScatter) {
+        auto [o, l] = piece(out.shape[step.dim], step.axes, position);
+        out = slice(out, step.dim, o, l);
+      }
+      next[t] = std::move(out);
+      break;
+    }
+    case Step::AllToAll: {
+      if (step.dstDim < 0 || step.dstDim >= rank || step.dstDim == step.dim)
+        return fail(k, "all_to_all with a bad split dim");
+      // Member u sends piece `position` of its block along dstDim; the
+      // received pieces are concatenated along dim in group order.
+      std::vector<Block> parts;
+      for (int64_t u : members) {
+        const Block &b = blocks[u];
+        auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
+        parts.push_back(slice(b, step.dstDim, o, l));
+      }
+      for (int64_t d = 0; d < rank; ++d)
+        for (const Block &b : parts)
+          if (d != step.dim && b.shape[d] != parts[0].shape[d])
+            return fail(k, "all_to_all pieces differ off the concat dim");
+      // Concatenate along dim by interleaving as all_gather does.
+      Block out = parts[0];
+      for (size_t j = 1; j < parts.size(); ++j) {
+        Block cat;
+        cat.shape = out.shape;
+        cat.shape[step.dim] += parts[j].shape[step.dim];
+        int64_t innerA = 1, innerB = 1, outer = 1;
+        for (int64_t d = step.dim; d < rank; ++d) {
+          innerA *= out.shape[d];
+          innerB *= parts[j].shape[d];
+        }
+        for (int64_t d = 0; d < step.dim; ++d)
+          outer *= out.shape[d];
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t i = 0; i < innerA; ++i) {
+            cat.index.push_back(out.index[o * innerA + i]);
+            cat.value.push_back(out.value[o * innerA + i]);
+          }
+          for (int64_t i = 0; i < innerB; ++i) {
+            cat.index.push_back(parts[j].index[o * innerB + i]);
+            cat.value.push_back(parts[j].value[o * innerB + i]);
+          }
+        }
+        out = std::move(cat);
+      }
+      next[t] = std::move(out);
+      break;
+    }
+    case Step::Chunk: {
+      if (step.axes.size() != 1)
+        return fail(k, "a local chunk splits along one mesh axis");
+      const Block &b = blocks[t];
+      auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
+                               position);
+      next[t] = slice(b, step.dim, o, l);
+      break;
+    }
+    case Step::MakePartial: {
+      if (step.axes.size() != 1)
+        return fail(k, "make_partial acts on one mesh axis");
+      Block out = blocks[t];
+      // Coordinate 0 keeps the value; the others hold the identity of sum
+      // (0) and prod (1); avg, max and min keep copies.
+      if (position != 0 && (step.reduceOp == 0 || step.reduceOp == 4))
+        std::fill(out.value.begin(), out.value.end(),
+                  step.reduceOp == 0 ? 0.0 : 1.0);
+      next[t] = std::move(out);
+      break;
+    }
+    }
+  }
+  blocks = std::move(next);
+  return "";
+}
+
+std::string Simulator::run(llvm::ArrayRef<Step> steps) {
+  // The source: every device's block, each element a share whose reduction
+  // over the partial mesh dims is the global value.
+  blocks.resize(numDevices);
+  auto partialKey = [&](int64_t device) {
+    Coord c = coordOf(device);
+    int64_t key = 0;
+    for (auto [m, pl] : llvm::enumerate(p.source))
+      if (pl.kind == Placement::Partial)
+        key = key * p.meshShape[m] + c[m];
+    return key;
+  };
+  for (int64_t s = 0; s < numDevices; ++s) {
+    blocks[s] = layoutBlock(p.source, s);
+    int64_t key = partialKey(s);
+    for (size_t e = 0; e < blocks[s].index.size(); ++e)
+      blocks[s].value[e] = share(blocks[s].index[e], key);
+  }
+  // The global value of each element, from the shares.
+  int64_t numElements = 1;
+  for (int64_t g : p.globalShape)
+    numElements *= g;
+  std::vector<double> global(numElements);
+  for (int64_t g = 0; g < numElements; ++g)
+    global[g] = reducePartials(p.source, Coord(p.meshShape.size(), 0), 0,
+                               [&](int64_t device) {
+                                 return share(g, partialKey(device));
+                               });
+
+  for (auto [k, step] : llvm::enumerate(steps))
+    if (std::string error = applyStep(step, k); !error.empty())
+      return error;
+
+  for (int64_t t = 0; t < numDevices; ++t) {
+    Block want = layoutBlock(p.target, t);
+    const Block &have = blocks[t];
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    os << "device (";
+    llvm::interleaveComma(coordOf(t), os);
+    os << ") ";
+    if (have.shape != want.shape) {
+      os << "holds a block of shape [";
+      llvm::interleaveComma(have.shape, os);
+      os << "], the target layout has [";
+      llvm::interleaveComma(want.shape, os);
+      os << ']';
+      return fail(-1, where);
+    }
+    if (have.index != want.index) {
+      os << "holds other elements than the target layout";
+      return fail(-1, where);
+    }
+    for (auto [m, pl] : llvm::enumerate(p.target)) {
+      if (pl.kind != Placement::Partial)
+        continue;
+      int64_t position;
+      if (!aligned(group(t, {static_cast<int64_t>(m)}, &position))) {
+        os << "differs in its elements from its partial group";
+        return fail(-1, where);
+      }
+    }
+    for (size_t e = 0; e < want.index.size(); ++e) {
+      double v = reducePartials(p.target, coordOf(t), 0, [&](int64_t u) {
+        return blocks[u].value[e];
+      });
+      double w = global[want.index[e]];
+      if (std::fabs(v - w) > 1e-9 * std::max(1.0, std::fabs(w))) {
+        os << "element " << want.index[e] << " reduces to " << v
+           << ", the source's value is " << w;
+        return fail(-1, where);
+      }
+    }
+  }
+  return "";
+}
+
+bool hp::dtensor::plan::isCheckable(const Problem &problem) {
+  int64_t cells = 1;
+  for (int64_t n : problem.meshShape)
+    cells *= n;
+  for (int64_t g : problem.globalShape) {
+    if (g > kMaxCheckedCells)
+      return false;
+    cells *= g;
+    if (cells > kMaxCheckedCells)
+      return false;
+  }
+  return cells <= kMaxCheckedCells;
+}
+
+std::string hp::dtensor::plan::checkPlan(const Problem &problem,
+                                         llvm::ArrayRef<Step> steps) {
+  if (!isCheckable(problem))
+    return "too large to check by simulation";
+  return Simulator(problem).run(steps);
+}
