@@ -23,7 +23,7 @@ for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
   echo "=================================================================="
   echo "== $f"
   echo "=================================================================="
-  echo "-- plans chosen by dtensor-lower-redistribute"
+  echo "-- plans chosen by convert-dtensor-to-shard"
   "$HP_OPT" --hp-partition="print-plans" --mlir-print-op-on-diagnostic=false \
     "$f" 2>&1 >"$spmd" | grep remark
   echo "-- the SPMD function after hp-partition"

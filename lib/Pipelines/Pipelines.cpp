@@ -29,12 +29,12 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
   perFunction.addPass(dtensor::createDTensorExpandLocalRegions());
   perFunction.addPass(createCanonicalizerPass());
-  dtensor::DTensorLowerRedistributeOptions lower;
-  lower.latencyBytes = options.latencyBytes;
-  lower.axisWeights = llvm::to_vector(options.axisWeights);
-  lower.printPlans = options.printPlans;
-  pm.addPass(dtensor::createDTensorLowerRedistribute(lower));
-  pm.addPass(dtensor::createDTensorPartition());
+  ConvertDTensorToShardOptions convert;
+  convert.latencyBytes = options.latencyBytes;
+  convert.axisWeights = llvm::to_vector(options.axisWeights);
+  convert.printPlans = options.printPlans;
+  convert.verifyPlans = options.verifyPlans;
+  pm.addPass(createConvertDTensorToShard(convert));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
@@ -57,6 +57,8 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // NCCL needs contiguous buffers; now their real layouts are known.
+  pm.addNestedPass<func::FuncOp>(createNCCLContiguousBuffers());
   // A collective's result buffer is allocated where the collective runs;
   // out of loops it is allocated once instead of every iteration.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());

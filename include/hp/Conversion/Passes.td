@@ -5,6 +5,57 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp"> {
+  let summary = "Lower dtensor IR to SPMD code on local tensors with shard collectives";
+  let description = [{
+    One dialect conversion, run after `dtensor-expand-local-regions`. Its type
+    converter maps every DTensor to the local tensor one rank holds. It
+    replaces:
+
+    * each `dtensor.mesh` by a `shard.grid` of the same name, axis names and
+      a non-default device list kept as `dtensor.axis_names` (an array of
+      strings) and `dtensor.devices` (a `DenseI64ArrayAttr`);
+    * each `dtensor.redistribute` by its cost-optimal plan
+      (docs/RedistributePlanning.md) emitted as upstream `shard` collectives
+      and tensor ops on the local tensor; uneven splits are packed into equal
+      slots for a collective and unpacked afterwards;
+    * `dtensor.to_local` / `from_local` by the local value itself;
+    * the axis-named collectives and `axis_index` by the `shard` op of the
+      same name, the listed axis order becoming `grid_axes`;
+    * DTensor arguments and results of functions, calls, returns and `scf`
+      control flow by local tensors; each former DTensor boundary keeps its
+      layout as `dtensor.sharding = #dtensor.sharding<@mesh, [..], global = [..]>`.
+
+    Afterwards no dtensor op or type remains. With `verify-plans` every plan
+    is first run through the plan checker, which simulates it from the
+    layout's and the collectives' definitions; a plan it refuses is an error
+    that prints the plan, and nothing is emitted.
+  }];
+  let options = [
+    Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",
+           "Per-collective latency (alpha) in equivalent bytes; 0 minimises "
+           "bytes only">,
+    ListOption<"axisWeights", "axis-weights", "double",
+               "Bandwidth cost multiplier per mesh axis (default 1 each)">,
+    Option<"printPlans", "print-plans", "bool", /*default=*/"false",
+           "Emit a remark with each plan and its cost">,
+    Option<"verifyPlans", "verify-plans", "bool", /*default=*/"false",
+           "Check every plan by simulation before emitting it">,
+    Option<"testBreakPlans", "test-break-plans", "bool", /*default=*/"false",
+           "Testing only: change the first step of every plan so that it "
+           "means something else (shows that verify-plans catches it)">,
+  ];
+  let dependentDialects = [
+    "::hp::dtensor::DTensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
   let summary = "Lower upstream shard collectives to nccl ops on buffers";
   let description = [{
@@ -26,6 +77,27 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def NCCLContiguousBuffers : Pass<"nccl-contiguous-buffers"> {
+  let summary = "Stage every NCCL buffer that is not provably contiguous";
+  let description = [{
+    Runs after one-shot bufferization, on the buffers `convert-shard-to-nccl`
+    handed over with a fully dynamic layout. Looking through `memref.cast`s
+    to the most precise layout of each buffer operand of an `nccl` op:
+
+    * a provably contiguous buffer (identity layout, or static strides that
+      are the row-major products of the sizes inside them) is used directly;
+    * any other buffer is copied into a fresh contiguous allocation before
+      the op (`linalg.copy`), and for a buffer NCCL writes, copied back
+      after it.
+
+    A strided buffer is never cast to an identity layout.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

@@ -12,7 +12,7 @@ class OpPassManager;
 namespace hp {
 
 /// The redistribute-planning options shared by every hp pipeline; they are
-/// passed to dtensor-lower-redistribute. `Derived` is the pipeline's own
+/// passed to convert-dtensor-to-shard. `Derived` is the pipeline's own
 /// options struct (PassPipelineOptions is CRTP).
 template <typename Derived>
 struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
@@ -27,6 +27,10 @@ struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
   OptionsBase::Option<bool> printPlans{
       *this, "print-plans", llvm::cl::desc("Remark each redistribute plan"),
       llvm::cl::init(false)};
+  OptionsBase::Option<bool> verifyPlans{
+      *this, "verify-plans",
+      llvm::cl::desc("Check every redistribute plan by simulation"),
+      llvm::cl::init(false)};
 };
 
 /// Options of `hp-partition` and `hp-lower-to-cpu`.
@@ -38,11 +42,12 @@ struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
     latencyBytes = other.latencyBytes;
     axisWeights = llvm::to_vector(other.axisWeights);
     printPlans = other.printPlans;
+    verifyPlans = other.verifyPlans;
   }
 };
 
-/// DESIGN.md §2 down to SPMD + shard: expand local regions, canonicalize,
-/// lower redistributes, partition, canonicalize.
+/// Down to SPMD + shard: expand local regions, canonicalize,
+/// convert-dtensor-to-shard, canonicalize.
 void buildPartitionPipeline(mlir::OpPassManager &pm,
                             const PartitionPipelineOptions &options);
 

@@ -1,4 +1,4 @@
-// RUN: hp-opt %s -split-input-file -dtensor-lower-redistribute=latency-bytes=0 -canonicalize | FileCheck %s
+// RUN: hp-opt %s -split-input-file -convert-dtensor-to-shard=latency-bytes=0 -canonicalize | FileCheck %s
 
 // Every row of the redistribute table on a 1-D mesh of 4. The expected IR
 // was checked by hand against torch.chunk: 8 rows split evenly (2 each),
@@ -10,9 +10,9 @@ dtensor.mesh @m shape = [4]
 
 // S(d) -> R: all_gather along d.
 // CHECK-LABEL: func @shard_to_replicate
-// CHECK: %[[L:.*]] = dtensor.to_local %{{.*}} -> tensor<2x6xf32>
+// CHECK-SAME: (%[[L:[^:]*]]: tensor<2x6xf32>
 // CHECK: %[[G:.*]] = shard.all_gather %[[L]] on @m grid_axes = [0] gather_axis = 0 : tensor<2x6xf32> -> tensor<8x6xf32>
-// CHECK: dtensor.from_local %[[G]] : tensor<8x6xf32> -> !dtensor.tensor<8x6xf32, @m, [replicate]>
+// CHECK: return %[[G]] : tensor<8x6xf32>
 func.func @shard_to_replicate(%x: !dtensor.tensor<8x6xf32, @m, [shard<0>]>) -> !dtensor.tensor<8x6xf32, @m, [replicate]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xf32, @m, [shard<0>]> -> !dtensor.tensor<8x6xf32, @m, [replicate]>
   return %r : !dtensor.tensor<8x6xf32, @m, [replicate]>
@@ -29,21 +29,22 @@ func.func @partial_to_replicate(%x: !dtensor.tensor<8x6xf32, @m, [partial<avg>]>
 // P(op) -> S(d): reduce_scatter; 6 columns are padded to 4 slots of 2 and
 // this rank keeps clamp(6 - 2i, 0, 2) of its slot.
 // CHECK-LABEL: func @partial_to_shard
+// CHECK-SAME: (%[[L:[^:]*]]: tensor<8x6xf32>
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK: %[[L:.*]] = dtensor.to_local %{{.*}} -> tensor<8x6xf32>
-// CHECK: %[[I:.*]] = shard.process_multi_index on @m : index
-// CHECK: %[[START:.*]] = arith.muli %[[I]], %[[C2]]
-// CHECK: %[[REST:.*]] = arith.subi %[[C6]], %[[START]]
-// CHECK: %[[MIN:.*]] = arith.minsi %[[REST]], %[[C2]]
-// CHECK: %[[LEN:.*]] = arith.maxsi %[[MIN]], %[[C0]]
 // CHECK: %[[BUF:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<8x8xf32>)
 // CHECK: %[[PACKED:.*]] = tensor.insert_slice %[[L]] into %[[BUF]][0, 0] [8, 6] [1, 1]
 // CHECK: %[[RS:.*]] = shard.reduce_scatter %[[PACKED]] on @m grid_axes = [0] reduction = max scatter_axis = 1 : tensor<8x8xf32> -> tensor<8x2xf32>
+// CHECK: %[[I:.*]] = shard.process_multi_index on @m : index
+// CHECK: %[[START:.*]] = arith.muli %[[I]], %[[C2]]
+// CHECK: %[[OFF:.*]] = arith.minsi %[[START]], %[[C6]]
+// CHECK: %[[REST:.*]] = arith.subi %[[C6]], %[[OFF]]
+// CHECK: %[[MIN:.*]] = arith.minsi %[[REST]], %[[C2]]
+// CHECK: %[[LEN:.*]] = arith.maxsi %[[MIN]], %[[C0]]
 // CHECK: %[[MINE:.*]] = tensor.extract_slice %[[RS]][0, 0] [8, %[[LEN]]] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
-// CHECK: dtensor.from_local %[[MINE]] : tensor<8x?xf32> -> !dtensor.tensor<8x6xf32, @m, [shard<1>]>
+// CHECK: return %[[MINE]] : tensor<8x?xf32>
 func.func @partial_to_shard(%x: !dtensor.tensor<8x6xf32, @m, [partial<max>]>) -> !dtensor.tensor<8x6xf32, @m, [shard<1>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xf32, @m, [partial<max>]> -> !dtensor.tensor<8x6xf32, @m, [shard<1>]>
   return %r : !dtensor.tensor<8x6xf32, @m, [shard<1>]>
@@ -52,11 +53,11 @@ func.func @partial_to_shard(%x: !dtensor.tensor<8x6xf32, @m, [partial<max>]>) ->
 // S(d1) -> S(d2): all_to_all, split along d2 (padded to 4 slots of 2),
 // concatenated along d1.
 // CHECK-LABEL: func @shard_to_shard
-// CHECK: %[[L:.*]] = dtensor.to_local %{{.*}} -> tensor<2x6xf32>
+// CHECK-SAME: (%[[L:[^:]*]]: tensor<2x6xf32>
 // CHECK: %[[PACKED:.*]] = tensor.insert_slice %[[L]] into %{{.*}}[0, 0] [2, 6] [1, 1] : tensor<2x6xf32> into tensor<2x8xf32>
 // CHECK: %[[A:.*]] = shard.all_to_all %[[PACKED]] on @m grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<2x8xf32> -> tensor<8x2xf32>
 // CHECK: %[[MINE:.*]] = tensor.extract_slice %[[A]][0, 0] [8, %{{.*}}] [1, 1] : tensor<8x2xf32> to tensor<8x?xf32>
-// CHECK: dtensor.from_local %[[MINE]] : tensor<8x?xf32> -> !dtensor.tensor<8x6xf32, @m, [shard<1>]>
+// CHECK: return %[[MINE]] : tensor<8x?xf32>
 func.func @shard_to_shard(%x: !dtensor.tensor<8x6xf32, @m, [shard<0>]>) -> !dtensor.tensor<8x6xf32, @m, [shard<1>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xf32, @m, [shard<0>]> -> !dtensor.tensor<8x6xf32, @m, [shard<1>]>
   return %r : !dtensor.tensor<8x6xf32, @m, [shard<1>]>
@@ -65,7 +66,7 @@ func.func @shard_to_shard(%x: !dtensor.tensor<8x6xf32, @m, [shard<0>]>) -> !dten
 // R -> S(d), even: upstream all_slice, no communication.
 // CHECK-LABEL: func @replicate_to_shard_even
 // CHECK: %[[S:.*]] = shard.all_slice %{{.*}} on @m grid_axes = [0] slice_axis = 0 : tensor<8xi64> -> tensor<2xi64>
-// CHECK: dtensor.from_local %[[S]] : tensor<2xi64>
+// CHECK: return %[[S]] : tensor<2xi64>
 func.func @replicate_to_shard_even(%x: !dtensor.tensor<8xi64, @m, [replicate]>) -> !dtensor.tensor<8xi64, @m, [shard<0>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8xi64, @m, [replicate]> -> !dtensor.tensor<8xi64, @m, [shard<0>]>
   return %r : !dtensor.tensor<8xi64, @m, [shard<0>]>
@@ -80,7 +81,7 @@ func.func @replicate_to_shard_even(%x: !dtensor.tensor<8xi64, @m, [replicate]>) 
 // CHECK: %[[I:.*]] = shard.process_multi_index on @m : index
 // CHECK: %[[START:.*]] = arith.muli %[[I]], %[[C2]]
 // CHECK: %[[OFF:.*]] = arith.minsi %[[START]], %[[C6]]
-// CHECK: %[[REST:.*]] = arith.subi %[[C6]], %[[START]]
+// CHECK: %[[REST:.*]] = arith.subi %[[C6]], %[[OFF]]
 // CHECK: %[[MIN:.*]] = arith.minsi %[[REST]], %[[C2]]
 // CHECK: %[[LEN:.*]] = arith.maxsi %[[MIN]], %[[C0]]
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[OFF]]] [8, %[[LEN]]] [1, 1] : tensor<8x6xf32> to tensor<8x?xf32>
@@ -92,14 +93,14 @@ func.func @replicate_to_shard_uneven(%x: !dtensor.tensor<8x6xf32, @m, [replicate
 
 // R -> P(sum): coordinate 0 keeps the value, the others hold 0.
 // CHECK-LABEL: func @replicate_to_partial_sum
+// CHECK-SAME: (%[[L:[^:]*]]:
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
-// CHECK: %[[L:.*]] = dtensor.to_local
 // CHECK: %[[ZEROS:.*]] = linalg.fill ins(%[[Z]] : i32) outs(%{{.*}} : tensor<8x6xi32>)
 // CHECK: %[[I:.*]] = shard.process_multi_index on @m : index
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %[[C0]] : index
 // CHECK: %[[SEL:.*]] = arith.select %[[FIRST]], %[[L]], %[[ZEROS]] : tensor<8x6xi32>
-// CHECK: dtensor.from_local %[[SEL]]
+// CHECK: return %[[SEL]]
 func.func @replicate_to_partial_sum(%x: !dtensor.tensor<8x6xi32, @m, [replicate]>) -> !dtensor.tensor<8x6xi32, @m, [partial<sum>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xi32, @m, [replicate]> -> !dtensor.tensor<8x6xi32, @m, [partial<sum>]>
   return %r : !dtensor.tensor<8x6xi32, @m, [partial<sum>]>
@@ -107,8 +108,8 @@ func.func @replicate_to_partial_sum(%x: !dtensor.tensor<8x6xi32, @m, [replicate]
 
 // R -> P(max): identity.
 // CHECK-LABEL: func @replicate_to_partial_max
-// CHECK-NEXT: %[[L:.*]] = dtensor.to_local
-// CHECK-NEXT: dtensor.from_local %[[L]] : tensor<8xf64> -> !dtensor.tensor<8xf64, @m, [partial<max>]>
+// CHECK-SAME: (%[[L:[^:]*]]:
+// CHECK: return %[[L]] : tensor<8xf64>
 func.func @replicate_to_partial_max(%x: !dtensor.tensor<8xf64, @m, [replicate]>) -> !dtensor.tensor<8xf64, @m, [partial<max>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8xf64, @m, [replicate]> -> !dtensor.tensor<8xf64, @m, [partial<max>]>
   return %r : !dtensor.tensor<8xf64, @m, [partial<max>]>
@@ -122,7 +123,7 @@ func.func @replicate_to_partial_max(%x: !dtensor.tensor<8xf64, @m, [replicate]>)
 // CHECK: %[[FULL:.*]] = tensor.extract_slice %[[G]][0, 0] [8, 6] [1, 1] : tensor<8x8xbf16> to tensor<8x6xbf16>
 // CHECK: %[[ONES:.*]] = linalg.fill ins(%[[ONE]] : bf16)
 // CHECK: %[[SEL:.*]] = arith.select %{{.*}}, %[[FULL]], %[[ONES]] : tensor<8x6xbf16>
-// CHECK: dtensor.from_local %[[SEL]] : tensor<8x6xbf16> -> !dtensor.tensor<8x6xbf16, @m, [partial<prod>]>
+// CHECK: return %[[SEL]] : tensor<8x6xbf16>
 func.func @shard_to_partial_prod(%x: !dtensor.tensor<8x6xbf16, @m, [shard<1>]>) -> !dtensor.tensor<8x6xbf16, @m, [partial<prod>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xbf16, @m, [shard<1>]> -> !dtensor.tensor<8x6xbf16, @m, [partial<prod>]>
   return %r : !dtensor.tensor<8x6xbf16, @m, [partial<prod>]>
@@ -131,11 +132,11 @@ func.func @shard_to_partial_prod(%x: !dtensor.tensor<8x6xbf16, @m, [shard<1>]>) 
 // Uneven gather: each rank pads its chunk (3,3,3,1 of 10) to 3, and the
 // first 10 gathered rows are the tensor.
 // CHECK-LABEL: func @uneven_gather
-// CHECK: %[[L:.*]] = dtensor.to_local %{{.*}} -> tensor<?xf32>
+// CHECK-SAME: (%[[L:[^:]*]]: tensor<?xf32>
 // CHECK: %[[PAD:.*]] = tensor.insert_slice %[[L]] into %{{.*}}[0] [%{{.*}}] [1] : tensor<?xf32> into tensor<3xf32>
 // CHECK: %[[G:.*]] = shard.all_gather %[[PAD]] on @m grid_axes = [0] gather_axis = 0 : tensor<3xf32> -> tensor<12xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[G]][0] [10] [1] : tensor<12xf32> to tensor<10xf32>
-// CHECK: dtensor.from_local %[[S]] : tensor<10xf32> -> !dtensor.tensor<10xf32, @m, [replicate]>
+// CHECK: return %[[S]] : tensor<10xf32>
 func.func @uneven_gather(%x: !dtensor.tensor<10xf32, @m, [shard<0>]>) -> !dtensor.tensor<10xf32, @m, [replicate]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<10xf32, @m, [shard<0>]> -> !dtensor.tensor<10xf32, @m, [replicate]>
   return %r : !dtensor.tensor<10xf32, @m, [replicate]>
@@ -169,7 +170,7 @@ dtensor.mesh @m shape = [2, 2]
 // CHECK: %[[G1:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [1] gather_axis = 0 : tensor<3xf32> -> tensor<6xf32>
 // CHECK: %[[H:.*]] = tensor.extract_slice %[[G1]][0] [5] [1]
 // CHECK: %[[G0:.*]] = shard.all_gather %[[H]] on @m grid_axes = [0] gather_axis = 0 : tensor<5xf32> -> tensor<10xf32>
-// CHECK: dtensor.from_local %[[G0]]
+// CHECK: return %[[G0]]
 func.func @nested_gather(%x: !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]>) -> !dtensor.tensor<10xf32, @m, [replicate, replicate]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]> -> !dtensor.tensor<10xf32, @m, [replicate, replicate]>
   return %r : !dtensor.tensor<10xf32, @m, [replicate, replicate]>
@@ -186,7 +187,7 @@ dtensor.mesh @m4 shape = [2, 2, 2, 2]
 // CHECK: %[[R1:.*]] = shard.reduce_scatter %[[C]] on @m4 grid_axes = [1] scatter_axis = 2 : tensor<4x6x4x5xf32> -> tensor<4x6x2x5xf32>
 // CHECK: %[[R0:.*]] = shard.reduce_scatter %[[R1]] on @m4 grid_axes = [0] scatter_axis = 0 : tensor<4x6x2x5xf32> -> tensor<2x6x2x5xf32>
 // CHECK: %[[G:.*]] = shard.all_gather %[[R0]] on @m4 grid_axes = [2, 1] gather_axis = 2 : tensor<2x6x2x5xf32> -> tensor<2x6x8x5xf32>
-// CHECK: dtensor.from_local %[[G]] : tensor<2x6x8x5xf32> -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
+// CHECK: return %[[G]] : tensor<2x6x8x5xf32>
 func.func @rank4(%x: !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<sum>, shard<2>, replicate]>) -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<sum>, shard<2>, replicate]> -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
   return %r : !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>

@@ -1,4 +1,4 @@
-// RUN: hp-opt %s -dtensor-partition -split-input-file -allow-unregistered-dialect | FileCheck %s
+// RUN: hp-opt %s -convert-dtensor-to-shard -split-input-file -allow-unregistered-dialect | FileCheck %s
 
 // CHECK: shard.grid @m(shape = 4) {dtensor.axis_names = ["tp"]}
 // CHECK-NOT: dtensor.mesh

@@ -1,4 +1,4 @@
-// RUN: hp-opt %s -dtensor-lower-redistribute -split-input-file -verify-diagnostics
+// RUN: hp-opt %s -convert-dtensor-to-shard -split-input-file -verify-diagnostics
 
 dtensor.mesh @m shape = [2]
 func.func @dynamic_global(%x: !dtensor.tensor<?x4xf32, @m, [shard<0>]>) -> !dtensor.tensor<?x4xf32, @m, [replicate]> {

@@ -1,9 +1,9 @@
-// Each option of dtensor-lower-redistribute changes the plan.
-// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -split-input-file -o /dev/null
-// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 axis-weights=8,1" -canonicalize -split-input-file | FileCheck %s --check-prefix=WEIGHTS
-// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=100000" -canonicalize -split-input-file | FileCheck %s --check-prefix=ALPHA
-// RUN: hp-opt %s -dtensor-lower-redistribute -canonicalize -split-input-file | FileCheck %s --check-prefix=DEFAULT
-// RUN: not hp-opt %s -dtensor-lower-redistribute="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
+// Each option of convert-dtensor-to-shard changes the plan.
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -split-input-file -o /dev/null
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 axis-weights=8,1" -canonicalize -split-input-file | FileCheck %s --check-prefix=WEIGHTS
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=100000" -canonicalize -split-input-file | FileCheck %s --check-prefix=ALPHA
+// RUN: hp-opt %s -convert-dtensor-to-shard -canonicalize -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
 
 // P(sum) on both axes of a 2x4 mesh, 8x8 f32 (256 bytes).
 // Bytes only: one all_reduce on the combined group, 2*7/8*256 = 448.
@@ -31,21 +31,36 @@ func.func @hierarchical(%x: !dtensor.tensor<8x8xf32, @m, [partial<sum>, partial<
 // 10 rows nested over 2x2 (pieces 3,2 | 3,2 at 0,3,5,8). Bytes only: two
 // gathers (12 + 20 = 32) beat one merged gather with more padding (36).
 // A latency term makes the single merged collective cheaper; its slots of 3
-// are reassembled piece by piece. The default (65536) does the same.
+// are reassembled by one tensor.generate. The default (65536) does the same.
 dtensor.mesh @m shape = [2, 2]
 
 // ALPHA-LABEL: func @merge
+// ALPHA-DAG: %[[C2:.*]] = arith.constant 2 : index
+// ALPHA-DAG: %[[C3:.*]] = arith.constant 3 : index
+// ALPHA-DAG: %[[C5:.*]] = arith.constant 5 : index
+// ALPHA-DAG: %[[C10:.*]] = arith.constant 10 : index
 // ALPHA: %[[G:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [0, 1] gather_axis = 0 : tensor<3xf32> -> tensor<12xf32>
-// ALPHA: %[[E:.*]] = tensor.empty() : tensor<10xf32>
-// ALPHA: %[[P0:.*]] = tensor.extract_slice %[[G]][0] [3] [1]
-// ALPHA: %[[R0:.*]] = tensor.insert_slice %[[P0]] into %[[E]][0] [3] [1]
-// ALPHA: %[[P1:.*]] = tensor.extract_slice %[[G]][3] [2] [1]
-// ALPHA: %[[R1:.*]] = tensor.insert_slice %[[P1]] into %[[R0]][3] [2] [1]
-// ALPHA: %[[P2:.*]] = tensor.extract_slice %[[G]][6] [3] [1]
-// ALPHA: %[[R2:.*]] = tensor.insert_slice %[[P2]] into %[[R1]][5] [3] [1]
-// ALPHA: %[[P3:.*]] = tensor.extract_slice %[[G]][9] [2] [1]
-// ALPHA: %[[R3:.*]] = tensor.insert_slice %[[P3]] into %[[R2]][8] [2] [1]
-// ALPHA: dtensor.from_local %[[R3]] : tensor<10xf32>
+// Element q of the result: outer piece q / 5 (chunks of ceil(10/2)), then
+// inner piece of ceil(5/2) = 3 within it; slot (2 * outer + inner), offset
+// the remainder. q = 4 -> slot 1 at 1 = 4; q = 5 -> 6; q = 9 -> 10.
+// ALPHA: tensor.generate
+// ALPHA-NEXT: ^bb0(%[[Q:.*]]: index):
+// ALPHA-NEXT: %[[O:.*]] = arith.divui %[[Q]], %[[C5]]
+// ALPHA-NEXT: %[[OS:.*]] = arith.muli %[[O]], %[[C5]]
+// ALPHA-NEXT: %[[Q1:.*]] = arith.subi %[[Q]], %[[OS]]
+// ALPHA-NEXT: %[[OS2:.*]] = arith.muli %[[O]], %[[C5]]
+// ALPHA-NEXT: %[[REST:.*]] = arith.subi %[[C10]], %[[OS2]]
+// ALPHA-NEXT: %[[LEN:.*]] = arith.minsi %[[REST]], %[[C5]]
+// ALPHA-NEXT: %[[C:.*]] = arith.ceildivui %[[LEN]], %[[C2]]
+// ALPHA-NEXT: %[[I:.*]] = arith.divui %[[Q1]], %[[C]]
+// ALPHA-NEXT: %[[IS:.*]] = arith.muli %[[I]], %[[C]]
+// ALPHA-NEXT: %[[R:.*]] = arith.subi %[[Q1]], %[[IS]]
+// ALPHA-NEXT: %[[J0:.*]] = arith.muli %[[O]], %[[C2]]
+// ALPHA-NEXT: %[[J:.*]] = arith.addi %[[J0]], %[[I]]
+// ALPHA-NEXT: %[[S0:.*]] = arith.muli %[[J]], %[[C3]]
+// ALPHA-NEXT: %[[S:.*]] = arith.addi %[[S0]], %[[R]]
+// ALPHA-NEXT: tensor.extract %[[G]][%[[S]]] : tensor<12xf32>
+// ALPHA: } : tensor<10xf32>
 // DEFAULT-LABEL: func @merge
 // DEFAULT: shard.all_gather %{{.*}} on @m grid_axes = [0, 1] gather_axis = 0
 // DEFAULT-NOT: shard.all_gather

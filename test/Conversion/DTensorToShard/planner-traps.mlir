@@ -1,8 +1,8 @@
 // Cases where other planners go wrong (DESIGN.md §4). Bytes only, so that
 // the plans are the byte-optimal ones that the planner's property test
 // checks against brute force.
-// RUN: hp-opt %s -dtensor-lower-redistribute="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -o /dev/null
-// RUN: hp-opt %s -dtensor-lower-redistribute=latency-bytes=0 -canonicalize | FileCheck %s
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -o /dev/null
+// RUN: hp-opt %s -convert-dtensor-to-shard=latency-bytes=0 -canonicalize | FileCheck %s
 
 dtensor.mesh @m shape = [2, 2]
 dtensor.mesh @cube shape = [2, 2, 2]
@@ -56,7 +56,7 @@ func.func @inner_split_moves(%x: !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard
 // CHECK: tensor.extract_slice %{{.*}}[0, 0] [5, 5] [1, 1] : tensor<5x6xf32> to tensor<5x5xf32>
 // CHECK: shard.all_to_all %{{.*}} on @m grid_axes = [0] split_axis = 1 concat_axis = 0 : tensor<5x6xf32> -> tensor<10x3xf32>
 // CHECK: shard.all_slice %{{.*}} on @m grid_axes = [1] slice_axis = 0 : tensor<10x?xf32> -> tensor<5x?xf32>
-// CHECK: dtensor.from_local %{{.*}} : tensor<5x?xf32> -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>
+// CHECK: return %{{.*}} : tensor<5x?xf32>
 func.func @uneven_10x5(%x: !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]> {
   // expected-remark @+1 {{plan [S(0), S(1)] -> [S(1), S(0)]: cost=1.200000e+02 collectives=2}}
   %r = dtensor.redistribute %x : !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]> -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>

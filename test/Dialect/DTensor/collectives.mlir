@@ -1,6 +1,6 @@
 // RUN: hp-opt %s | hp-opt | FileCheck %s
 // RUN: hp-opt %s --mlir-print-op-generic | hp-opt | FileCheck %s
-// RUN: hp-opt %s -dtensor-expand-local-regions -dtensor-partition | FileCheck %s --check-prefix=SHARD
+// RUN: hp-opt %s -dtensor-expand-local-regions -convert-dtensor-to-shard | FileCheck %s --check-prefix=SHARD
 
 // Axis-named collectives on local tensors, and their one-to-one mapping onto
 // upstream shard ops (grid_axes in the listed order).

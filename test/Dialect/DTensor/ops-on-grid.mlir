@@ -1,5 +1,5 @@
-// After dtensor-lower-redistribute a mesh symbol names a shard.grid; dtensor
-// ops resolve it like a dtensor.mesh.
+// A mesh symbol may name a static shard.grid (a program written against
+// upstream's grid); dtensor ops resolve it like a dtensor.mesh.
 // RUN: hp-opt %s | hp-opt | FileCheck %s
 
 // CHECK: shard.grid @g(shape = 2x2)

@@ -4,7 +4,6 @@
 #define HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_H
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,7 +15,6 @@
 
 namespace mlir {
 class RewritePatternSet;
-class TypeConverter;
 } // namespace mlir
 
 namespace hp::dtensor {
@@ -43,21 +41,6 @@ inline mlir::shard::ReductionKind toShardReduction(ReduceOp op) {
 
 /// local_region -> [redistribute] + to_local + body + from_local.
 void populateExpandLocalRegionsPatterns(mlir::RewritePatternSet &patterns);
-
-/// redistribute -> to_local + planned shard collectives + from_local. The
-/// patterns expect meshes to be shard.grid ops already (see
-/// convertMeshesToGrids).
-void populateLowerRedistributePatterns(mlir::RewritePatternSet &patterns,
-                                       const plan::Options &options,
-                                       bool printPlans);
-
-/// Replaces every dtensor.mesh in `module` by a shard.grid of the same name.
-void convertMeshesToGrids(mlir::ModuleOp module);
-
-/// to_local / from_local on converted values, and the type conversion
-/// DTensor -> local tensor that dtensor-partition applies to functions.
-void populatePartitionPatterns(mlir::RewritePatternSet &patterns,
-                               mlir::TypeConverter &converter);
 
 #define GEN_PASS_REGISTRATION
 #include "hp/Dialect/DTensor/Transforms/Passes.h.inc"

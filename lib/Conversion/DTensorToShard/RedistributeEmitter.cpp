@@ -1,0 +1,406 @@
+//===- RedistributeEmitter.cpp - a checked plan as shard IR ---------------===//
+//
+// Collectives need equal pieces. An uneven (torch.chunk) split is packed into
+// one slot of the largest piece per group member before a collective and
+// unpacked afterwards. Packing and unpacking are single tensor.generate ops
+// whose index arithmetic is the layout model's nested split, so the IR is the
+// same size for 4 devices or 4096, and empty pieces need no special case.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Conversion/DTensorToShard/RedistributeEmitter.h"
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+namespace {
+
+/// Index arithmetic on OpFoldResults that folds constants: the layout
+/// model's templates evaluated at compile time where sizes are static and in
+/// the emitted code where they depend on the rank's coordinate.
+struct IRArith {
+  OpBuilder &b;
+  Location loc;
+  using Value = OpFoldResult;
+
+  Value cst(int64_t v) { return b.getIndexAttr(v); }
+  std::optional<int64_t> constant(Value v) { return getConstantIntValue(v); }
+  mlir::Value val(Value v) { return getValueOrCreateConstantIndexOp(b, loc, v); }
+
+  template <typename Op, typename F>
+  Value binary(Value x, Value y, F fold) {
+    auto cx = constant(x), cy = constant(y);
+    if (cx && cy)
+      return cst(fold(*cx, *cy));
+    return Op::create(b, loc, val(x), val(y)).getResult();
+  }
+  Value add(Value x, Value y) {
+    if (constant(y) == 0)
+      return x;
+    return binary<arith::AddIOp>(x, y, [](int64_t u, int64_t v) { return u + v; });
+  }
+  Value sub(Value x, Value y) {
+    if (constant(y) == 0)
+      return x;
+    return binary<arith::SubIOp>(x, y, [](int64_t u, int64_t v) { return u - v; });
+  }
+  Value mul(Value x, Value y) {
+    if (constant(y) == 1)
+      return x;
+    if (constant(x) == 1)
+      return y;
+    return binary<arith::MulIOp>(x, y, [](int64_t u, int64_t v) { return u * v; });
+  }
+  Value min(Value x, Value y) {
+    return binary<arith::MinSIOp>(x, y, [](int64_t u, int64_t v) { return std::min(u, v); });
+  }
+  Value max(Value x, Value y) {
+    return binary<arith::MaxSIOp>(x, y, [](int64_t u, int64_t v) { return std::max(u, v); });
+  }
+  /// Non-negative operands only (sizes and indices).
+  Value div(Value x, Value y) {
+    if (constant(y) == 1)
+      return x;
+    return binary<arith::DivUIOp>(x, y, [](int64_t u, int64_t v) { return u / v; });
+  }
+  Value rem(Value x, Value y) {
+    return binary<arith::RemUIOp>(x, y, [](int64_t u, int64_t v) { return u % v; });
+  }
+  Value ceilDiv(Value x, int64_t n) {
+    if (n == 1)
+      return x;
+    if (auto c = constant(x))
+      return cst(*c / n + (*c % n != 0));
+    return arith::CeilDivUIOp::create(b, loc, val(x), val(cst(n))).getResult();
+  }
+};
+
+using Piece = std::pair<OpFoldResult, OpFoldResult>;
+
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
+          const plan::Problem &p)
+      : b(b), loc(loc), grid(grid), p(p), a{b, loc} {}
+
+  Value emit(const plan::Step &step, const plan::State &before,
+             const plan::State &after, Value x);
+
+private:
+  /// This rank's coordinate on mesh axis `m`.
+  OpFoldResult coord(int64_t m) {
+    if (p.meshShape[m] == 1)
+      return a.cst(0);
+    if (coords.empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      SmallVector<Type> types(p.meshShape.size(), b.getIndexType());
+      auto op = shard::ProcessMultiIndexOp::create(b, loc, types, grid,
+                                                   b.getDenseI16ArrayAttr({}));
+      coords.assign(op.getResults().begin(), op.getResults().end());
+    }
+    return coords[m];
+  }
+
+  SmallVector<int64_t> partsOf(ArrayRef<int64_t> axes) {
+    return llvm::map_to_vector(axes, [&](int64_t m) { return p.meshShape[m]; });
+  }
+
+  /// This rank's size of dim `d` split by `splits` (outermost first).
+  OpFoldResult localSize(int64_t d, ArrayRef<int64_t> splits) {
+    SmallVector<OpFoldResult> digits =
+        llvm::map_to_vector(splits, [&](int64_t m) { return coord(m); });
+    return nestedPiece(a, a.cst(p.globalShape[d]), partsOf(splits), digits)
+        .second;
+  }
+  /// The largest size of dim `d` split by `splits` on any rank.
+  int64_t paddedSize(int64_t d, ArrayRef<int64_t> splits) {
+    return paddedPiece(p.globalShape[d], p.meshShape, splits);
+  }
+
+  /// Whether a dim of `size` split over `axes` fills every slot of `slot`
+  /// exactly, so that packing and unpacking are no-ops.
+  bool fillsSlots(OpFoldResult size, ArrayRef<int64_t> axes, int64_t slot) {
+    return a.constant(size) == groupSize(p.meshShape, axes) * slot;
+  }
+
+  RankedTensorType withDim(Value x, int64_t d, int64_t size) {
+    auto t = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape[d] = size;
+    return RankedTensorType::get(shape, t.getElementType());
+  }
+  Value castDim(Value x, int64_t d, int64_t size) {
+    if (cast<RankedTensorType>(x.getType()).getDimSize(d) == size)
+      return x;
+    return tensor::CastOp::create(b, loc, withDim(x, d, size), x);
+  }
+  TypedAttr zeroOf(Value x) {
+    return cast<TypedAttr>(
+        b.getZeroAttr(cast<RankedTensorType>(x.getType()).getElementType()));
+  }
+  TypedAttr oneOf(Value x) {
+    Type t = cast<RankedTensorType>(x.getType()).getElementType();
+    if (auto f = dyn_cast<FloatType>(t))
+      return b.getFloatAttr(f, 1.0);
+    return b.getIntegerAttr(t, 1);
+  }
+  Value filled(ArrayRef<OpFoldResult> sizes, Type elementType, TypedAttr fill) {
+    Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+    Value scalar = arith::ConstantOp::create(b, loc, fill);
+    return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+        .getResult(0);
+  }
+
+  Value slice(Value x, int64_t d, OpFoldResult offset, OpFoldResult length) {
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    offsets[d] = offset;
+    sizes[d] = length;
+    return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+  }
+  /// The first `length` elements of dim `d` (all of it when it is `padded`).
+  Value trim(Value x, int64_t d, OpFoldResult length, int64_t padded) {
+    if (a.constant(length) == padded)
+      return x;
+    return slice(x, d, a.cst(0), length);
+  }
+  /// Dim `d` grown to `size` with trailing zeros.
+  Value pad(Value x, int64_t d, int64_t size) {
+    auto t = cast<RankedTensorType>(x.getType());
+    if (t.getDimSize(d) == size)
+      return x;
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    SmallVector<OpFoldResult> padded = sizes;
+    padded[d] = a.cst(size);
+    Value out = filled(padded, t.getElementType(), zeroOf(x));
+    int64_t rank = t.getRank();
+    SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
+    return tensor::InsertSliceOp::create(b, loc, x, out, offsets, sizes,
+                                         strides);
+  }
+
+  /// A tensor shaped like `like` with dim `d` of `size`, element i given by
+  /// `body(builder, arith, indices)`.
+  Value generate(Value like, int64_t d, OpFoldResult size,
+                 function_ref<Value(OpBuilder &, IRArith &, ValueRange)> body) {
+    auto t = cast<RankedTensorType>(like.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, like);
+    sizes[d] = size;
+    SmallVector<int64_t> shape;
+    SmallVector<Value> dynamic;
+    dispatchIndexOpFoldResults(sizes, dynamic, shape);
+    auto type = RankedTensorType::get(shape, t.getElementType());
+    return tensor::GenerateOp::create(
+        b, loc, type, dynamic,
+        [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+          IRArith na{nb, nl};
+          Value v = body(nb, na, ivs);
+          tensor::YieldOp::create(nb, nl, v);
+        });
+  }
+
+  /// Whether torch.chunk already lays the pieces out at the slot starts: one
+  /// axis, a static size and chunks of exactly `slot` (the common case).
+  bool slotsArePrefix(OpFoldResult size, ArrayRef<int64_t> axes,
+                      int64_t slot) {
+    std::optional<int64_t> s = a.constant(size);
+    return axes.size() == 1 && s &&
+           IntArith().ceilDiv(*s, p.meshShape[axes[0]]) == slot;
+  }
+
+  /// Slot layout -> nested layout: a dim of `size` whose pieces over `axes`
+  /// sit at the start of slots of `slot` elements in `y`.
+  Value unpack(Value y, int64_t d, OpFoldResult size, ArrayRef<int64_t> axes,
+               int64_t slot) {
+    if (slotsArePrefix(size, axes, slot))
+      return slice(y, d, a.cst(0), size);
+    SmallVector<int64_t> parts = partsOf(axes);
+    return generate(y, d, size, [&](OpBuilder &nb, IRArith &na, ValueRange ivs) {
+      // Find the piece holding element q: at each level of the nested split
+      // the piece index is q / chunk, as torch.chunk lays pieces out.
+      OpFoldResult q = ivs[d], length = size, j = na.cst(0);
+      for (int64_t n : parts) {
+        OpFoldResult c = na.ceilDiv(length, n);
+        OpFoldResult digit = na.div(q, c);
+        q = na.sub(q, na.mul(digit, c));
+        length = na.min(c, na.sub(length, na.mul(digit, c)));
+        j = na.add(na.mul(j, na.cst(n)), digit);
+      }
+      SmallVector<Value> at(ivs.begin(), ivs.end());
+      at[d] = na.val(na.add(na.mul(j, na.cst(slot)), q));
+      return tensor::ExtractOp::create(nb, loc, y, at).getResult();
+    });
+  }
+
+  /// Nested layout -> slot layout: piece j of dim `d` (split over `axes`)
+  /// goes to the start of slot j of `slot` elements; the rest is zero.
+  Value pack(Value x, int64_t d, OpFoldResult size, ArrayRef<int64_t> axes,
+             int64_t slot) {
+    int64_t n = groupSize(p.meshShape, axes);
+    if (slotsArePrefix(size, axes, slot))
+      return pad(x, d, n * slot);
+    SmallVector<int64_t> parts = partsOf(axes);
+    TypedAttr zero = zeroOf(x);
+    return generate(x, d, a.cst(n * slot), [&](OpBuilder &nb, IRArith &na,
+                                               ValueRange ivs) {
+      OpFoldResult q = ivs[d];
+      OpFoldResult j = na.div(q, na.cst(slot));
+      OpFoldResult r = na.rem(q, na.cst(slot));
+      // Row-major digits of j over the axes, the first outermost.
+      SmallVector<OpFoldResult> digits(parts.size());
+      int64_t stride = n;
+      for (auto [i, parts_i] : llvm::enumerate(parts)) {
+        stride /= parts_i;
+        digits[i] = na.rem(na.div(j, na.cst(stride)), na.cst(parts_i));
+      }
+      auto [offset, length] = nestedPiece(na, size, parts, digits);
+      Value inside = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
+                                           na.val(r), na.val(length));
+      // An empty piece may sit at the end of an empty dim: read only inside.
+      auto ifOp = scf::IfOp::create(
+          nb, loc, inside,
+          [&](OpBuilder &tb, Location tl) {
+            IRArith ta{tb, tl};
+            SmallVector<Value> at(ivs.begin(), ivs.end());
+            at[d] = ta.val(ta.add(offset, r));
+            Value v = tensor::ExtractOp::create(tb, tl, x, at);
+            scf::YieldOp::create(tb, tl, v);
+          },
+          [&](OpBuilder &eb, Location el) {
+            Value v = arith::ConstantOp::create(eb, el, zero);
+            scf::YieldOp::create(eb, el, v);
+          });
+      return ifOp.getResult(0);
+    });
+  }
+
+  DenseI16ArrayAttr axesAttr(ArrayRef<int64_t> axes) {
+    SmallVector<int16_t> v = llvm::map_to_vector(
+        axes, [](int64_t m) { return static_cast<int16_t>(m); });
+    return b.getDenseI16ArrayAttr(v);
+  }
+  shard::ReductionKindAttr reduction(int64_t op) {
+    return shard::ReductionKindAttr::get(
+        b.getContext(), toShardReduction(static_cast<ReduceOp>(op)));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  FlatSymbolRefAttr grid;
+  const plan::Problem &p;
+  IRArith a;
+  SmallVector<Value> coords;
+};
+
+Value Emitter::emit(const plan::Step &step, const plan::State &before,
+                    const plan::State &after, Value x) {
+  ArrayRef<int64_t> axes = step.axes;
+  int64_t n = groupSize(p.meshShape, axes);
+  int64_t d = step.dim;
+  switch (step.kind) {
+  case plan::Step::AllGather: {
+    if (n == 1)
+      return x;
+    ArrayRef<int64_t> splits = before.order[d];
+    OpFoldResult size = localSize(d, after.order[d]);
+    int64_t slot = paddedSize(d, splits);
+    Value y = shard::AllGatherOp::create(b, loc, withDim(x, d, n * slot), grid,
+                                         axesAttr(axes), pad(x, d, slot),
+                                         b.getIndexAttr(d));
+    return fillsSlots(size, axes, slot) ? y : unpack(y, d, size, axes, slot);
+  }
+  case plan::Step::AllReduce:
+    if (n == 1)
+      return x;
+    return shard::AllReduceOp::create(b, loc, x.getType(), grid, axesAttr(axes),
+                                      x, reduction(step.reduceOp));
+  case plan::Step::ReduceScatter: {
+    if (n == 1)
+      return x;
+    OpFoldResult size = localSize(d, before.order[d]);
+    int64_t slot = paddedSize(d, after.order[d]);
+    Value packed = fillsSlots(size, axes, slot)
+                       ? castDim(x, d, n * slot)
+                       : pack(x, d, size, axes, slot);
+    Value y = shard::ReduceScatterOp::create(
+        b, loc, withDim(packed, d, slot), grid, axesAttr(axes), packed,
+        reduction(step.reduceOp), b.getIndexAttr(d));
+    return trim(y, d, localSize(d, after.order[d]), slot);
+  }
+  case plan::Step::AllToAll: {
+    if (n == 1)
+      return x;
+    int64_t d2 = step.dstDim;
+    OpFoldResult size1 = localSize(d, after.order[d]);
+    int64_t slot1 = paddedSize(d, before.order[d]);
+    OpFoldResult size2 = localSize(d2, before.order[d2]);
+    int64_t slot2 = paddedSize(d2, after.order[d2]);
+    Value in = pad(x, d, slot1);
+    in = fillsSlots(size2, axes, slot2) ? castDim(in, d2, n * slot2)
+                                        : pack(in, d2, size2, axes, slot2);
+    // Slot j of d2 goes to member j; the received slots concatenate along d.
+    auto type = cast<RankedTensorType>(in.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] = n * slot1;
+    shape[d2] = slot2;
+    Value y = shard::AllToAllOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), grid,
+        axesAttr(axes), in, b.getIndexAttr(d2), b.getIndexAttr(d));
+    if (!fillsSlots(size1, axes, slot1))
+      y = unpack(y, d, size1, axes, slot1);
+    return trim(y, d2, localSize(d2, after.order[d2]), slot2);
+  }
+  case plan::Step::Chunk: {
+    int64_t m = axes.front();
+    if (n == 1)
+      return x;
+    OpFoldResult size = localSize(d, before.order[d]);
+    if (auto s = a.constant(size); s && *s % n == 0)
+      return shard::AllSliceOp::create(b, loc, withDim(x, d, *s / n), grid,
+                                       axesAttr(axes), x, b.getIndexAttr(d));
+    auto [offset, length] = chunk(a, size, n, coord(m));
+    return slice(x, d, offset, length);
+  }
+  case plan::Step::MakePartial: {
+    int64_t m = axes.front();
+    auto op = static_cast<ReduceOp>(step.reduceOp);
+    if (n == 1 || (op != ReduceOp::Sum && op != ReduceOp::Prod))
+      return x; // avg, max and min of copies are the value itself.
+    // Coordinate 0 keeps the value; the others hold the reduction's identity,
+    // which is exact for every dtype (torch divides by n instead).
+    TypedAttr identity = op == ReduceOp::Sum ? zeroOf(x) : oneOf(x);
+    Value other =
+        filled(tensor::getMixedSizes(b, loc, x),
+               cast<RankedTensorType>(x.getType()).getElementType(), identity);
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          a.val(coord(m)), a.val(a.cst(0)));
+    return arith::SelectOp::create(b, loc, isFirst, x, other);
+  }
+  }
+  llvm_unreachable("unknown step");
+}
+
+} // namespace
+
+Value hp::dtensor::emitRedistribute(OpBuilder &b, Location loc,
+                                    FlatSymbolRefAttr grid,
+                                    const plan::Problem &problem,
+                                    const plan::Plan &plan, Value local) {
+  Emitter emitter(b, loc, grid, problem);
+  for (auto [i, step] : llvm::enumerate(plan.steps))
+    local = emitter.emit(step, plan.states[i], plan.states[i + 1], local);
+  return local;
+}
