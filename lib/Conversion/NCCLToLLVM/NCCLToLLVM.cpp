@@ -252,6 +252,23 @@ struct GroupLowering : ConvertOpToLLVMPattern<GroupOp> {
 struct ConvertNCCLToLLVMPass
     : hp::impl::ConvertNCCLToLLVMBase<ConvertNCCLToLLVMPass> {
   void runOnOperation() override {
+    // NCCL reads a pointer and a count: only a provably contiguous buffer
+    // means what its type says.
+    WalkResult strided = getOperation().walk([](Operation *op) {
+      if (op->getDialect() && !isa<NCCLDialect>(op->getDialect()))
+        return WalkResult::advance();
+      for (Value operand : op->getOperands())
+        if (auto type = dyn_cast<MemRefType>(operand.getType());
+            type && !isProvablyContiguous(type)) {
+          op->emitOpError("buffer ")
+              << type << " is not provably contiguous; run "
+                 "nccl-contiguous-buffers first";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (strided.wasInterrupted())
+      return signalPassFailure();
     LLVMTypeConverter converter(&getContext());
     converter.addConversion([](CommType type) {
       return LLVM::LLVMPointerType::get(type.getContext());

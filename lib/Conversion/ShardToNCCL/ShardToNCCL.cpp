@@ -54,11 +54,17 @@ public:
                           b.getDenseI64ArrayAttr(a));
   }
 
+  /// The tensor's buffer with a fully dynamic layout, which bufferization
+  /// reaches from any buffer by a valid cast; nccl-contiguous-buffers later
+  /// stages it if its real layout is not contiguous.
   Value toBuffer(Value tensor) {
     auto t = cast<RankedTensorType>(tensor.getType());
+    SmallVector<int64_t> strides(t.getRank(), ShapedType::kDynamic);
+    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                         strides);
     return bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(t.getShape(), t.getElementType()), tensor,
-        /*read_only=*/true);
+        b, loc, MemRefType::get(t.getShape(), t.getElementType(), layout),
+        tensor, /*read_only=*/true);
   }
 
   Value alloc(ArrayRef<OpFoldResult> sizes, Type elementType) {

@@ -7,8 +7,8 @@ shard.grid @g(shape = 2x4)
 // CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
 // CHECK: %[[RECV:.*]] = memref.alloc() : memref<8x6xf32>
 // CHECK: %[[C:.*]] = nccl.comm @g axes = [1] : !nccl.comm
-// CHECK: %[[SEND:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x6xf32> to memref<2x6xf32>
-// CHECK: nccl.all_gather %[[SEND]], %[[RECV]] on %[[C]] : memref<2x6xf32>, memref<8x6xf32>
+// CHECK: %[[SEND:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<2x6xf32> to memref<2x6xf32, strided<[?, ?], offset: ?>>
+// CHECK: nccl.all_gather %[[SEND]], %[[RECV]] on %[[C]] : memref<2x6xf32, strided<[?, ?], offset: ?>>, memref<8x6xf32>
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[RECV]] restrict writable : memref<8x6xf32> to tensor<8x6xf32>
 // CHECK: return %[[R]]
 func.func @all_gather_leading(%x: tensor<2x6xf32>) -> tensor<8x6xf32> {
@@ -21,7 +21,7 @@ func.func @all_gather_leading(%x: tensor<2x6xf32>) -> tensor<8x6xf32> {
 // CHECK-LABEL: func @all_gather_inner_axis
 // CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<3x2xf32>) outs(%{{.*}} : tensor<2x3xf32>) permutation = [1, 0]
 // CHECK: %[[C:.*]] = nccl.comm @g axes = [1, 0] : !nccl.comm
-// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %[[C]] : memref<2x3xf32>, memref<16x3xf32>
+// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %[[C]] : memref<2x3xf32, strided<[?, ?], offset: ?>>, memref<16x3xf32>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<16x3xf32>) outs(%{{.*}} : tensor<3x16xf32>) permutation = [1, 0]
 func.func @all_gather_inner_axis(%x: tensor<3x2xf32>) -> tensor<3x16xf32> {
   %r = shard.all_gather %x on @g grid_axes = [1, 0] gather_axis = 1 : tensor<3x2xf32> -> tensor<3x16xf32>
@@ -29,7 +29,7 @@ func.func @all_gather_inner_axis(%x: tensor<3x2xf32>) -> tensor<3x16xf32> {
 }
 
 // CHECK-LABEL: func @all_reduce
-// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = max : memref<4x?xbf16>, memref<4x?xbf16>
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = max : memref<4x?xbf16, strided<[?, ?], offset: ?>>, memref<4x?xbf16>
 func.func @all_reduce(%x: tensor<4x?xbf16>) -> tensor<4x?xbf16> {
   %r = shard.all_reduce %x on @g grid_axes = [0, 1] reduction = max : tensor<4x?xbf16> -> tensor<4x?xbf16>
   return %r : tensor<4x?xbf16>
@@ -47,7 +47,7 @@ func.func @all_reduce_memref(%x: memref<4xf32>) -> memref<4xf32> {
 }
 
 // CHECK-LABEL: func @reduce_scatter
-// CHECK: nccl.reduce_scatter %{{.*}}, %{{.*}} on %{{.*}} op = avg : memref<8x3xf64>, memref<4x3xf64>
+// CHECK: nccl.reduce_scatter %{{.*}}, %{{.*}} on %{{.*}} op = avg : memref<8x3xf64, strided<[?, ?], offset: ?>>, memref<4x3xf64>
 func.func @reduce_scatter(%x: tensor<8x3xf64>) -> tensor<4x3xf64> {
   %r = shard.reduce_scatter %x on @g grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x3xf64> -> tensor<4x3xf64>
   return %r : tensor<4x3xf64>
@@ -58,7 +58,7 @@ func.func @reduce_scatter(%x: tensor<8x3xf64>) -> tensor<4x3xf64> {
 // CHECK-LABEL: func @all_to_all
 // CHECK-SAME: (%[[X:.*]]: tensor<2x8xi32>)
 // CHECK: %[[F:.*]] = linalg.transpose ins(%[[X]] : tensor<2x8xi32>) outs(%{{.*}} : tensor<8x2xi32>) permutation = [1, 0]
-// CHECK: nccl.all_to_all %{{.*}}, %{{.*}} on %{{.*}} : memref<8x2xi32>, memref<8x2xi32>
+// CHECK: nccl.all_to_all %{{.*}}, %{{.*}} on %{{.*}} : memref<8x2xi32, strided<[?, ?], offset: ?>>, memref<8x2xi32>
 // CHECK: %[[B:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 2, 2] : tensor<8x2xi32> into tensor<4x2x2xi32>
 // CHECK: %[[O:.*]] = linalg.transpose ins(%[[B]] : tensor<4x2x2xi32>) outs(%{{.*}} : tensor<4x2x2xi32>) permutation = [0, 2, 1]
 // CHECK: tensor.collapse_shape %[[O]] {{\[}}[0, 1], [2]] : tensor<4x2x2xi32> into tensor<8x2xi32>
@@ -80,7 +80,7 @@ func.func @all_slice(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {
 }
 
 // CHECK-LABEL: func @broadcast
-// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 6 : memref<4xf32>, memref<4xf32>
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 6 : memref<4xf32, strided<[?], offset: ?>>, memref<4xf32>
 func.func @broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, 2] : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
@@ -88,8 +88,8 @@ func.func @broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // gather and reduce: all-variants (defined on the root, harmless elsewhere).
 // CHECK-LABEL: func @gather_reduce
-// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %{{.*}} : memref<2xf32>, memref<4xf32>
-// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = min : memref<2xf32>, memref<2xf32>
+// CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %{{.*}} : memref<2xf32, strided<[?], offset: ?>>, memref<4xf32>
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} on %{{.*}} op = min : memref<2xf32, strided<[?], offset: ?>>, memref<2xf32>
 func.func @gather_reduce(%x: tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
   %a = shard.gather %x on @g grid_axes = [0] gather_axis = 0 root = [1] : (tensor<2xf32>) -> tensor<4xf32>
   %b = shard.reduce %x on @g grid_axes = [0] reduction = min root = [0] : (tensor<2xf32>) -> tensor<2xf32>
@@ -98,7 +98,7 @@ func.func @gather_reduce(%x: tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
 
 // scatter: broadcast from the root, then keep this rank's block.
 // CHECK-LABEL: func @scatter
-// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 1 : memref<4x2xf32>, memref<4x2xf32>
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 1 : memref<4x2xf32, strided<[?, ?], offset: ?>>, memref<4x2xf32>
 // CHECK: nccl.comm_rank
 // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [2, 2] [1, 1] : tensor<4x2xf32> to tensor<2x2xf32>
 func.func @scatter(%x: tensor<4x2xf32>) -> tensor<2x2xf32> {
@@ -115,7 +115,7 @@ func.func @scatter(%x: tensor<4x2xf32>) -> tensor<2x2xf32> {
 // CHECK: %[[B:.*]] = arith.addi %[[ME]], %c3
 // CHECK: %[[FROM:.*]] = arith.remui %[[B]], %c4
 // CHECK: nccl.group {
-// CHECK-NEXT: nccl.send %{{.*}} to %[[TO]] on %[[C]] : memref<3xf32>
+// CHECK-NEXT: nccl.send %{{.*}} to %[[TO]] on %[[C]] : memref<3xf32, strided<[?], offset: ?>>
 // CHECK-NEXT: nccl.recv %{{.*}} from %[[FROM]] on %[[C]] : memref<3xf32>
 // CHECK-NEXT: }
 func.func @shift(%x: tensor<3xf32>) -> tensor<3xf32> {
@@ -124,7 +124,7 @@ func.func @shift(%x: tensor<3xf32>) -> tensor<3xf32> {
 }
 
 // CHECK-LABEL: func @send_recv
-// CHECK: nccl.send %{{.*}} to %{{.*}} on %{{.*}} : memref<3xf32>
+// CHECK: nccl.send %{{.*}} to %{{.*}} on %{{.*}} : memref<3xf32, strided<[?], offset: ?>>
 // CHECK: nccl.recv %{{.*}} from %{{.*}} on %{{.*}} : memref<3xf32>
 func.func @send_recv(%x: tensor<3xf32>) -> tensor<3xf32> {
   %s = shard.send %x on @g grid_axes = [1] destination = [2] : (tensor<3xf32>) -> tensor<3xf32>

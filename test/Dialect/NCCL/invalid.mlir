@@ -48,7 +48,7 @@ func.func @dtype(%a: memref<4xi16>) {
 shard.grid @g(shape = 4)
 func.func @layout(%a: memref<4xf32, strided<[2]>>, %b: memref<4xf32>) {
   %c = nccl.comm @g axes = [0] : !nccl.comm
-  // expected-error @+1 {{send must be contiguous (identity layout), got 'memref<4xf32, strided<[2]>>'}}
+  // expected-error @+1 {{send is not contiguous: 'memref<4xf32, strided<[2]>>'}}
   nccl.all_reduce %a, %b on %c op = sum : memref<4xf32, strided<[2]>>, memref<4xf32>
   return
 }
@@ -158,7 +158,7 @@ func.func @send_dtype(%a: memref<4xi1>, %p: index) {
 shard.grid @g(shape = 4)
 func.func @recv_layout(%a: memref<4xf32, strided<[2]>>, %p: index) {
   %c = nccl.comm @g axes = [0] : !nccl.comm
-  // expected-error @+1 {{buffer must be contiguous (identity layout)}}
+  // expected-error @+1 {{buffer is not contiguous}}
   nccl.recv %a from %p on %c : memref<4xf32, strided<[2]>>
   return
 }

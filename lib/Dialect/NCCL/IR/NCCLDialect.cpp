@@ -64,3 +64,30 @@ int hp::nccl::getNCCLDataType(Type t) {
     return Float8e5m2;
   return -1;
 }
+
+/// Whether every element of a buffer of `type` lies in one dense row-major
+/// block: each stride is the product of the sizes inside it (dims of size 1
+/// excepted). Dynamic strides or sizes prove nothing.
+bool hp::nccl::isProvablyContiguous(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    int64_t size = type.getDimSize(d);
+    if (size != 1 && strides[d] != expected)
+      return false;
+    if (d > 0) {
+      if (ShapedType::isDynamic(size))
+        // Outer strides would have to equal a run-time product.
+        return llvm::all_of(type.getShape().take_front(d),
+                            [](int64_t s) { return s == 1; });
+      expected *= size;
+    }
+  }
+  return true;
+}
+

@@ -80,10 +80,20 @@ static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
     return op->emitOpError() << name << " element type "
                              << type.getElementType()
                              << " has no NCCL data type";
-  if (!type.getLayout().isIdentity())
+  // A dynamic strided layout is how buffers come out of bufferization;
+  // nccl-contiguous-buffers settles them before the lowering to calls.
+  if (!type.getLayout().isIdentity() &&
+      !isa<StridedLayoutAttr>(type.getLayout()))
     return op->emitOpError() << name
-                             << " must be contiguous (identity layout), got "
+                             << " must have an identity or strided layout, got "
                              << type;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (isa<StridedLayoutAttr>(type.getLayout()) &&
+      succeeded(type.getStridesAndOffset(strides, offset)) &&
+      llvm::none_of(strides, ShapedType::isDynamic) &&
+      type.hasStaticShape() && !isProvablyContiguous(type))
+    return op->emitOpError() << name << " is not contiguous: " << type;
   if (needsRank && type.getRank() == 0)
     return op->emitOpError() << name << " must have a leading dimension";
   return success();

@@ -30,6 +30,11 @@ namespace hp::nccl {
 /// f8E4M3FN, f8E5M2.
 int getNCCLDataType(mlir::Type elementType);
 
+/// Whether every element of a buffer of `type` provably lies in one dense
+/// row-major block, as NCCL reads and writes it: an identity layout, or
+/// static strides that are the products of the sizes inside them.
+bool isProvablyContiguous(mlir::MemRefType type);
+
 } // namespace hp::nccl
 
 #endif // HP_DIALECT_NCCL_IR_NCCL_H
