@@ -1,22 +1,23 @@
 #!/usr/bin/env python3
-"""Generates the redistribute end-to-end tests in this directory.
+"""Generates a redistribute end-to-end test program at test time.
 
-Each file runs on one mesh and one element type. For every case it builds a
-global tensor X on every rank, lays it out with the source placements (a
-partial source gets per-rank values whose reduction is X), calls a function
-that holds only the redistribute under test, and then checks
+The program runs on one mesh with one element type. For every case it builds
+a global tensor X on every rank, lays it out with the source placements (a
+partial source gets per-rank values whose reduction over the partial mesh
+dims, innermost first, is X), calls a function that holds only the
+redistribute (or chain of redistributes) under test, and then checks
   * the local block of each rank against the torch.chunk block of X that
     this script computes independently (targets without partial axes), and
   * the value brought back to replicated on every rank against X.
 Values are small integers so every dtype represents them and sums exactly.
+The output carries its own FileCheck lines (one `ok` per check and rank).
 
-Run: python3 gen_redistribute.py   (rewrites redistribute-*.mlir here)
+Run: python3 gen_redistribute.py --mesh 2x2 --type f32 --suite 2d > t.mlir
 """
+import argparse
 import itertools
-import os
 import re
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+import sys
 
 FLOATS = {"f32", "f64", "f16", "bf16"}
 
@@ -72,6 +73,7 @@ class Gen:
     def __init__(self, mesh, t, devices=None):
         self.mesh, self.t, self.devices = mesh, t, devices
         self.lines, self.funcs, self.n = [], [], 0
+        self.ranks = set()
 
     def val(self):
         self.n += 1
@@ -155,28 +157,27 @@ class Gen:
         return [f"{v}#{i}" for i in range(len(self.mesh))]
 
     def partial_local(self, x, shape, placements):
-        """Per-rank values whose reduction over the partial axes is X."""
-        paxes = [m for m, p in enumerate(placements) if p[0] == "P"]
-        op = placements[paxes[0]][1]
-        self.mark = len(self.lines)
+        """Per-rank values whose reduction over the partial axes is X.
+
+        The value of a DTensor reduces its partial mesh dims innermost (last)
+        first, so the transforms apply from the outermost axis inwards: the
+        innermost reduction undoes the last transform first."""
         c = self.coords()
-        flat = self.const(0, "index")
-        for m in paxes:
-            n = self.const(self.mesh[m], "index")
-            a = self.val()
-            self.emit(f"{a} = arith.muli {flat}, {n} : index")
-            flat = self.val()
-            self.emit(f"{flat} = arith.addi {a}, {c[m]} : index")
-        group = 1
-        for m in paxes:
-            group *= self.mesh[m]
+        for m, p in enumerate(placements):
+            if p[0] == "P":
+                x = self.partial_axis(x, shape, p[1], self.mesh[m], c[m])
+        return x
+
+    def partial_axis(self, x, shape, op, n, coord):
+        """Values along one mesh axis of size n whose `op` reduction is x."""
+        self.mark = len(self.lines)
         zero = self.const(0, "index")
         first = self.val()
-        self.emit(f"{first} = arith.cmpi eq, {flat}, {zero} : index")
-        fe = self.to_elt(flat)
+        self.emit(f"{first} = arith.cmpi eq, {coord}, {zero} : index")
+        fe = self.to_elt(coord)
         one = self.const(1, "elt")
         if op == "sum":
-            keep = self.arith("sub", "%x_in", self.const(group - 1, "elt"))
+            keep = self.arith("sub", "%x_in", self.const(n - 1, "elt"))
             other = one
         elif op == "prod":
             keep, other = "%x_in", one
@@ -186,8 +187,8 @@ class Gen:
         elif op == "min":
             keep, other = "%x_in", self.arith("add", "%x_in",
                                                self.arith("add", fe, one))
-        else:  # avg over one axis: X + c - (n-1)/2
-            half = self.const((group - 1) / 2, "elt")
+        else:  # avg: X + c - (n-1)/2
+            half = self.const((n - 1) / 2, "elt")
             keep = other = self.arith("sub", self.arith("add", "%x_in", fe), half)
         # The element computations above reference %x_in; emit them inside a
         # linalg.map body by moving the lines that use it.
@@ -226,7 +227,8 @@ class Gen:
         self.emit(f"{g} = tensor.cast {got} : {lt(dims, self.t)} to {dyn}")
         self.emit(f"{w} = tensor.cast {want} : {lt(dims, self.t)} to {dyn}")
         bad = self.val()
-        self.emit(f"{bad} = func.call @mismatches({g}, {w}) : ({dyn}, {dyn}) -> i64")
+        self.ranks.add(len(dims))
+        self.emit(f"{bad} = func.call @mismatches{len(dims)}({g}, {w}) : ({dyn}, {dyn}) -> i64")
         z = self.val()
         self.emit(f"{z} = arith.constant 0 : i64")
         ok = self.val()
@@ -237,12 +239,18 @@ class Gen:
         self.emit(f"  vector.print str \"FAIL {label}\\n\"")
         self.emit("}")
 
-    def case(self, k, shape, src, dst):
+    def case(self, k, shape, chain):
+        """Redistributes through `chain` (source, ..., target) in one function."""
         t = self.t
+        src, dst = chain[0], chain[-1]
+        body = []
+        prev = "%a"
+        for i, (a, b) in enumerate(zip(chain, chain[1:])):
+            body.append(f"  %r{i} = dtensor.redistribute {prev} : {dt(shape, t, a)} -> {dt(shape, t, b)}\n")
+            prev = f"%r{i}"
         self.funcs.append(
             f"func.func @case{k}(%a: {dt(shape, t, src)}) -> {dt(shape, t, dst)} {{\n"
-            f"  %r = dtensor.redistribute %a : {dt(shape, t, src)} -> {dt(shape, t, dst)}\n"
-            f"  return %r : {dt(shape, t, dst)}\n}}\n")
+            + "".join(body) + f"  return {prev} : {dt(shape, t, dst)}\n}}\n")
         full = [str(s) for s in shape]
         x = self.global_x(shape)
         rep = [("R",)] * len(self.mesh)
@@ -303,58 +311,60 @@ class Gen:
         return (" {dtensor.devices = array<i64: "
                 + ", ".join(map(str, self.devices)) + ">}")
 
-    def mismatches(self):
+    def mismatches(self, rank):
         t = self.t
         cmp = "arith.cmpf une," if t in FLOATS else "arith.cmpi ne,"
-        return f"""// Elements that differ, or a large count when the shapes differ.
-func.func @mismatches(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> i64 {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %a0 = tensor.dim %a, %c0 : tensor<?x?x{t}>
-  %a1 = tensor.dim %a, %c1 : tensor<?x?x{t}>
-  %b0 = tensor.dim %b, %c0 : tensor<?x?x{t}>
-  %b1 = tensor.dim %b, %c1 : tensor<?x?x{t}>
-  %e0 = arith.cmpi eq, %a0, %b0 : index
-  %e1 = arith.cmpi eq, %a1, %b1 : index
-  %same = arith.andi %e0, %e1 : i1
-  %r = scf.if %same -> i64 {{
-    %zero = arith.constant 0 : i64
-    %init = tensor.from_elements %zero : tensor<i64>
-    %n = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
-                         iterator_types = ["reduction", "reduction"]}}
-        ins(%a, %b : tensor<?x?x{t}>, tensor<?x?x{t}>) outs(%init : tensor<i64>) {{
-    ^bb0(%x: {t}, %y: {t}, %acc: i64):
-      %ne = {cmp} %x, %y : {t}
-      %one = arith.extui %ne : i1 to i64
-      %s = arith.addi %acc, %one : i64
-      linalg.yield %s : i64
-    }} -> tensor<i64>
-    %v = tensor.extract %n[] : tensor<i64>
-    scf.yield %v : i64
-  }} else {{
-    %big = arith.constant 1000000 : i64
-    scf.yield %big : i64
-  }}
-  return %r : i64
-}}
-"""
+        ty = lt(["?"] * rank, t)
+        idx = ", ".join(f"d{i}" for i in range(rank))
+        lines = [f"// Elements that differ, or a large count when the shapes differ.",
+                 f"func.func @mismatches{rank}(%a: {ty}, %b: {ty}) -> i64 {{",
+                 "  %same0 = arith.constant true"]
+        for i in range(rank):
+            lines += [f"  %c{i} = arith.constant {i} : index",
+                      f"  %a{i} = tensor.dim %a, %c{i} : {ty}",
+                      f"  %b{i} = tensor.dim %b, %c{i} : {ty}",
+                      f"  %e{i} = arith.cmpi eq, %a{i}, %b{i} : index",
+                      f"  %same{i + 1} = arith.andi %same{i}, %e{i} : i1"]
+        iters = ", ".join(['"reduction"'] * rank)
+        lines += [
+            f"  %r = scf.if %same{rank} -> i64 {{",
+            "    %zero = arith.constant 0 : i64",
+            "    %init = tensor.from_elements %zero : tensor<i64>",
+            f"    %n = linalg.generic {{indexing_maps = [affine_map<({idx}) -> ({idx})>, affine_map<({idx}) -> ({idx})>, affine_map<({idx}) -> ()>],",
+            f"                         iterator_types = [{iters}]}}",
+            f"        ins(%a, %b : {ty}, {ty}) outs(%init : tensor<i64>) {{",
+            f"    ^bb0(%x: {t}, %y: {t}, %acc: i64):",
+            f"      %ne = {cmp} %x, %y : {t}",
+            "      %one = arith.extui %ne : i1 to i64",
+            "      %s = arith.addi %acc, %one : i64",
+            "      linalg.yield %s : i64",
+            "    } -> tensor<i64>",
+            "    %v = tensor.extract %n[] : tensor<i64>",
+            "    scf.yield %v : i64",
+            "  } else {",
+            "    %big = arith.constant 1000000 : i64",
+            "    scf.yield %big : i64",
+            "  }",
+            "  return %r : i64",
+            "}",
+            ""]
+        return "\n".join(lines)
 
-    def render(self, cases, ranks):
-        for k, (shape, src, dst) in enumerate(cases):
-            self.case(k, shape, src, dst)
+    def render(self, cases, ranks, title):
+        for k, (shape, chain) in enumerate(cases):
+            self.case(k, shape, chain)
         mesh = "x".join(str(n) for n in self.mesh)
-        checks = sum(1 + (not any(p[0] == "P" for p in dst)) for _, _, dst in cases)
-        head = (f"// GENERATED by gen_redistribute.py; do not edit.\n"
+        checks = sum(1 + (not any(p[0] == "P" for p in chain[-1]))
+                     for _, chain in cases)
+        head = (f"// Generated by gen_redistribute.py: {title}.\n"
                 f"// Redistributes on a {mesh} mesh with {self.t} elements, each checked\n"
                 f"// on every rank against values computed independently of hp.\n"
-                f"// REQUIRES: mpi\n"
-                f"// RUN: %hp-runner -np {ranks} %s -e main --entry-point-result=void > %t\n"
-                f"// RUN: FileCheck %s < %t\n"
-                f"// RUN: not grep FAIL %t\n"
-                f"// CHECK-COUNT-{checks * ranks}: ok\n\n"
+                f"// CHECK-COUNT-{checks * ranks}: ok\n"
+                f"// CHECK-NOT: {{{{ok|FAIL}}}}\n\n"
                 f"shard.grid @m(shape = {mesh}){self.grid_attrs()}\n\n")
         body = "func.func @main() {\n" + "\n".join(self.lines) + "\n  return\n}\n"
-        return head + self.mismatches() + "\n" + "\n".join(self.funcs) + "\n" + body
+        helpers = "\n".join(self.mismatches(r) for r in sorted(self.ranks))
+        return head + helpers + "\n" + "\n".join(self.funcs) + "\n" + body
 
 
 def S(d):
@@ -368,63 +378,143 @@ def P(op="sum"):
     return ("P", op)
 
 
+def parse_placement(text):
+    text = text.strip()
+    if text == "R":
+        return R
+    m = re.fullmatch(r"S(\d+)", text)
+    if m:
+        return S(int(m.group(1)))
+    m = re.fullmatch(r"P(?:\((\w+)\))?", text)
+    if m:
+        return P(m.group(1) or "sum")
+    raise SystemExit(f"bad placement {text!r}")
+
+
+def parse_cases(text):
+    """`7x9:P(max),S0->R,S1; ...`: a shape, then placement lists joined by ->."""
+    cases = []
+    for item in filter(None, (c.strip() for c in text.split(";"))):
+        shape, chain = item.split(":")
+        chain = [[parse_placement(p) for p in part.split(",")]
+                 for part in chain.split("->")]
+        cases.append(([int(x) for x in shape.split("x")], chain))
+    return cases
+
+
+def pair(shape, src, dst):
+    return (shape, [src, dst])
+
+
 def one_d_cases(ops):
     """Every row of the table on a 1-D mesh, uneven 7x5."""
     shape = [7, 5]
-    cases = [(shape, [S(0)], [R]), (shape, [R], [S(1)]), (shape, [S(0)], [S(1)]),
-             (shape, [S(1)], [S(0)]), (shape, [S(0)], [P("sum")]),
-             (shape, [R], [P("sum")])]
+    cases = [pair(shape, [S(0)], [R]), pair(shape, [R], [S(1)]),
+             pair(shape, [S(0)], [S(1)]), pair(shape, [S(1)], [S(0)]),
+             pair(shape, [S(0)], [P("sum")]), pair(shape, [R], [P("sum")])]
     for op in ops:
-        cases += [(shape, [P(op)], [R])]
+        cases += [pair(shape, [P(op)], [R])]
         if op != "avg":
-            cases += [(shape, [P(op)], [S(0)])]
-    cases += [([6, 4], [P("sum")], [S(1)]), ([6, 4], [S(0)], [S(1)])]
+            cases += [pair(shape, [P(op)], [S(0)])]
+    cases += [pair([6, 4], [P("sum")], [S(1)]), pair([6, 4], [S(0)], [S(1)])]
     return cases
 
 
 def two_d_cases():
     shape = [7, 5]
     return [
-        (shape, [S(0), S(1)], [S(1), S(0)]),
-        (shape, [S(0), S(0)], [R, S(0)]),
-        (shape, [S(0), S(0)], [R, R]),
-        (shape, [R, R], [S(0), S(0)]),
-        (shape, [S(1), R], [S(0), S(1)]),
-        (shape, [P("sum"), S(0)], [S(0), R]),
-        (shape, [P("sum"), P("sum")], [S(1), R]),
-        (shape, [P("sum"), P("sum")], [R, R]),
-        (shape, [S(0), R], [P("sum"), S(1)]),
-        ([6, 4], [S(0), S(1)], [S(1), S(0)]),
+        pair(shape, [S(0), S(1)], [S(1), S(0)]),
+        pair(shape, [S(0), S(0)], [R, S(0)]),
+        pair(shape, [S(0), S(0)], [R, R]),
+        pair(shape, [R, R], [S(0), S(0)]),
+        pair(shape, [S(1), R], [S(0), S(1)]),
+        pair(shape, [P("sum"), S(0)], [S(0), R]),
+        pair(shape, [P("sum"), P("sum")], [S(1), R]),
+        pair(shape, [P("sum"), P("sum")], [R, R]),
+        pair(shape, [S(0), R], [P("sum"), S(1)]),
+        pair([6, 4], [S(0), S(1)], [S(1), S(0)]),
     ]
 
 
-def write(name, mesh, t, cases, devices=None):
-    ranks = 1
-    for n in mesh:
-        ranks *= n
-    text = Gen(mesh, t, devices).render(cases, ranks)
-    with open(os.path.join(HERE, name), "w") as f:
-        f.write(text)
+def empty_shard_cases(mesh):
+    """Dims smaller than the mesh: some ranks hold empty blocks."""
+    k = len(mesh)
+    small = [2, 3]
+    cases = [pair(small, [S(0)] * k, [R] * k),
+             pair(small, [R] * k, [S(1)] * k),
+             pair(small, [S(0)] * k, [S(1)] * k),
+             pair(small, [P("sum")] * k, [S(0)] * k),
+             pair(small, [P("max")] + [S(1)] * (k - 1), [S(0)] * k)]
+    return cases
+
+
+def rank_cases(mesh):
+    """Rank 1 and rank 4 tensors."""
+    k = len(mesh)
+    return [pair([5], [S(0)] * k, [R] * k),
+            pair([5], [P("sum")] * k, [S(0)] * k),
+            pair([3, 2, 5, 2], [S(2)] + [S(0)] * (k - 1), [S(0)] + [S(3)] * (k - 1)),
+            pair([3, 2, 5, 2], [P("sum")] * k, [S(2)] * k)]
+
+
+def chain_cases(mesh):
+    """Chains of redistributes in one function."""
+    k = len(mesh)
+    return [([7, 5], [[S(0)] * k, [R] * k, [S(1)] * k, [P("sum")] * k, [S(0)] * k]),
+            ([5, 6], [[P("max")] * k, [S(1)] * k, [S(0)] + [R] * (k - 1), [R] * k])]
+
+
+def mixed_partial_cases(k):
+    """Different partial kinds on different mesh dims."""
+    if k < 2:
+        return []
+    rest = [R] * (k - 2)
+    return [pair([5, 3], [P("sum"), P("max")] + rest, [R] * k),
+            pair([5, 3], [P("sum"), P("max")] + rest, [S(0), R] + rest),
+            pair([5, 3], [P("max"), P("sum")] + rest, [S(1), S(0)] + rest),
+            pair([5, 3], [P("min"), P("prod")] + rest, [P("min"), R] + rest),
+            pair([5, 3], [R, R] + rest, [P("prod"), P("sum")] + rest)]
+
+
+SUITES = {
+    "1d": lambda mesh, t: one_d_cases(["sum", "max", "min", "prod"] +
+                                      (["avg"] if t in FLOATS else [])),
+    "2d": lambda mesh, t: two_d_cases(),
+    "empty": lambda mesh, t: empty_shard_cases(mesh),
+    "ranks": lambda mesh, t: rank_cases(mesh),
+    "chains": lambda mesh, t: chain_cases(mesh),
+    "mixed": lambda mesh, t: mixed_partial_cases(len(mesh)),
+}
 
 
 def main():
-    all_ops = ["sum", "max", "min", "prod", "avg"]
-    int_ops = ["sum", "max", "min", "prod"]
-    for n in (2, 3, 4):
-        write(f"redistribute-mesh{n}-f32.mlir", [n], "f32", one_d_cases(all_ops))
-    for mesh in ([2, 2], [2, 3]):
-        name = "x".join(map(str, mesh))
-        write(f"redistribute-mesh{name}-f32.mlir", mesh, "f32", two_d_cases())
-    for t in ("f64", "f16", "bf16"):
-        write(f"redistribute-mesh3-{t}.mlir", [3], t, one_d_cases(all_ops))
-        write(f"redistribute-mesh2x2-{t}.mlir", [2, 2], t, two_d_cases())
-    # A device list that is not the iota: mesh coordinates map to other
-    # ranks, and every check goes through the mesh coordinate.
-    write("redistribute-mesh2x2-devices-f32.mlir", [2, 2], "f32", two_d_cases(),
-          devices=[3, 1, 2, 0])
-    for t in ("i32", "i64"):
-        write(f"redistribute-mesh3-{t}.mlir", [3], t, one_d_cases(int_ops))
-        write(f"redistribute-mesh2x2-{t}.mlir", [2, 2], t, two_d_cases())
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mesh", required=True, help="mesh shape, e.g. 2x2")
+    ap.add_argument("--type", default="f32", help="element type")
+    ap.add_argument("--suite", action="append", default=[],
+                    choices=sorted(SUITES), help="case families (repeatable)")
+    ap.add_argument("--cases", default="",
+                    help="explicit cases: '7x9:P(max),S0->R,S1; ...'")
+    ap.add_argument("--devices", default="",
+                    help="device list of the grid, e.g. 3,1,2,0")
+    args = ap.parse_args()
+    mesh = [int(n) for n in args.mesh.split("x")]
+    cases = []
+    for suite in args.suite:
+        cases += SUITES[suite](mesh, args.type)
+    cases += parse_cases(args.cases)
+    if not cases:
+        raise SystemExit("no cases: give --suite or --cases")
+    for shape, chain in cases:
+        for placements in chain:
+            if len(placements) != len(mesh):
+                raise SystemExit(f"placement list {placements} does not fit mesh {mesh}")
+    ranks = 1
+    for n in mesh:
+        ranks *= n
+    devices = [int(d) for d in args.devices.split(",")] if args.devices else None
+    title = " ".join(sys.argv[1:])
+    sys.stdout.write(Gen(mesh, args.type, devices).render(cases, ranks, title))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,17 @@
+// Programs that once computed wrong numbers or failed, each run on its ranks:
+//  * [2,2] 7x9: [partial<max>, shard<0>] -> [replicate, shard<1>] and two more
+//    plans whose collectives read a strided buffer as if it were contiguous;
+//  * [2,4] 6: [shard<0>, shard<0>] -> [replicate]: an empty last piece in a
+//    merged all_gather;
+//  * [2,3] 6x4x6: [shard<2>, shard<2>] -> [shard<1>, shard<1>]: a merged
+//    all_to_all whose nested pieces (1,1,0,1,1,0) differ from a flat split.
+// REQUIRES: mpi
+// RUN: %python %S/gen_redistribute.py --mesh 2x2 --type i32 --cases "7x9:P(max),S0->R,S1; 10x5:S0,P->S1,S0; 10x5:P,P(max)->S1,R" > %t.strided.mlir
+// RUN: hp-opt %t.strided.mlir --hp-lower-to-cpu=verify-plans -o %t.strided.ll.mlir
+// RUN: %hp-runner -np 4 %t.strided.ll.mlir -e main --entry-point-result=void | FileCheck %t.strided.mlir
+// RUN: %python %S/gen_redistribute.py --mesh 2x4 --type i32 --cases "6:S0,S0->R,R" > %t.empty.mlir
+// RUN: hp-opt %t.empty.mlir --hp-lower-to-cpu=verify-plans -o %t.empty.ll.mlir
+// RUN: %hp-runner -np 8 %t.empty.ll.mlir -e main --entry-point-result=void | FileCheck %t.empty.mlir
+// RUN: %python %S/gen_redistribute.py --mesh 2x3 --type i64 --cases "6x4x6:S2,S2->S1,S1" > %t.merged.mlir
+// RUN: hp-opt %t.merged.mlir --hp-lower-to-cpu=verify-plans -o %t.merged.ll.mlir
+// RUN: %hp-runner -np 6 %t.merged.ll.mlir -e main --entry-point-result=void | FileCheck %t.merged.mlir
