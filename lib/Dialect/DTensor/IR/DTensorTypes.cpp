@@ -1,7 +1,7 @@
 //===- DTensorTypes.cpp - the !dtensor.tensor type ------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/LocalShape.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -10,7 +10,7 @@ using namespace mlir;
 using namespace hp::dtensor;
 
 static_assert(kDynamicSize == ShapedType::kDynamic,
-              "LocalShape and MLIR must agree on the dynamic size marker");
+              "the layout model and MLIR must agree on the dynamic size marker");
 
 #define GET_TYPEDEF_CLASSES
 #include "hp/Dialect/DTensor/IR/DTensorTypes.cpp.inc"
