@@ -16,7 +16,7 @@
 // CHECK-NOT: memref.
 // CHECK-NOT: nccl.
 
-// The planning options reach dtensor-lower-redistribute as in hp-partition:
+// The planning options reach convert-dtensor-to-shard as in hp-partition:
 // the all_reduce of 8x16xf32 costs latency (65536) + 768 by default, and
 // 2 x 768 with no latency and axis weight 2.
 // RUN: hp-opt --hp-lower-to-gpu="print-plans format=isa" %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN-DEFAULT

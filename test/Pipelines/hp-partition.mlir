@@ -3,8 +3,13 @@
 // RUN: hp-opt --hp-partition %hp_src_root/examples/tp_mlp.mlir | mlir-opt --allow-unregistered-dialect | FileCheck %s --check-prefix=UPSTREAM
 // RUN: hp-opt --hp-partition %hp_src_root/examples/dp_tp_mlp.mlir | FileCheck %s --check-prefix=DPTP
 // RUN: hp-opt --hp-partition %hp_src_root/examples/dp_tp_mlp.mlir | mlir-opt --allow-unregistered-dialect | FileCheck %s --check-prefix=UPSTREAM
-// Pipeline options reach dtensor-lower-redistribute.
+// Pipeline options reach convert-dtensor-to-shard.
 // RUN: hp-opt --hp-partition="latency-bytes=0 axis-weights=1 print-plans" --mlir-print-op-on-diagnostic=false %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLANS
+// verify-plans reaches it too: with a large tensor the checker says it skipped.
+// RUN: hp-opt --hp-partition=verify-plans %hp_src_root/test/Conversion/DTensorToShard/verify-plans.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: hp-opt --hp-partition %hp_src_root/test/Conversion/DTensorToShard/verify-plans.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOVERIFY --allow-empty
+// VERIFY: warning: plan not checked: the tensor is too large to simulate on every device
+// NOVERIFY-NOT: warning
 
 // UPSTREAM: shard.grid
 // UPSTREAM-NOT: = dtensor.

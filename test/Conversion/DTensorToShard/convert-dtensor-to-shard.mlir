@@ -192,3 +192,4 @@ func.func @rank4(%x: !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<s
   %r = dtensor.redistribute %x : !dtensor.tensor<4x6x8x10xf32, @m4, [partial<sum>, partial<sum>, shard<2>, replicate]> -> !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
   return %r : !dtensor.tensor<4x6x8x10xf32, @m4, [shard<0>, replicate, replicate, shard<3>]>
 }
+

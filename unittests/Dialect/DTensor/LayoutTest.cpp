@@ -1,4 +1,4 @@
-//===- LocalShapeTest.cpp - torch.chunk local sizes and offsets -----------===//
+//===- LayoutTest.cpp - the layout model: torch.chunk, nesting, groups ----===//
 //
 // Expected values are torch.chunk's, worked out by hand from
 // chunk = ceil(G/n), size_i = clamp(G - i*chunk, 0, chunk).
@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
 #include <vector>
 
 using namespace hp::dtensor;
@@ -31,29 +32,29 @@ std::vector<int64_t> offsetsOver(int64_t global, int64_t parts) {
 
 std::vector<int64_t> vec(llvm::ArrayRef<int64_t> a) { return {a.begin(), a.end()}; }
 
-TEST(LocalShapeTest, TenOverFour) {
+TEST(LayoutTest, TenOverFour) {
   EXPECT_EQ(sizesOver(10, 4), (std::vector<int64_t>{3, 3, 3, 1}));
   EXPECT_EQ(offsetsOver(10, 4), (std::vector<int64_t>{0, 3, 6, 9}));
 }
 
-TEST(LocalShapeTest, NineOverFourLeavesAnEmptyChunk) {
+TEST(LayoutTest, NineOverFourLeavesAnEmptyChunk) {
   EXPECT_EQ(sizesOver(9, 4), (std::vector<int64_t>{3, 3, 3, 0}));
   // The empty chunk's offset is clamped to the end of the tensor.
   EXPECT_EQ(offsetsOver(9, 4), (std::vector<int64_t>{0, 3, 6, 9}));
 }
 
-TEST(LocalShapeTest, OneOverThree) {
+TEST(LayoutTest, OneOverThree) {
   EXPECT_EQ(sizesOver(1, 3), (std::vector<int64_t>{1, 0, 0}));
   EXPECT_EQ(offsetsOver(1, 3), (std::vector<int64_t>{0, 1, 1}));
 }
 
-TEST(LocalShapeTest, EvenSplit) {
+TEST(LayoutTest, EvenSplit) {
   EXPECT_EQ(sizesOver(8, 4), (std::vector<int64_t>{2, 2, 2, 2}));
   EXPECT_EQ(sizesOver(0, 2), (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(chunkLength(7, 1), 7);
 }
 
-TEST(LocalShapeTest, LocalShapeStaticOnlyWhenChunksAgree) {
+TEST(LayoutTest, LocalShapeStaticOnlyWhenChunksAgree) {
   // 1-D mesh of 4 sharding dim 0.
   EXPECT_EQ(vec(computeLocalShape({8, 16}, {4}, {0})), (std::vector<int64_t>{2, 16}));
   EXPECT_EQ(vec(computeLocalShape({10, 16}, {4}, {0})),
@@ -68,7 +69,7 @@ TEST(LocalShapeTest, LocalShapeStaticOnlyWhenChunksAgree) {
             (std::vector<int64_t>{kDynamicSize, 4}));
 }
 
-TEST(LocalShapeTest, NestedSplitOnTwoByTwoMesh) {
+TEST(LayoutTest, NestedSplitOnTwoByTwoMesh) {
   // [S(0), S(0)] on 2x2: mesh dim 0 is the outer split, mesh dim 1 the inner.
   // G=8: outer 4,4; inner 2,2 -> coordinate (i, j) starts at 4i + 2j.
   std::vector<int64_t> mesh = {2, 2}, shard = {0, 0};
@@ -94,7 +95,7 @@ TEST(LocalShapeTest, NestedSplitOnTwoByTwoMesh) {
   EXPECT_EQ(vec(computeMaxLocalShape({10}, mesh, shard)), (std::vector<int64_t>{3}));
 }
 
-TEST(LocalShapeTest, NestedSplitOrderIsMeshDimOrder) {
+TEST(LayoutTest, NestedSplitOrderIsMeshDimOrder) {
   // G=6 on a 2x3 mesh, both dims sharding dim 0: outer split by 2 -> 3,3;
   // inner by 3 -> 1,1,1. Offsets are 3i + j (mesh dim 0 outermost).
   for (int64_t i = 0; i < 2; ++i)
@@ -105,7 +106,7 @@ TEST(LocalShapeTest, NestedSplitOrderIsMeshDimOrder) {
     }
 }
 
-TEST(LocalShapeTest, TwoTensorDimsOnTwoMeshDims) {
+TEST(LayoutTest, TwoTensorDimsOnTwoMeshDims) {
   // [S(1), S(0)] on 2x3 for a 7x4 tensor: dim 1 split by mesh dim 0 (2,2),
   // dim 0 split by mesh dim 1 (3,3,1).
   LocalBlock b = computeLocalBlock({7, 4}, {2, 3}, {1, 0}, {1, 2});
@@ -115,7 +116,7 @@ TEST(LocalShapeTest, TwoTensorDimsOnTwoMeshDims) {
             (std::vector<int64_t>{kDynamicSize, 2}));
 }
 
-TEST(LocalShapeTest, LocalShapeMatchesEnumeration) {
+TEST(LayoutTest, LocalShapeMatchesEnumeration) {
   // The closed form in computeLocalShape must agree with enumerating every
   // coordinate, for nested splits of many sizes.
   for (int64_t g = 0; g <= 40; ++g)
@@ -139,12 +140,69 @@ TEST(LocalShapeTest, LocalShapeMatchesEnumeration) {
       }
 }
 
-TEST(LocalShapeTest, Linearize) {
+TEST(LayoutTest, Linearize) {
   std::vector<int64_t> mesh = {2, 3, 4};
   for (int64_t i = 0; i < 24; ++i)
     EXPECT_EQ(linearize(delinearize(i, mesh), mesh), i);
   EXPECT_EQ(vec(delinearize(23, mesh)), (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(vec(delinearize(4, mesh)), (std::vector<int64_t>{0, 1, 0}));
+}
+
+TEST(LayoutTest, ChunkLengthDoesNotOverflow) {
+  int64_t big = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(chunkLength(big, 2), big / 2 + 1);
+  EXPECT_EQ(chunkLength(big, 1), big);
+  EXPECT_EQ(chunkSize(big, 2, 1), big / 2);
+}
+
+TEST(LayoutTest, NestedPieceOfTenOverTwoByTwo) {
+  // 10 -> (5, 5) -> (3, 2) (3, 2) at offsets 0, 3, 5, 8.
+  IntArith a;
+  std::vector<std::pair<int64_t, int64_t>> want = {{0, 3}, {3, 2}, {5, 3}, {8, 2}};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      EXPECT_EQ(nestedPiece(a, int64_t(10), {2, 2}, {i, j}), want[2 * i + j]);
+  // 4 over (2, 3): 2 -> (1, 1, 0) twice; a flat split into 6 would differ.
+  std::vector<std::pair<int64_t, int64_t>> small = {{0, 1}, {1, 1}, {2, 0},
+                                                    {2, 1}, {3, 1}, {4, 0}};
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      EXPECT_EQ(nestedPiece(a, int64_t(4), {2, 3}, {i, j}), small[3 * i + j]);
+}
+
+TEST(LayoutTest, SplitBlockFollowsTheGivenOrder) {
+  // Dim 0 of 8 split by mesh dim 1 first (outer), then mesh dim 0.
+  std::vector<int64_t> mesh = {2, 4};
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>> inner = {{1, 0}};
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>> outer = {{0, 1}};
+  // Coordinate (1, 2): outer split by 4 -> [4, 6), then by 2 -> [5, 6).
+  LocalBlock b = computeSplitBlock({8}, mesh, inner, {1, 2});
+  EXPECT_EQ(vec(b.offsets), (std::vector<int64_t>{5}));
+  EXPECT_EQ(vec(b.sizes), (std::vector<int64_t>{1}));
+  // Default order agrees with computeLocalBlock: (1, 2) -> [4, 8) -> [6, 7).
+  b = computeSplitBlock({8}, mesh, outer, {1, 2});
+  LocalBlock d = computeLocalBlock({8}, mesh, {0, 0}, {1, 2});
+  EXPECT_EQ(vec(b.offsets), vec(d.offsets));
+  EXPECT_EQ(vec(b.offsets), (std::vector<int64_t>{6}));
+  EXPECT_EQ(vec(computePaddedShape({10}, {2, 2}, {{0, 1}})),
+            (std::vector<int64_t>{3}));
+}
+
+TEST(LayoutTest, GroupsAreRowMajorInListedOrder) {
+  std::vector<int64_t> mesh = {2, 3, 4};
+  std::vector<int64_t> coord = {1, 2, 3};
+  EXPECT_EQ(groupSize(mesh, {0, 2}), 8);
+  // Axes [2, 0]: axis 2 outermost: 3 * 2 + 1.
+  EXPECT_EQ(groupIndex(coord, mesh, {2, 0}), 7);
+  EXPECT_EQ(groupIndex(coord, mesh, {0, 2}), 7);
+  EXPECT_EQ(groupIndex(coord, mesh, {1}), 2);
+  for (int64_t j = 0; j < 8; ++j) {
+    llvm::SmallVector<int64_t> m = groupMember(coord, mesh, {2, 0}, j);
+    EXPECT_EQ(groupIndex(m, mesh, {2, 0}), j);
+    EXPECT_EQ(m[1], 2) << "axes outside the group stay";
+  }
+  EXPECT_EQ(vec(groupMember(coord, mesh, {2, 0}, 1)),
+            (std::vector<int64_t>{1, 2, 0}));
 }
 
 } // namespace
