@@ -6,6 +6,10 @@ Generates modules with N local_regions and N redistributes (N = 1k, 10k,
 `mlir-opt --canonicalize` on its output, and prints wall time and peak
 memory with the growth from one size to the next. Target: 10x the ops costs
 at most 12x the time and memory.
+
+A second table holds the ops fixed and grows the mesh, from (2, 2, 2) to
+(16, 16, 16) = 4096 devices, with uneven and empty pieces: planning and the
+emitted code must not grow with the number of devices.
 """
 import argparse
 import os
@@ -18,17 +22,33 @@ import time
 UNITS_PER_FUNC = 100
 
 
-def generate(n, path):
+def local_dims(shape, mesh, dim):
+    """The local type's dims when `dim` is split over every mesh axis."""
+    sizes = {shape[dim]}
+    for n in mesh:
+        nxt = set()
+        for g in sizes:
+            c = -(-g // n)
+            nxt |= {max(0, min(c, g - i * c)) for i in range(n)}
+        sizes = nxt
+    dims = [str(s) for s in shape]
+    dims[dim] = str(sizes.pop()) if len(sizes) == 1 else "?"
+    return "x".join(dims)
+
+
+def generate(n, path, mesh=(4,), shape=(8, 16)):
     """n units of: a local_region (an addf on the local block) followed by a
     redistribute that moves the split to the other dim (an all_to_all).
     The from_local/to_local between them keeps canonicalization from
     composing the redistributes away."""
-    types = ["!dtensor.tensor<8x16xf32, @tp, [shard<0>]>",
-             "!dtensor.tensor<8x16xf32, @tp, [shard<1>]>"]
-    local = ["tensor<2x16xf32>", "tensor<8x4xf32>"]
-    placement = ["shard<0>", "shard<1>"]
+    gshape = "x".join(map(str, shape))
+    placement = [", ".join(["shard<0>"] * len(mesh)),
+                 ", ".join(["shard<1>"] * len(mesh))]
+    types = [f"!dtensor.tensor<{gshape}xf32, @tp, [{p}]>" for p in placement]
+    local = [f"tensor<{local_dims(shape, mesh, d)}xf32>" for d in (0, 1)]
+    placement = [f"[{p}]" for p in placement]
     with open(path, "w") as f:
-        f.write('dtensor.mesh @tp shape = [4] names = ["tp"]\n')
+        f.write(f'dtensor.mesh @tp shape = [{", ".join(map(str, mesh))}]\n')
         left = n
         fi = 0
         while left > 0:
@@ -39,7 +59,7 @@ def generate(n, path):
                 k = u % 2
                 f.write(
                     f"  %b{u} = dtensor.local_region on @tp args(%a{u} as \"x\")"
-                    f" out_placements = [{placement[k]}] : ({types[k]}) -> {types[k]} {{\n"
+                    f" out_placements = {placement[k]} : ({types[k]}) -> {types[k]} {{\n"
                     f"  ^bb0(%l: {local[k]}):\n"
                     f"    %s = arith.addf %l, %l : {local[k]}\n"
                     f"    dtensor.yield %s : {local[k]}\n  }}\n"
@@ -67,6 +87,8 @@ def main():
     parser.add_argument("--hp-opt", default="build/bin/hp-opt")
     parser.add_argument("--mlir-opt", default="/usr/lib/llvm-22/bin/mlir-opt")
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--mesh-ops", type=int, default=10000,
+                        help="ops of the growing-mesh table (0: skip it)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -95,6 +117,31 @@ def main():
               f"peak memory x{m:.2f} (target <= {scale * 1.2:.0f}x)")
         worst = max(worst, t / scale, m / scale)
     print(f"worst growth per 1x ops: {worst:.2f} (target <= 1.20)")
+
+    if args.mesh_ops:
+        print()
+        meshes = [(2, 2, 2), (4, 4, 4), (16, 16, 16)]
+        mesh_rows = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for mesh in meshes:
+                src = os.path.join(tmp, "mesh.mlir")
+                out = os.path.join(tmp, "mesh.out.mlir")
+                # 30 x 70 splits unevenly on every mesh; on 4096 devices most
+                # pieces are empty.
+                generate(args.mesh_ops, src, mesh, (30, 70))
+                hp = measure([args.hp_opt, "--hp-partition", src, "-o", out])
+                mesh_rows.append((mesh, hp, os.path.getsize(out)))
+        print(f"{'mesh':>14} {'devices':>8} {'hp-partition s':>15} {'MiB':>8} "
+              f"{'output KiB':>11}")
+        for mesh, hp, size in mesh_rows:
+            devices = 1
+            for m in mesh:
+                devices *= m
+            print(f"{str(mesh):>14} {devices:>8} {hp[0]:>15.2f} {hp[1]:>8.0f} "
+                  f"{size / 1024:>11.0f}")
+        t = mesh_rows[-1][1][0] / mesh_rows[0][1][0]
+        print(f"(16,16,16) over (2,2,2): time x{t:.2f} for 512x the devices "
+              f"(target: about 1)")
 
 
 if __name__ == "__main__":

@@ -429,26 +429,37 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
-  // Plan every redistribute first: errors and remarks come in program order
-  // and a refused plan stops the pass before anything is rewritten.
-  bool failedPlan = false;
-  module.walk([&](RedistributeOp op) {
-    failedPlan |= failed(planner->get(op));
-  });
-  if (failedPlan)
-    return signalPassFailure();
-
   bool missingMesh = false;
   TypeConverter converter;
   addTypeConversion(converter, table, &missingMesh);
-
-  module.walk([](FunctionOpInterface fn) { annotateBoundaries(fn); });
-
   RewritePatternSet patterns(ctx);
   addPatterns(converter, patterns, *table, planner);
+  FrozenRewritePatternSet frozen(std::move(patterns));
   ConversionTarget target = makeTarget(ctx, converter);
-  if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
-      missingMesh) {
+
+  // One function at a time keeps the conversion's bookkeeping and the plans
+  // held at once small. Each function's redistributes are planned first:
+  // errors and remarks come in program order, and a refused plan leaves its
+  // function unconverted (the others are still planned, to report theirs).
+  bool failedAny = false;
+  for (Operation &op : llvm::make_early_inc_range(module.getOps())) {
+    if (isa<MeshOp>(op))
+      continue;
+    bool failedPlan = false;
+    op.walk([&](RedistributeOp r) { failedPlan |= failed(planner->get(r)); });
+    failedAny |= failedPlan;
+    if (failedAny)
+      continue;
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      annotateBoundaries(fn);
+    failedAny |= failed(applyPartialConversion(&op, target, frozen));
+    planner->plans.clear();
+  }
+  // Meshes last: every pattern above read them from the table.
+  if (!failedAny)
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      failedAny |= failed(applyPartialConversion(mesh, target, frozen));
+  if (failedAny || missingMesh) {
     if (missingMesh)
       module.emitError("convert-dtensor-to-shard: a DTensor names a mesh "
                        "that does not exist");
