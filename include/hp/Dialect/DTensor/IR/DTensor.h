@@ -42,7 +42,7 @@ mlir::ParseResult parsePlacementList(mlir::AsmParser &parser,
 std::string placementListToString(mlir::ArrayAttr list);
 
 /// What dtensor ops need of a mesh symbol. It names a `dtensor.mesh`, or the
-/// static `shard.grid` that dtensor-lower-redistribute turns it into.
+/// static `shard.grid` (a program written against upstream grids).
 struct MeshInfo {
   mlir::Operation *op = nullptr;
   llvm::SmallVector<int64_t> shape;

@@ -60,7 +60,7 @@ def DTensor_ShardingAttr : AttrDef<DTensor_Dialect, "Sharding"> {
   let description = [{
     `#dtensor.sharding<@mesh, [shard<0>, replicate], global = [8, 16]>`
 
-    `dtensor-partition` attaches it (as `dtensor.sharding`) to every function
+    `convert-dtensor-to-shard` attaches it (as `dtensor.sharding`) to every function
     argument and result that was a `!dtensor.tensor`, so that launchers and
     users know which block of the global tensor each rank passes or receives.
 

@@ -219,7 +219,7 @@ class DTensor_AxisCollective<string mnemonic, list<Trait> traits = []>
     group is the ranks that share this rank's coordinates on every mesh axis
     not in `axes`; listed axes are ranked row-major in the listed order (the
     first is outermost), which is the order of concatenation and splitting.
-    `dtensor-partition` maps the op one to one onto the `shard` op of the
+    `convert-dtensor-to-shard` maps the op one to one onto the `shard` op of the
     same name with `grid_axes` in the listed order.
 
     Constraints: the mesh exists; every name in `axes` is one of its axis
