@@ -74,6 +74,7 @@ class Gen:
         self.mesh, self.t, self.devices = mesh, t, devices
         self.lines, self.funcs, self.n = [], [], 0
         self.ranks = set()
+        self.regions = False
 
     def val(self):
         self.n += 1
@@ -240,13 +241,36 @@ class Gen:
         self.emit("}")
 
     def case(self, k, shape, chain):
-        """Redistributes through `chain` (source, ..., target) in one function."""
+        """Redistributes through `chain` (source, ..., target) in one function,
+        as redistribute ops or (region form) as local_regions whose
+        in_placements ask for the next placement with redistribute_inputs,
+        alternating the flat and the per-output out_placements forms."""
         t = self.t
         src, dst = chain[0], chain[-1]
         body = []
         prev = "%a"
         for i, (a, b) in enumerate(zip(chain, chain[1:])):
-            body.append(f"  %r{i} = dtensor.redistribute {prev} : {dt(shape, t, a)} -> {dt(shape, t, b)}\n")
+            if not self.regions:
+                body.append(f"  %r{i} = dtensor.redistribute {prev} : {dt(shape, t, a)} -> {dt(shape, t, b)}\n")
+                prev = f"%r{i}"
+                continue
+            pl = "[" + ", ".join(ptext(p) for p in b) + "]"
+            loc = lt(local_shape(shape, self.mesh, b), t)
+            if i % 2 == 0:
+                body.append(
+                    f"  %r{i} = dtensor.local_region on @m args({prev} as \"x\") in_placements = {{x = {pl}}}"
+                    f" out_placements = {pl} redistribute_inputs : ({dt(shape, t, a)}) -> {dt(shape, t, b)} {{\n"
+                    f"  ^bb0(%l{i}: {loc}):\n    dtensor.yield %l{i} : {loc}\n  }}\n")
+            else:
+                # Per-output form with a passed-through scalar and an
+                # undeclared optional argument name.
+                body.append(
+                    f"  %n{i} = arith.constant {i} : i64\n"
+                    f"  %r{i}, %m{i} = dtensor.local_region on @m args({prev} as \"x\", %n{i} as \"count\")"
+                    f" in_placements = {{x = {pl}, count = none, bias = none}}"
+                    f" out_placements = [{pl}, none] redistribute_inputs"
+                    f" : ({dt(shape, t, a)}, i64) -> ({dt(shape, t, b)}, i64) {{\n"
+                    f"  ^bb0(%l{i}: {loc}, %c{i}: i64):\n    dtensor.yield %l{i}, %c{i} : {loc}, i64\n  }}\n")
             prev = f"%r{i}"
         self.funcs.append(
             f"func.func @case{k}(%a: {dt(shape, t, src)}) -> {dt(shape, t, dst)} {{\n"
@@ -497,6 +521,9 @@ def main():
                     help="explicit cases: '7x9:P(max),S0->R,S1; ...'")
     ap.add_argument("--devices", default="",
                     help="device list of the grid, e.g. 3,1,2,0")
+    ap.add_argument("--regions", action="store_true",
+                    help="move data with local_regions (redistribute_inputs) "
+                         "instead of redistribute ops")
     args = ap.parse_args()
     mesh = [int(n) for n in args.mesh.split("x")]
     cases = []
@@ -514,7 +541,9 @@ def main():
         ranks *= n
     devices = [int(d) for d in args.devices.split(",")] if args.devices else None
     title = " ".join(sys.argv[1:])
-    sys.stdout.write(Gen(mesh, args.type, devices).render(cases, ranks, title))
+    gen = Gen(mesh, args.type, devices)
+    gen.regions = args.regions
+    sys.stdout.write(gen.render(cases, ranks, title))
 
 
 if __name__ == "__main__":
