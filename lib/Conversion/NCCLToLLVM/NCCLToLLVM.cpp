@@ -8,6 +8,7 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace hp {
@@ -257,6 +258,12 @@ struct ConvertNCCLToLLVMPass
     WalkResult strided = getOperation().walk([](Operation *op) {
       if (op->getDialect() && !isa<NCCLDialect>(op->getDialect()))
         return WalkResult::advance();
+      // Calls and their string constants are emitted into a function.
+      if (!op->getParentOfType<FunctionOpInterface>()) {
+        op->emitOpError("must be inside a function to be lowered to NCCL "
+                        "calls");
+        return WalkResult::interrupt();
+      }
       for (Value operand : op->getOperands())
         if (auto type = dyn_cast<MemRefType>(operand.getType());
             type && !isProvablyContiguous(type)) {

@@ -108,3 +108,27 @@ func.func @bad_reduction_kind(%a: tensor<4xf32>) {
   %r = dtensor.all_reduce %a on @m axes = ["ep"] reduction = bitwise_or : tensor<4xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @empty_key(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{in_placements keys must not be empty}}
+  dtensor.local_region on @m args(%x as "x") in_placements = {"" = none} : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> () {
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @duplicate_key(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{in_placements names 'x' more than once}}
+  dtensor.local_region on @m args(%x as "x") in_placements = {x = [shard<0>], x = none} : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> () {
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield
+  }
+  return
+}

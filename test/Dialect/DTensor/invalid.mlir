@@ -1,4 +1,4 @@
-// RUN: hp-opt %s -split-input-file -verify-diagnostics
+// RUN: hp-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
 // One verifier rule per case. Parse errors are in invalid-syntax.mlir.
 
@@ -16,8 +16,19 @@ dtensor.mesh @m shape = [2, 0]
 
 // -----
 
-// expected-error @+1 {{mesh has too many devices to count}}
+// expected-error @+1 {{mesh has more than 2147483647 devices (NCCL ranks are 32-bit)}}
 dtensor.mesh @m shape = [4294967296, 4294967296]
+
+// -----
+
+// expected-error @+1 {{mesh has more than 2147483647 devices}}
+dtensor.mesh @m shape = [4294967297]
+
+// -----
+
+dtensor.mesh @m shape = [2]
+// expected-error @+1 {{dtensor dim 281474976710657 exceeds the limit of 281474976710656 elements}}
+func.func @huge_dim(%a: !dtensor.tensor<281474976710657xf32, @m, [replicate]>) { return }
 
 // -----
 
@@ -86,8 +97,68 @@ func.func @no_placements(%a: !dtensor.tensor<4xf32, @m, []>) { return }
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{invalid dtensor element type 'memref<2xf32>'}}
+// expected-error @+1 {{dtensor element type 'memref<2xf32>' is not one NCCL can move}}
 func.func @bad_element(%a: !dtensor.tensor<4xmemref<2xf32>, @m, [replicate]>) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2]
+// expected-error @+1 {{dtensor element type 'vector<2xf32>' is not one NCCL can move}}
+func.func @vector_element(%a: !dtensor.tensor<4xvector<2xf32>, @m, [replicate]>) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2]
+// expected-error @+1 {{dtensor element type 'index' is not one NCCL can move}}
+func.func @index_element(%a: !dtensor.tensor<4xindex, @m, [replicate]>) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2]
+// expected-error @+1 {{dtensor element type 'complex<f32>' is not one NCCL can move}}
+func.func @complex_element(%a: !dtensor.tensor<4xcomplex<f32>, @m, [replicate]>) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2]
+// expected-error @+1 {{dtensor element type 'i16' is not one NCCL can move}}
+func.func @i16_element(%a: !dtensor.tensor<4xi16, @m, [replicate]>) { return }
+
+// -----
+
+// A DTensor type used only in a signature is checked against its mesh.
+dtensor.mesh @m shape = [2, 2]
+// expected-error @+1 {{'func.func' op dtensor type has 1 placements, but the mesh has rank 2}}
+func.func @signature_rank(%d: !dtensor.tensor<4x4xf32, @m, [shard<0>]>) { return }
+
+// -----
+
+dtensor.mesh @m shape = [2, 2]
+// expected-error @+1 {{'func.func' op '@nowhere' does not name a dtensor.mesh or a static shard.grid}}
+func.func @signature_mesh(%d: !dtensor.tensor<4x4xf32, @nowhere, [shard<0>, replicate]>) { return }
+
+// -----
+
+// Block arguments of any op's regions too.
+dtensor.mesh @m shape = [2, 2]
+func.func @block_argument() {
+  // expected-error @+1 {{'test.region' op dtensor type has 1 placements, but the mesh has rank 2}}
+  "test.region"() ({
+  ^bb0(%x: !dtensor.tensor<4xf32, @m, [replicate]>):
+    "test.end"() : () -> ()
+  }) : () -> ()
+  return
+}
+
+// -----
+
+// And results of other dialects' ops.
+dtensor.mesh @m shape = [2, 2]
+func.func @foreign_result() {
+  // expected-error @+1 {{'test.make' op dtensor type has 1 placements, but the mesh has rank 2}}
+  %x = "test.make"() : () -> !dtensor.tensor<4xf32, @m, [replicate]>
+  return
+}
 
 //===----------------------------------------------------------------------===//
 // from_local / to_local
@@ -188,7 +259,8 @@ func.func @redist_partial(%d: !dtensor.tensor<8xf32, @m, [replicate, partial<sum
 
 // -----
 
-dtensor.mesh @m shape = [2]
+// (A grid, so that the module-level check of signatures stays out of the way.)
+shard.grid @m(shape = 2)
 func.func @redist_mesh_rank(%d: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) {
   // expected-error @+1 {{dtensor type has 2 placements, but the mesh has rank 1}}
   %r = dtensor.redistribute %d : !dtensor.tensor<8xf32, @m, [shard<0>, replicate]> -> !dtensor.tensor<8xf32, @m, [replicate, replicate]>
@@ -371,7 +443,7 @@ func.func @other_mesh(%x: !dtensor.tensor<8xf32, @other, [shard<0>]>) {
 
 // -----
 
-dtensor.mesh @m shape = [2]
+shard.grid @m(shape = 2)
 func.func @operand_rank(%x: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) {
   // expected-error @+1 {{operand #0 ('x') has 2 placements, but the mesh has rank 1}}
   dtensor.local_region on @m args(%x as "x") : (!dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) -> () {
@@ -583,7 +655,7 @@ func.func @sharding_empty(%a: tensor<4xf32> {dtensor.sharding = #dtensor.shardin
 
 // -----
 
-// expected-error @+1 {{sharding global sizes must be non-negative, got -8}}
+// expected-error @+1 {{sharding global sizes must be non-negative or '?', got -8}}
 func.func @sharding_negative(%a: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@m, [replicate], global = [-8]>}) { return }
 
 //===----------------------------------------------------------------------===//
@@ -705,3 +777,4 @@ func.func @axis_index_name() {
   %i = dtensor.axis_index @m "cp" : index
   return
 }
+

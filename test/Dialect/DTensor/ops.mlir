@@ -161,9 +161,12 @@ func.func @local_region_empty() {
   return
 }
 
-// The layout attribute dtensor-partition attaches to boundaries.
+// The layout attribute convert-dtensor-to-shard attaches to boundaries; a
+// dynamic global size prints as `?`.
 // CHECK-LABEL: func @sharding_attr
 // CHECK-SAME: dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, partial<max>], global = [8, 16]>
-func.func @sharding_attr(%a: tensor<4x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, partial<max>], global = [8, 16]>}) {
+// CHECK-SAME: dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [?, 16]>
+func.func @sharding_attr(%a: tensor<4x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, partial<max>], global = [8, 16]>},
+                         %b: tensor<?x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [?, 16]>}) {
   return
 }

@@ -44,7 +44,12 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   if (parser.parseComma() || parsePlacementList(parser, placements) ||
       parser.parseComma() || parser.parseKeyword("global") ||
       parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+        if (succeeded(parser.parseOptionalQuestion())) {
+          shape.push_back(ShapedType::kDynamic);
+          return success();
+        }
         return parser.parseInteger(shape.emplace_back());
       }) ||
       parser.parseGreater())
@@ -57,7 +62,12 @@ void ShardingAttr::print(AsmPrinter &printer) const {
   printer << '<' << getMesh() << ", ";
   printPlacementList(printer, getPlacements());
   printer << ", global = [";
-  llvm::interleaveComma(getGlobalShape(), printer);
+  llvm::interleaveComma(getGlobalShape(), printer, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      printer << '?';
+    else
+      printer << d;
+  });
   printer << "]>";
 }
 
@@ -69,8 +79,9 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (placements.empty())
     return emitError() << "sharding needs at least one placement";
   for (int64_t d : globalShape)
-    if (d < 0)
-      return emitError() << "sharding global sizes must be non-negative, got "
+    if (d < 0 && !ShapedType::isDynamic(d))
+      return emitError() << "sharding global sizes must be non-negative or "
+                            "'?', got "
                          << d;
   return verifyPlacements(emitError, "sharding", placements, /*meshRank=*/-1,
                           globalShape.size());

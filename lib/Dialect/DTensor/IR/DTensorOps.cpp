@@ -1,10 +1,12 @@
 //===- DTensorOps.cpp - dtensor operations --------------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -124,8 +126,10 @@ LogicalResult MeshOp::verify() {
     if (size < 1)
       return emitOpError() << "mesh dim " << i << " has size " << size
                            << "; sizes must be >= 1";
-    if (llvm::MulOverflow(numDevices, size, numDevices))
-      return emitOpError("mesh has too many devices to count");
+    if (llvm::MulOverflow(numDevices, size, numDevices) ||
+        numDevices > kMaxDevices)
+      return emitOpError() << "mesh has more than " << kMaxDevices
+                           << " devices (NCCL ranks are 32-bit)";
   }
   if (auto names = getNames()) {
     if (names->size() != shape.size())
@@ -162,7 +166,66 @@ LogicalResult MeshOp::verify() {
                << base << ", but rank " << rank << " is out of it";
     }
   }
+  // The first mesh of a module also checks the DTensor types that no dtensor
+  // op verifies: function signatures, block arguments, other ops' values.
+  for (Operation &op : (*this)->getBlock()->getOperations())
+    if (isa<MeshOp>(op))
+      return &op == getOperation() ? verifyDTensorTypesOutsideDTensorOps(
+                                         (*this)->getParentOp())
+                                   : success();
   return success();
+}
+
+/// Checks `type` (or the DTensor types inside it) against their meshes,
+/// looked up in `scope`; errors go to `op`.
+static LogicalResult verifyTypeOnMesh(Operation *op, Operation *scope,
+                                      Type type,
+                                      SymbolTableCollection &symbols) {
+  WalkResult result = type.walk([&](DTensorType dtensor) {
+    MeshInfo mesh = getMeshInfo(
+        symbols.lookupSymbolIn(scope, dtensor.getMesh().getAttr()));
+    if (!mesh) {
+      op->emitOpError() << "'" << dtensor.getMesh()
+                        << "' does not name a dtensor.mesh or a static "
+                           "shard.grid";
+      return WalkResult::interrupt();
+    }
+    if (failed(verifyPlacements([&] { return op->emitOpError(); },
+                                "dtensor type", dtensor.getPlacements(),
+                                mesh.getRank(), dtensor.getRank())))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+LogicalResult
+hp::dtensor::verifyDTensorTypesOutsideDTensorOps(Operation *scope) {
+  if (!scope)
+    return success();
+  SymbolTableCollection symbols;
+  WalkResult result = scope->walk([&](Operation *op) {
+    // dtensor ops verify their own types.
+    if (op == scope ||
+        (op->getDialect() && isa<DTensorDialect>(op->getDialect())))
+      return WalkResult::advance();
+    auto check = [&](Type t) {
+      return succeeded(verifyTypeOnMesh(op, scope, t, symbols));
+    };
+    if (auto fn = dyn_cast<FunctionOpInterface>(op))
+      if (!check(fn.getFunctionType()))
+        return WalkResult::interrupt();
+    for (Type t : op->getResultTypes())
+      if (!check(t))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (!check(arg.getType()))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
@@ -305,9 +368,21 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalKeyword("in_placements"))) {
     SmallVector<NamedAttribute> entries;
     if (parser.parseEqual() ||
-        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces, [&] {
+        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces,
+                                       [&]() -> ParseResult {
           std::string key;
-          if (parser.parseKeywordOrString(&key) || parser.parseEqual())
+          SMLoc keyLoc = parser.getCurrentLocation();
+          if (parser.parseKeywordOrString(&key))
+            return failure();
+          if (key.empty())
+            return parser.emitError(keyLoc,
+                                    "in_placements keys must not be empty");
+          if (llvm::any_of(entries, [&](const NamedAttribute &e) {
+                return e.getName().getValue() == key;
+              }))
+            return parser.emitError(keyLoc) << "in_placements names '" << key
+                                            << "' more than once";
+          if (parser.parseEqual())
             return failure();
           Attribute value;
           if (succeeded(parser.parseOptionalKeyword("none"))) {
@@ -483,7 +558,15 @@ LogicalResult LocalRegionOp::verify() {
   }
 
   if (auto in = getInPlacementsAttr()) {
-    for (NamedAttribute entry : in) {
+    StringRef previous;
+    for (auto [i, entry] : llvm::enumerate(in)) {
+      // The dictionary is sorted, so duplicates are neighbours.
+      if (entry.getName().getValue().empty())
+        return emitOpError("in_placements keys must not be empty");
+      if (i > 0 && entry.getName().getValue() == previous)
+        return emitOpError() << "in_placements names '" << previous
+                             << "' more than once";
+      previous = entry.getName().getValue();
       auto list = dyn_cast<ArrayAttr>(entry.getValue());
       if (!isa<UnitAttr>(entry.getValue()) &&
           (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
@@ -599,7 +682,15 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // Declarations are checked against the mesh, and against the operand's
   // rank when the name is bound.
   if (auto in = getInPlacementsAttr()) {
-    for (NamedAttribute entry : in) {
+    StringRef previous;
+    for (auto [i, entry] : llvm::enumerate(in)) {
+      // The dictionary is sorted, so duplicates are neighbours.
+      if (entry.getName().getValue().empty())
+        return emitOpError("in_placements keys must not be empty");
+      if (i > 0 && entry.getName().getValue() == previous)
+        return emitOpError() << "in_placements names '" << previous
+                             << "' more than once";
+      previous = entry.getName().getValue();
       auto list = dyn_cast<ArrayAttr>(entry.getValue());
       if (!list)
         continue;

@@ -15,6 +15,14 @@ static_assert(kDynamicSize == ShapedType::kDynamic,
 #define GET_TYPEDEF_CLASSES
 #include "hp/Dialect/DTensor/IR/DTensorTypes.cpp.inc"
 
+bool hp::dtensor::isMovableElementType(Type type) {
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+      isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return true;
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && llvm::is_contained({8u, 32u, 64u}, integer.getWidth());
+}
+
 void DTensorDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST
@@ -67,12 +75,18 @@ LogicalResult DTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<int64_t> shape, Type elementType,
                                   FlatSymbolRefAttr mesh,
                                   ArrayAttr placements) {
-  for (int64_t d : shape)
+  for (int64_t d : shape) {
     if (d < 0 && !ShapedType::isDynamic(d))
       return emitError() << "dtensor dims must be non-negative or '?', got "
                          << d;
-  if (!elementType || !TensorType::isValidElementType(elementType))
-    return emitError() << "invalid dtensor element type " << elementType;
+    if (d > kMaxDimSize)
+      return emitError() << "dtensor dim " << d << " exceeds the limit of "
+                         << kMaxDimSize << " elements";
+  }
+  if (!elementType || !isMovableElementType(elementType))
+    return emitError() << "dtensor element type " << elementType
+                       << " is not one NCCL can move (f16, bf16, f32, f64, "
+                          "f8E4M3FN, f8E5M2, or 8-, 32- or 64-bit integers)";
   if (!mesh)
     return emitError() << "dtensor needs a mesh symbol";
   if (placements.empty())

@@ -61,6 +61,14 @@ struct MeshInfo {
   explicit operator bool() const { return op != nullptr; }
 };
 
+/// Whether a DTensor may hold `type`: the element types NCCL moves.
+bool isMovableElementType(mlir::Type type);
+
+/// Checks every DTensor type in `scope` that no dtensor op verifies (function
+/// signatures, block arguments, results of other dialects' ops) against its
+/// mesh: the mesh exists and has one placement per dim.
+mlir::LogicalResult verifyDTensorTypesOutsideDTensorOps(mlir::Operation *scope);
+
 /// The mesh `symbolOp` describes, or a null MeshInfo.
 MeshInfo getMeshInfo(mlir::Operation *symbolOp);
 

@@ -33,6 +33,12 @@ namespace hp::dtensor {
 inline constexpr int64_t kDynamicSize = std::numeric_limits<int64_t>::min();
 inline constexpr int64_t kNotSharded = -1;
 
+/// Limits the verifier enforces, so that layout arithmetic cannot overflow:
+/// a mesh has at most 2^31 - 1 devices (NCCL ranks are 32-bit ints), and a
+/// global dim at most 2^48 elements.
+inline constexpr int64_t kMaxDevices = std::numeric_limits<int32_t>::max();
+inline constexpr int64_t kMaxDimSize = int64_t(1) << 48;
+
 /// torch.chunk chunk length of `size` in `parts` parts.
 int64_t chunkLength(int64_t size, int64_t parts);
 /// Elements coordinate `coord` holds when `size` is split in `parts` parts.
