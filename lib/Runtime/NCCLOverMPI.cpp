@@ -16,6 +16,7 @@
 #include <nccl.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <chrono>
 #include <cstdio>
@@ -52,21 +53,70 @@ void ensureMPI() {
   }
 }
 
-/// MPI_Finalize at exit when this library initialised MPI for the job.
+/// Set by hpRuntimeEntryDone: the entry point returned on this rank.
+std::atomic<bool> entryDone{false};
+
+/// MPI_Finalize at exit when this library initialised MPI for the job. A
+/// rank that exits before its entry point returned (exit() in the program,
+/// a failed check) would block in MPI_Finalize while the others wait in a
+/// collective: under hp-runner (HP_RUNNER_ABORT_ON_EARLY_EXIT) it aborts the
+/// whole job instead, naming itself.
 struct Finalizer {
   ~Finalizer() {
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
-    if (initialized && !finalized)
-      MPI_Finalize();
+    if (!initialized || finalized)
+      return;
+    if (!entryDone && std::getenv("HP_RUNNER_ABORT_ON_EARLY_EXIT")) {
+      std::fprintf(stderr,
+                   "hp: rank %d: exited before its entry point returned; "
+                   "aborting the job so that the other ranks do not wait "
+                   "for it\n",
+                   worldRank());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Finalize();
   }
 } finalizer;
 
+/// Seconds one collective may take before the watchdog ends the job:
+/// HP_TIMEOUT_S, a positive finite number, default 60. Anything else makes
+/// the library refuse to start (checked when it is loaded).
+double parseTimeout(const char **error) {
+  const char *env = std::getenv("HP_TIMEOUT_S");
+  *error = nullptr;
+  if (!env)
+    return 60.0;
+  char *end = nullptr;
+  double t = std::strtod(env, &end);
+  if (end == env || *end != '\0' || !std::isfinite(t) || !(t > 0)) {
+    *error = env;
+    return 0;
+  }
+  return t;
+}
+
+struct StartupCheck {
+  StartupCheck() {
+    const char *bad;
+    parseTimeout(&bad);
+    if (!bad)
+      return;
+    std::fprintf(stderr,
+                 "hp: HP_TIMEOUT_S must be a positive number of seconds, got "
+                 "'%s'\n",
+                 bad);
+    std::fflush(stderr);
+    _exit(2);
+  }
+} startupCheck;
+
 double timeoutSeconds() {
   static double t = [] {
-    const char *env = std::getenv("HP_TIMEOUT_S");
-    return env ? std::atof(env) : 600.0;
+    const char *bad;
+    return parseTimeout(&bad);
   }();
   return t;
 }
@@ -343,6 +393,9 @@ bool fitsInt(size_t count) { return count <= static_cast<size_t>(INT32_MAX); }
 } // namespace
 
 extern "C" {
+
+/// hp-runner calls this when the entry point has returned on this rank.
+void hpRuntimeEntryDone() { entryDone = true; }
 
 const char *ncclGetErrorString(ncclResult_t result) {
   switch (result) {

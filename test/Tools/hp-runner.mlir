@@ -11,6 +11,11 @@
 // With -np, a module on standard input reaches every rank.
 // RUN: %if mpi %{ cat %S/Inputs/two-ranks.mlir | %hp-runner -np 2 -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
 
+// --mpirun-args passes flags to mpirun: --tag-output prefixes each rank's lines.
+// RUN: %if mpi %{ %hp-runner -np 2 --mpirun-args="--tag-output" %S/Inputs/two-ranks.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=TAGGED %}
+// TAGGED-DAG: [1,0]<stdout>:( 0, 1, 2, 3, 4, 5, 6, 7 )
+// TAGGED-DAG: [1,1]<stdout>:( 0, 1, 2, 3, 4, 5, 6, 7 )
+
 // --target=cpu is the default; anything but cpu or gpu is refused.
 // RUN: %hp-runner --target=cpu %s -e main --entry-point-result=void | FileCheck %s
 // RUN: not %hp-runner --target=tpu %s -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=TARGET

@@ -30,10 +30,15 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -46,30 +51,85 @@ std::string executablePath(const char *argv0) {
   return llvm::sys::fs::getMainExecutable(argv0, &anchor);
 }
 
+/// Options of JitRunner whose value may follow as a separate argument.
+bool takesSeparateValue(llvm::StringRef arg) {
+  return arg == "-e" || arg == "--e" || arg == "-entry-point-result" ||
+         arg == "--entry-point-result" || arg == "-shared-libs" ||
+         arg == "--shared-libs" || arg == "-o";
+}
+
+/// The positional arguments (input files) among `args`.
+std::vector<std::string> positionals(const std::vector<std::string> &args) {
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (takesSeparateValue(args[i])) {
+      ++i;
+      continue;
+    }
+    if (!args[i].empty() && args[i][0] != '-')
+      inputs.push_back(args[i]);
+  }
+  return inputs;
+}
+
+/// Refuses an input file that does not exist or holds nothing to run, so
+/// that neither the runner nor mpirun waits on standard input instead.
+void checkInput(const std::vector<std::string> &args) {
+  for (const std::string &input : positionals(args)) {
+    if (!llvm::sys::fs::exists(input)) {
+      llvm::errs() << "hp-runner: no such input file '" << input << "'\n";
+      std::exit(1);
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(input);
+    if (buffer && llvm::StringRef((*buffer)->getBuffer()).trim().empty()) {
+      llvm::errs() << "hp-runner: the input '" << input
+                   << "' is empty: there is no entry point to run\n";
+      std::exit(1);
+    }
+  }
+}
+
+/// mpirun's pid while it runs, for the signal handler.
+volatile sig_atomic_t mpirunPid = 0;
+
+void forwardSignal(int sig) {
+  if (mpirunPid > 0)
+    kill(mpirunPid, sig);
+}
+
 /// `-np N` / `--np=N` -> run this command under mpirun and exit with its
-/// status; returns only if absent.
+/// status; returns only if absent. SIGINT, SIGTERM and SIGHUP reach mpirun,
+/// which stops the ranks; hp-runner then exits with mpirun's status.
 void relaunchUnderMPI(int argc, char **argv) {
   std::string ranks;
+  bool ranksGiven = false;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
-    if ((arg == "-np" || arg == "--np") && i + 1 < argc) {
-      ranks = argv[++i];
+    if (arg == "-np" || arg == "--np") {
+      ranksGiven = true;
+      ranks = i + 1 < argc ? argv[++i] : "";
     } else if (arg.consume_front("--np=") || arg.consume_front("-np=")) {
+      ranksGiven = true;
       ranks = arg.str();
     } else {
       rest.push_back(argv[i]);
     }
   }
-  if (ranks.empty())
+  if (!ranksGiven)
     return;
+  unsigned long long count = 0;
+  if (llvm::StringRef(ranks).getAsInteger(10, count) || count == 0 ||
+      count > static_cast<unsigned long long>(INT32_MAX)) {
+    llvm::errs() << "hp-runner: -np needs a positive number of ranks, got '"
+                 << ranks << "'\n";
+    std::exit(1);
+  }
+  checkInput(rest);
   // mpirun forwards standard input to rank 0 only: a module read from stdin
   // goes to a temporary file that every rank reads.
-  bool hasInputFile = llvm::any_of(rest, [](const std::string &arg) {
-    return !arg.empty() && arg[0] != '-' && llvm::sys::fs::is_regular_file(arg);
-  });
   std::string stdinCopy;
-  if (!hasInputFile) {
+  if (positionals(rest).empty()) {
     llvm::SmallString<128> path;
     int fd;
     if (llvm::sys::fs::createTemporaryFile("hp-runner-input", "mlir", fd, path)) {
@@ -82,6 +142,12 @@ void relaunchUnderMPI(int argc, char **argv) {
     out << text;
     out.close();
     stdinCopy = std::string(path);
+    if (llvm::StringRef(text).trim().empty()) {
+      llvm::sys::fs::remove(stdinCopy);
+      llvm::errs() << "hp-runner: standard input is empty: there is no entry "
+                      "point to run\n";
+      std::exit(1);
+    }
     // "-" names standard input for the runner; replace it, or append.
     auto dash = llvm::find(rest, "-");
     if (dash != rest.end())
@@ -89,12 +155,27 @@ void relaunchUnderMPI(int argc, char **argv) {
     else
       rest.push_back(std::string(path));
   }
+  // Flags for mpirun itself: --mpirun-args="--bind-to none ...".
+  std::vector<std::string> mpirunArgs;
+  std::vector<std::string> runnerArgs;
+  for (const std::string &arg : rest) {
+    llvm::StringRef value = arg;
+    if (value.consume_front("--mpirun-args=")) {
+      llvm::SmallVector<llvm::StringRef> words;
+      value.split(words, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef w : words)
+        mpirunArgs.push_back(w.str());
+    } else {
+      runnerArgs.push_back(arg);
+    }
+  }
   std::vector<std::string> cmd = {"mpirun"};
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
-  cmd.insert(cmd.end(), {"--oversubscribe", "-np", ranks,
-                         executablePath(argv[0])});
-  cmd.insert(cmd.end(), rest.begin(), rest.end());
+  cmd.push_back("--oversubscribe");
+  cmd.insert(cmd.end(), mpirunArgs.begin(), mpirunArgs.end());
+  cmd.insert(cmd.end(), {"-np", ranks, executablePath(argv[0])});
+  cmd.insert(cmd.end(), runnerArgs.begin(), runnerArgs.end());
   auto mpirun = llvm::sys::findProgramByName("mpirun");
   if (!mpirun) {
     llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
@@ -104,14 +185,27 @@ void relaunchUnderMPI(int argc, char **argv) {
   cmd.front() = *mpirun;
   std::vector<llvm::StringRef> args(cmd.begin(), cmd.end());
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(*mpirun, args, /*Env=*/std::nullopt,
-                                     /*Redirects=*/{}, /*SecondsToWait=*/0,
-                                     /*MemoryLimit=*/0, &error);
+  bool failed = false;
+  llvm::sys::ProcessInfo info = llvm::sys::ExecuteNoWait(
+      *mpirun, args, /*Env=*/std::nullopt, /*Redirects=*/{},
+      /*MemoryLimit=*/0, &error, &failed);
+  int rc = 1;
+  if (failed) {
+    llvm::errs() << "hp-runner: mpirun failed to start: " << error << "\n";
+  } else {
+    mpirunPid = info.Pid;
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+      std::signal(sig, forwardSignal);
+    llvm::sys::ProcessInfo done = llvm::sys::Wait(
+        info, /*SecondsToWait=*/std::nullopt, &error);
+    mpirunPid = 0;
+    rc = done.ReturnCode < 0 ? 1 : done.ReturnCode;
+    if (done.ReturnCode < 0)
+      llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
+  }
   if (!stdinCopy.empty())
     llvm::sys::fs::remove(stdinCopy);
-  if (rc < 0)
-    llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
-  std::exit(rc < 0 ? 1 : rc);
+  std::exit(rc);
 }
 
 bool isLLVMOnly(Operation *module) {
@@ -209,8 +303,20 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   hp::registerAllHPDialects(registry);
 
+  std::vector<std::string> argStrings(args.begin() + 1, args.end());
+  checkInput(argStrings);
+
+  // A rank that leaves before its entry point returns makes the runtime
+  // abort the whole job (instead of blocking in MPI_Finalize while the other
+  // ranks wait for it in a collective).
+  setenv("HP_RUNNER_ABORT_ON_EARLY_EXIT", "1", /*overwrite=*/1);
   JitRunnerConfig config;
   config.mlirTransformer = lowerToLLVM;
-  return JitRunnerMain(static_cast<int>(args.size()), args.data(), registry,
-                       config);
+  int rc = JitRunnerMain(static_cast<int>(args.size()), args.data(), registry,
+                         config);
+  if (rc == 0)
+    if (void *done = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "hpRuntimeEntryDone"))
+      reinterpret_cast<void (*)()>(done)();
+  return rc;
 }
