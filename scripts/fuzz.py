@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Structured mutation fuzzer for hp-opt.
+
+Mutates the examples and lit inputs (split at `// -----`) with MLIR-aware
+edits (numbers, placements, element types, mesh shapes, in_placements keys,
+deleted/duplicated/swapped lines), runs each mutant through parse+verify,
+the hp pipelines and single passes, and reports
+
+  * crashes (a signal, LLVM's stack dump), attributed to hp when the stack
+    names hp code and to upstream MLIR otherwise;
+  * timeouts;
+  * output accepted and printed that does not parse again (custom and
+    generic form).
+
+Mutants go to hp-opt in batches with -split-input-file; a batch that
+crashes or times out is re-run one mutant at a time to find the culprit.
+
+  python3 scripts/fuzz.py --minutes 10            # runs for 10 minutes
+  python3 scripts/fuzz.py --mutants 10000 --seed 7
+Findings are written to --out (default fuzz/findings) and summarised; the
+exit status is 1 if any finding is in hp code.
+"""
+import argparse
+import glob
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+PIPELINES = [
+    [],
+    ["--hp-partition"],
+    ["--hp-partition=verify-plans latency-bytes=0"],
+    ["--hp-lower-to-cpu"],
+    ["--dtensor-expand-local-regions"],
+    ["--convert-dtensor-to-shard=verify-plans"],
+    ["--dtensor-expand-local-regions", "--convert-dtensor-to-shard"],
+    ["--canonicalize"],
+    ["--convert-shard-to-nccl"],
+    ["--convert-shard-to-nccl", "--convert-nccl-to-llvm"],
+    ["--convert-nccl-to-llvm"],
+]
+
+NUMBERS = ["0", "1", "2", "3", "7", "-1", "4294967297", "2147483648",
+           "9223372036854775807", "281474976710657", "?"]
+TYPES = ["f32", "f16", "bf16", "f64", "i8", "i32", "i64", "i1", "i16",
+         "index", "vector<2xf32>", "complex<f32>", "f8E4M3FN"]
+PLACEMENTS = ["replicate", "shard<0>", "shard<1>", "shard<2>", "shard<7>",
+              "partial<sum>", "partial<max>", "partial<avg>", "partial<prod>",
+              "partial<min>", "none"]
+KEYS = ['""', "x", "hidden", "hiden", "weight", "x = none, x"]
+
+
+def seeds():
+    files = sorted(glob.glob(os.path.join(ROOT, "examples", "*.mlir")) +
+                   glob.glob(os.path.join(ROOT, "test", "**", "*.mlir"),
+                             recursive=True))
+    chunks = []
+    for f in files:
+        text = open(f).read()
+        for chunk in text.split("// -----"):
+            body = "\n".join(l for l in chunk.splitlines()
+                             if not l.lstrip().startswith("//"))
+            if body.strip():
+                chunks.append(body)
+    return chunks
+
+
+def mutate(text, rng):
+    lines = text.splitlines()
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.randrange(9)
+        if kind == 0:  # a number
+            nums = list(re.finditer(r"(?<![\w%#@])\d+(?![\w])", text))
+            if nums:
+                m = rng.choice(nums)
+                text = text[:m.start()] + rng.choice(NUMBERS) + text[m.end():]
+        elif kind == 1:  # a placement
+            ps = list(re.finditer(r"shard<\d+>|replicate|partial<\w+>|\bnone\b", text))
+            if ps:
+                m = rng.choice(ps)
+                text = text[:m.start()] + rng.choice(PLACEMENTS) + text[m.end():]
+        elif kind == 2:  # an element type everywhere it occurs
+            ts = re.findall(r"x(f32|f16|bf16|f64|i32|i64)\b", text)
+            if ts:
+                t = rng.choice(ts)
+                text = re.sub(rf"x{t}\b", "x" + rng.choice(TYPES), text)
+        elif kind == 3:  # a mesh shape
+            text = re.sub(r"shape = \[[^\]]*\]",
+                          lambda m: "shape = [" + ", ".join(
+                              rng.choice(["1", "2", "3", "4", "0", "4294967297"])
+                              for _ in range(rng.randint(1, 3))) + "]",
+                          text, count=1)
+        elif kind == 4:  # an in_placements key
+            text = re.sub(r"in_placements = \{(\w+)",
+                          lambda m: "in_placements = {" + rng.choice(KEYS),
+                          text, count=1)
+        else:
+            lines = text.splitlines()
+            if len(lines) < 2:
+                continue
+            i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+            if kind == 5:
+                del lines[i]
+            elif kind == 6:
+                lines.insert(j, lines[i])
+            elif kind == 7:
+                lines[i], lines[j] = lines[j], lines[i]
+            else:  # a dimension in a type
+                lines[i] = re.sub(r"<(\d+)x", lambda m: "<" + rng.choice(NUMBERS) + "x",
+                                  lines[i], count=1)
+            text = "\n".join(lines)
+    return text
+
+
+def run(hp_opt, args, text, timeout):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        p = subprocess.run([hp_opt, "--split-input-file", path] + args,
+                           capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+    finally:
+        os.unlink(path)
+
+
+def crashed(rc, err):
+    return rc == "timeout" or (isinstance(rc, int) and rc < 0) or \
+        "Stack dump" in err or "PLEASE submit a bug report" in err
+
+
+def attribute(err):
+    return "hp" if re.search(r"\bhp::|/work/[^ ]*/(lib|tools)/|HP[A-Z]\w+\.cpp|"
+                             r"(DTensor|NCCL|ShardToNCCL|DTensorToShard|"
+                             r"Layout|Planner|PlanChecker)\w*\.cpp", err) else "upstream"
+
+
+def check_batch(hp_opt, mutants, args, timeout, out_dir, findings):
+    text = "\n// -----\n".join(mutants)
+    rc, out, err = run(hp_opt, args, text, timeout * len(mutants))
+    suspects = []
+    if crashed(rc, err):
+        suspects = mutants  # find the culprit one by one
+    elif out.strip():
+        # Everything printed must parse again, in custom and generic form.
+        rc2, _, err2 = run(hp_opt, [], out, timeout * len(mutants))
+        rc3, gen, _ = run(hp_opt, ["--mlir-print-op-generic"], out,
+                          timeout * len(mutants))
+        rc4, _, err4 = run(hp_opt, [], gen, timeout * len(mutants)) if rc3 == 0 else (0, "", "")
+        if rc2 != 0 or rc4 != 0:
+            suspects = mutants
+    for m in suspects:
+        rc, out, err = run(hp_opt, args, m, timeout)
+        kind = None
+        if rc == "timeout":
+            kind = "timeout"
+        elif crashed(rc, err):
+            kind = "crash"
+        elif rc == 0 and out.strip():
+            rc2, _, err2 = run(hp_opt, [], out, timeout)
+            if rc2 == 0:
+                rc3, gen, _ = run(hp_opt, ["--mlir-print-op-generic"], out, timeout)
+                rc2, _, err2 = run(hp_opt, [], gen, timeout) if rc3 == 0 else (0, "", "")
+            if rc2 != 0:
+                kind, err = "reparse", err2
+        if kind:
+            owner = attribute(err) if kind != "timeout" else "hp"
+            n = len(findings)
+            path = os.path.join(out_dir, f"{kind}-{owner}-{n}.mlir")
+            with open(path, "w") as f:
+                f.write(f"// hp-opt {' '.join(args)}\n// {kind} ({owner})\n" + m +
+                        "\n\n/* stderr:\n" + err[-4000:].replace("*/", "* /") + "\n*/\n")
+            findings.append((kind, owner, path))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hp-opt", default=os.path.join(ROOT, "build", "bin", "hp-opt"))
+    ap.add_argument("--minutes", type=float, default=0)
+    ap.add_argument("--mutants", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=40)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--timeout", type=float, default=10.0,
+                    help="seconds per mutant")
+    ap.add_argument("--out", default=os.path.join(ROOT, "fuzz", "findings"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    corpus = seeds()
+    rng = random.Random(args.seed)
+    deadline = time.time() + args.minutes * 60 if args.minutes else None
+    findings, done = [], 0
+    start = time.time()
+
+    def batches():
+        nonlocal done
+        while True:
+            if deadline and time.time() > deadline:
+                return
+            if not deadline and done >= args.mutants:
+                return
+            n = args.batch if deadline else min(args.batch, args.mutants - done)
+            done += n
+            yield ([mutate(rng.choice(corpus), rng) for _ in range(n)],
+                   rng.choice(PIPELINES))
+
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(check_batch, args.hp_opt, muts, pipe, args.timeout,
+                               args.out, findings)
+                   for muts, pipe in batches()] if not deadline else None
+        if deadline:
+            running = []
+            for muts, pipe in batches():
+                running.append(pool.submit(check_batch, args.hp_opt, muts, pipe,
+                                           args.timeout, args.out, findings))
+                while len([f for f in running if not f.done()]) >= args.jobs * 2:
+                    time.sleep(0.05)
+            futures = running
+        for f in futures:
+            f.result()
+    hp = [f for f in findings if f[1] == "hp"]
+    upstream = [f for f in findings if f[1] != "hp"]
+    print(f"{done} mutants from {len(corpus)} seeds in {time.time() - start:.0f} s "
+          f"(seed {args.seed}): {len(hp)} findings in hp, {len(upstream)} upstream")
+    for kind, owner, path in findings:
+        print(f"  {kind:8} {owner:9} {os.path.relpath(path, ROOT)}")
+    return 1 if hp else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

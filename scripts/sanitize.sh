@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds hp-opt, hp-runner and the CPU runtime with ASan + UBSan (preset
+# `sanitize`, in build-sanitize/), runs the lit suites those tools serve
+# under it, then fuzzes the sanitized hp-opt for FUZZ_MINUTES (default 2).
+# .ci/run calls it after the README's test command.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh >/dev/null || exit 1
+export PATH=/usr/lib/llvm-22/bin:$PATH
+if [ ! -f build-sanitize/build.ninja ]; then
+  cmake --preset sanitize >/dev/null || exit 1
+fi
+cmake --build build-sanitize --target hp-opt hp-runner hp_nccl_host \
+  hp_runtime_cpu || exit 1
+
+# Debian's libMLIR is not instrumented: its inline code poisons memory that
+# gcc's ASan then reports as use-after-poison; MPI's allocations are never
+# freed by design.
+export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# hp-runner loads the runtime libraries into a sanitized process; mpirun's
+# own children need the ASan runtime first.
+export LD_PRELOAD="$(gcc -print-file-name=libasan.so)"
+# Sanitized JIT runs are slower.
+export HP_TIMEOUT_S=300
+
+status=0
+echo "== lit (ASan + UBSan): dialects, conversions, pipelines, tools, examples, e2e"
+lit -sv --xunit-xml-output=build-sanitize/lit-sanitize.xml \
+  --filter-out 'CAPI|Embedding|GPU/|Docs/' build-sanitize/test || status=1
+
+echo "== fuzz (ASan + UBSan hp-opt, ${FUZZ_MINUTES:-2} min)"
+unset LD_PRELOAD
+python3 scripts/fuzz.py --hp-opt build-sanitize/bin/hp-opt \
+  --minutes "${FUZZ_MINUTES:-2}" --seed "${FUZZ_SEED:-$RANDOM}" \
+  --out build-sanitize/fuzz-findings || status=1
+exit $status
