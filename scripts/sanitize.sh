@@ -10,8 +10,12 @@ export PATH=/usr/lib/llvm-22/bin:$PATH
 if [ ! -f build-sanitize/build.ninja ]; then
   cmake --preset sanitize >/dev/null || exit 1
 fi
-cmake --build build-sanitize --target hp-opt hp-runner hp_nccl_host \
-  hp_runtime_cpu || exit 1
+targets="hp-opt hp-runner hp_nccl_host hp_runtime_cpu"
+# The GPU runtime exists where the CUDA toolkit does; lit links against it.
+for t in hp_cuda_runtime hp_runtime_gpu; do
+  ninja -C build-sanitize -t targets all | grep -q "^$t:" && targets="$targets $t"
+done
+cmake --build build-sanitize --target $targets || exit 1
 
 # Debian's libMLIR is not instrumented: its inline code poisons memory that
 # gcc's ASan then reports as use-after-poison; MPI's allocations are never

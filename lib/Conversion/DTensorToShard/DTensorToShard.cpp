@@ -95,8 +95,11 @@ std::string describe(const plan::Problem &problem, const plan::Plan &plan) {
 /// Plans (and checks) redistributes; shared by the pass's up-front walk and
 /// the pattern, so each redistribute is planned once.
 struct Planner {
+  explicit Planner(std::shared_ptr<const MeshTable> tablePtr)
+      : tablePtr(std::move(tablePtr)), table(*this->tablePtr) {}
+
   std::shared_ptr<const MeshTable> tablePtr;
-  const MeshTable &table = *tablePtr;
+  const MeshTable &table;
   plan::Options options;
   bool printPlans = false;
   bool verifyPlans = false;
@@ -382,7 +385,7 @@ void hp::populateDTensorToShardConversion(ModuleOp module,
                                           const plan::Options &options) {
   auto table = std::make_shared<const MeshTable>(readMeshes(module));
   addTypeConversion(converter, table, /*missingMesh=*/nullptr);
-  auto planner = std::make_shared<Planner>(Planner{table});
+  auto planner = std::make_shared<Planner>(table);
   planner->options = options;
   addPatterns(converter, patterns, *table, planner);
 }
@@ -424,7 +427,7 @@ void ConvertDTensorToShardPass::runOnOperation() {
     }
 
   auto table = std::make_shared<const MeshTable>(readMeshes(module));
-  auto planner = std::make_shared<Planner>(Planner{table});
+  auto planner = std::make_shared<Planner>(table);
   planner->options = options;
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;

@@ -439,6 +439,8 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalKeyword("redistribute_inputs")))
     result.addAttribute(getRedistributeInputsAttrName(result.name),
                         UnitAttr::get(ctx));
+  if (succeeded(parser.parseOptionalKeyword("unchecked")))
+    result.addAttribute(getUncheckedAttrName(result.name), UnitAttr::get(ctx));
 
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
@@ -501,10 +503,13 @@ void LocalRegionOp::print(OpAsmPrinter &p) {
   }
   if (getRedistributeInputs())
     p << " redistribute_inputs";
+  if (getUnchecked())
+    p << " unchecked";
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getMeshAttrName(), getArgNamesAttrName(), getInPlacementsAttrName(),
-       getOutPlacementsAttrName(), getRedistributeInputsAttrName()});
+       getOutPlacementsAttrName(), getRedistributeInputsAttrName(),
+       getUncheckedAttrName()});
   p << " : ";
   p.printFunctionalType(getArgs().getTypes(), getResultTypes());
   p << ' ';
@@ -682,15 +687,7 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // Declarations are checked against the mesh, and against the operand's
   // rank when the name is bound.
   if (auto in = getInPlacementsAttr()) {
-    StringRef previous;
-    for (auto [i, entry] : llvm::enumerate(in)) {
-      // The dictionary is sorted, so duplicates are neighbours.
-      if (entry.getName().getValue().empty())
-        return emitOpError("in_placements keys must not be empty");
-      if (i > 0 && entry.getName().getValue() == previous)
-        return emitOpError() << "in_placements names '" << previous
-                             << "' more than once";
-      previous = entry.getName().getValue();
+    for (NamedAttribute entry : in) {
       auto list = dyn_cast<ArrayAttr>(entry.getValue());
       if (!list)
         continue;

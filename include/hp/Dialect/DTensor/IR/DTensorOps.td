@@ -163,13 +163,20 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
       or *per-output* (one list or `none` per output).
 
     The body is isolated from above; block arguments have the local types.
+
+    `out_placements` is checked, not trusted: `dtensor-check-contracts` (the
+    first pass of every hp pipeline) refuses a `replicate` claim over a mesh
+    axis the yielded value varies over. `unchecked` (printed after
+    `redistribute_inputs`) turns that check off for bodies the analysis
+    cannot see through.
   }];
   let arguments = (ins Variadic<AnyType>:$args,
                        FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$arg_names,
                        OptionalAttr<DictionaryAttr>:$in_placements,
                        OptionalAttr<ArrayAttr>:$out_placements,
-                       UnitAttr:$redistribute_inputs);
+                       UnitAttr:$redistribute_inputs,
+                       UnitAttr:$unchecked);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

@@ -29,4 +29,26 @@ def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
 }
 
+def DTensorCheckContracts : Pass<"dtensor-check-contracts"> {
+  let summary = "Refuse replicate claims that a local region's body breaks";
+  let description = [{
+    For every `dtensor.local_region` that wraps its outputs (and is not
+    `unchecked`), finds the mesh axes each yielded value may vary over
+    (`hp/Dialect/DTensor/Analysis/Variance.h`): a value varies over axis a
+    if it depends on an argument whose layout splits a or leaves it
+    partial, on `axis_index` of a, or on an all_to_all, shift or
+    reduce_scatter over a; all_gather and all_reduce over a make it
+    invariant over a; every other op, call and region (with the conditions
+    that select what it yields) propagates the union.
+
+    Declaring `replicate` over an axis the value varies over is an error
+    that names the axis and where the variation comes from, and suggests
+    `partial<sum>` when a contraction over a dim split along that axis made
+    it. Every hp pipeline runs this pass first. Like JAX's `check_vma`, and
+    unlike torch's `local_map` and hyper_parallel, which trust the
+    declaration.
+  }];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
 #endif // HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_TD

@@ -1,0 +1,221 @@
+// RUN: hp-opt %s -split-input-file -dtensor-check-contracts -verify-diagnostics | FileCheck %s
+
+// Claims the body keeps pass unchanged.
+
+dtensor.mesh @m shape = [2, 4] names = ["dp", "tp"]
+
+// Elementwise on shards, declared with the input's layout.
+// CHECK-LABEL: func @elementwise_on_shards
+func.func @elementwise_on_shards(%x: !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>) -> !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]> {
+  %r = dtensor.local_region on @m args(%x as "x") out_placements = [replicate, shard<1>]
+      : (!dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>) -> !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]> {
+  ^bb0(%l: tensor<8x4xf32>):
+    %s = arith.addf %l, %l : tensor<8x4xf32>
+    dtensor.yield %s : tensor<8x4xf32>
+  }
+  return %r : !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>
+}
+
+// A contraction over the split dim, declared partial<sum>.
+// CHECK-LABEL: func @partial_output
+func.func @partial_output(%h: !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, %w: !dtensor.tensor<16x4xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, partial<sum>]> {
+  %r = dtensor.local_region on @m args(%h as "h", %w as "w") out_placements = [replicate, partial<sum>]
+      : (!dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, !dtensor.tensor<16x4xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, partial<sum>]> {
+  ^bb0(%hl: tensor<8x4xf32>, %wl: tensor<4x4xf32>):
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<8x4xf32>
+    %acc = linalg.fill ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %mm = linalg.matmul ins(%hl, %wl : tensor<8x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+    dtensor.yield %mm : tensor<8x4xf32>
+  }
+  return %r : !dtensor.tensor<8x4xf32, @m, [replicate, partial<sum>]>
+}
+
+// The same contraction all-reduced in the body is replicated.
+// CHECK-LABEL: func @all_reduce_inside
+func.func @all_reduce_inside(%h: !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, %w: !dtensor.tensor<16x4xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, replicate]> {
+  %r = dtensor.local_region on @m args(%h as "h", %w as "w") out_placements = [replicate, replicate]
+      : (!dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, !dtensor.tensor<16x4xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, replicate]> {
+  ^bb0(%hl: tensor<8x4xf32>, %wl: tensor<4x4xf32>):
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<8x4xf32>
+    %acc = linalg.fill ins(%z : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %mm = linalg.matmul ins(%hl, %wl : tensor<8x4xf32>, tensor<4x4xf32>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %s = dtensor.all_reduce %mm on @m axes = ["tp"] reduction = sum : tensor<8x4xf32> -> tensor<8x4xf32>
+    dtensor.yield %s : tensor<8x4xf32>
+  }
+  return %r : !dtensor.tensor<8x4xf32, @m, [replicate, replicate]>
+}
+
+// A shard gathered in the body is replicated; a declared input layout
+// (redistribute_inputs) is what the body sees.
+// CHECK-LABEL: func @gathered
+func.func @gathered(%x: !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, %y: !dtensor.tensor<8x16xf32, @m, [shard<0>, replicate]>) -> (!dtensor.tensor<8x16xf32, @m, [replicate, replicate]>, !dtensor.tensor<8x16xf32, @m, [replicate, replicate]>) {
+  %r, %q = dtensor.local_region on @m args(%x as "x", %y as "y") in_placements = {y = [replicate, replicate]}
+      out_placements = [[replicate, replicate], [replicate, replicate]] redistribute_inputs
+      : (!dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>, !dtensor.tensor<8x16xf32, @m, [shard<0>, replicate]>) -> (!dtensor.tensor<8x16xf32, @m, [replicate, replicate]>, !dtensor.tensor<8x16xf32, @m, [replicate, replicate]>) {
+  ^bb0(%l: tensor<8x4xf32>, %yl: tensor<8x16xf32>):
+    %g = dtensor.all_gather %l on @m axes = ["tp"] gather_axis = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+    %s = arith.addf %g, %yl : tensor<8x16xf32>
+    dtensor.yield %s, %yl : tensor<8x16xf32>, tensor<8x16xf32>
+  }
+  return %r, %q : !dtensor.tensor<8x16xf32, @m, [replicate, replicate]>, !dtensor.tensor<8x16xf32, @m, [replicate, replicate]>
+}
+
+// An axis_index on another axis than the declared replicate one, and
+// control flow on invariant values.
+// CHECK-LABEL: func @other_axis
+func.func @other_axis(%x: !dtensor.tensor<8xf32, @m, [replicate, replicate]>) -> !dtensor.tensor<16xf32, @m, [shard<0>, replicate]> {
+  %r = dtensor.local_region on @m args(%x as "x") out_placements = [shard<0>, replicate]
+      : (!dtensor.tensor<8xf32, @m, [replicate, replicate]>) -> !dtensor.tensor<16xf32, @m, [shard<0>, replicate]> {
+  ^bb0(%l: tensor<8xf32>):
+    %i = dtensor.axis_index @m "dp" : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %i, %c0 : index
+    %s = scf.if %first -> tensor<8xf32> {
+      scf.yield %l : tensor<8xf32>
+    } else {
+      %d = arith.addf %l, %l : tensor<8xf32>
+      scf.yield %d : tensor<8xf32>
+    }
+    dtensor.yield %s : tensor<8xf32>
+  }
+  return %r : !dtensor.tensor<16xf32, @m, [shard<0>, replicate]>
+}
+
+// unchecked turns the check off.
+// CHECK-LABEL: func @opt_out
+// CHECK: out_placements = [replicate, replicate] unchecked
+func.func @opt_out(%x: !dtensor.tensor<8xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8xf32, @m, [replicate, replicate]> {
+  %r = dtensor.local_region on @m args(%x as "x") out_placements = [replicate, replicate] unchecked
+      : (!dtensor.tensor<8xf32, @m, [replicate, shard<0>]>) -> !dtensor.tensor<8xf32, @m, [replicate, replicate]> {
+  ^bb0(%l: tensor<2xf32>):
+    %e = tensor.empty() : tensor<8xf32>
+    %c = tensor.insert_slice %l into %e[0] [2] [1] : tensor<2xf32> into tensor<8xf32>
+    dtensor.yield %c : tensor<8xf32>
+  }
+  return %r : !dtensor.tensor<8xf32, @m, [replicate, replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// The tp_mlp down projection declared replicate instead of partial<sum>.
+func.func @matmul_declared_replicate(%h: !dtensor.tensor<8x32xf32, @tp, [shard<1>]>, %w: !dtensor.tensor<32x16xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x16xf32, @tp, [replicate]> {
+  // expected-error @+1 {{out_placements declare result #0 replicate over mesh axis 'tp', but the yielded value varies over 'tp': it depends on argument 'hidden' ([shard<1>]); a contraction over a dim split along 'tp' leaves per-rank partial sums: declare partial<sum>}}
+  %y = dtensor.local_region on @tp args(%h as "hidden", %w as "weight") out_placements = [replicate]
+      : (!dtensor.tensor<8x32xf32, @tp, [shard<1>]>, !dtensor.tensor<32x16xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x16xf32, @tp, [replicate]> {
+  ^bb0(%hl: tensor<8x8xf32>, %wl: tensor<8x16xf32>):
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<8x16xf32>
+    %acc = linalg.fill ins(%z : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+    %mm = linalg.matmul ins(%hl, %wl : tensor<8x8xf32>, tensor<8x16xf32>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+    dtensor.yield %mm : tensor<8x16xf32>
+  }
+  return %y : !dtensor.tensor<8x16xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A value computed from the rank's coordinate.
+func.func @axis_index_declared_replicate(%x: !dtensor.tensor<4xi64, @tp, [replicate]>) -> !dtensor.tensor<4xi64, @tp, [replicate]> {
+  // expected-error @+1 {{out_placements declare result #0 replicate over mesh axis 'tp', but the yielded value varies over 'tp': it depends on dtensor.axis_index over 'tp'; declare the placement it has, all_reduce or all_gather it over 'tp' in the body, or mark the region `unchecked`}}
+  %r = dtensor.local_region on @tp args(%x as "x") out_placements = [replicate]
+      : (!dtensor.tensor<4xi64, @tp, [replicate]>) -> !dtensor.tensor<4xi64, @tp, [replicate]> {
+  ^bb0(%l: tensor<4xi64>):
+    // expected-note @+1 {{the variation comes from here}}
+    %i = dtensor.axis_index @tp "tp" : index
+    %v = arith.index_cast %i : index to i64
+    %t = tensor.splat %v : tensor<4xi64>
+    %s = arith.addi %l, %t : tensor<4xi64>
+    dtensor.yield %s : tensor<4xi64>
+  }
+  return %r : !dtensor.tensor<4xi64, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @cp shape = [4] names = ["cp"]
+
+// A ring shift leaves per-rank data.
+func.func @shift_declared_replicate(%x: !dtensor.tensor<8xf32, @cp, [replicate]>) -> !dtensor.tensor<8xf32, @cp, [replicate]> {
+  // expected-error @+1 {{it depends on dtensor.shift over 'cp'}}
+  %r = dtensor.local_region on @cp args(%x as "x") out_placements = [replicate]
+      : (!dtensor.tensor<8xf32, @cp, [replicate]>) -> !dtensor.tensor<8xf32, @cp, [replicate]> {
+  ^bb0(%l: tensor<8xf32>):
+    // expected-note @+1 {{the variation comes from here}}
+    %n = dtensor.shift %l on @cp axes = ["cp"] offset = 1 rotate : tensor<8xf32> -> tensor<8xf32>
+    dtensor.yield %n : tensor<8xf32>
+  }
+  return %r : !dtensor.tensor<8xf32, @cp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A branch on the coordinate selects what is yielded: the result varies even
+// though both yielded values are replicated.
+func.func @if_on_coordinate(%x: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  // expected-error @+1 {{it depends on dtensor.axis_index over 'tp'}}
+  %r = dtensor.local_region on @tp args(%x as "x") out_placements = [replicate]
+      : (!dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  ^bb0(%l: tensor<8xf32>):
+    // expected-note @+1 {{the variation comes from here}}
+    %i = dtensor.axis_index @tp "tp" : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %i, %c0 : index
+    %s = scf.if %first -> tensor<8xf32> {
+      scf.yield %l : tensor<8xf32>
+    } else {
+      %d = arith.addf %l, %l : tensor<8xf32>
+      scf.yield %d : tensor<8xf32>
+    }
+    dtensor.yield %s : tensor<8xf32>
+  }
+  return %r : !dtensor.tensor<8xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A loop carries a shard's values into the yielded accumulator.
+func.func @loop_carry(%x: !dtensor.tensor<4x8xf32, @tp, [shard<0>]>, %acc0: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  // expected-error @+1 {{it depends on argument 'x' ([shard<0>])}}
+  %r = dtensor.local_region on @tp args(%x as "x", %acc0 as "acc") out_placements = [replicate]
+      : (!dtensor.tensor<4x8xf32, @tp, [shard<0>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  ^bb0(%l: tensor<1x8xf32>, %a: tensor<8xf32>):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %s = scf.for %k = %c0 to %c3 step %c1 iter_args(%it = %a) -> tensor<8xf32> {
+      %row = tensor.extract_slice %l[0, 0] [1, 8] [1, 1] : tensor<1x8xf32> to tensor<8xf32>
+      %n = arith.addf %it, %row : tensor<8xf32>
+      scf.yield %n : tensor<8xf32>
+    }
+    dtensor.yield %s : tensor<8xf32>
+  }
+  return %r : !dtensor.tensor<8xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+func.func private @scale(%t: tensor<2xf32>) -> tensor<2xf32>
+
+// A call propagates the union of its operands.
+func.func @call(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<2xf32, @tp, [replicate]> {
+  // expected-error @+1 {{it depends on argument 'x' ([shard<0>])}}
+  %r = dtensor.local_region on @tp args(%x as "x") out_placements = [replicate]
+      : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<2xf32, @tp, [replicate]> {
+  ^bb0(%l: tensor<2xf32>):
+    %s = func.call @scale(%l) : (tensor<2xf32>) -> tensor<2xf32>
+    dtensor.yield %s : tensor<2xf32>
+  }
+  return %r : !dtensor.tensor<2xf32, @tp, [replicate]>
+}
