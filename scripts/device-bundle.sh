@@ -21,7 +21,7 @@ for example in tp_mlp cp_attention; do
   bash test/Examples/Inputs/mesh-size.sh "$example" 1 examples > "$out/$example.mlir"
   build/bin/hp-opt --hp-lower-to-gpu="chip=$chip format=fatbin" \
     "$out/$example.mlir" -o "$out/$example.llvm.mlir"
-  mlir-translate --allow-unregistered-dialect --mlir-to-llvmir \
+  mlir-translate --mlir-to-llvmir \
     "$out/$example.llvm.mlir" -o "$out/$example.ll"
   llc -O2 -filetype=obj -relocation-model=pic "$out/$example.ll" -o "$out/$example.o"
   # The module's @main returns nothing; a C main gives the process an exit

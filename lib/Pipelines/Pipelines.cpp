@@ -87,6 +87,8 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (!options.keepLayoutAttrs)
+    pm.addPass(dtensor::createDTensorDropLayoutAttrs());
 }
 
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,
@@ -124,6 +126,8 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
     nvvm.cubinFormat =
         llvm::sys::findProgramByName("ptxas") ? "fatbin" : "isa";
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  if (!options.keepLayoutAttrs)
+    pm.addPass(dtensor::createDTensorDropLayoutAttrs());
 }
 
 void hp::registerHPPipelines() {

@@ -1,6 +1,11 @@
 // hp-lower-to-gpu on the tensor-parallel MLP: local computation becomes NVVM
 // kernels, the partial-sum redistribute an ncclAllReduce on the rank's
 // stream, buffers device allocations; the host side calls the mgpu* ABI.
+// keep-layout-attrs keeps the boundary layouts on the LLVM functions.
+// RUN: hp-opt --hp-lower-to-gpu="keep-layout-attrs format=isa" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s --check-prefix=KEEP
+// RUN: hp-opt --hp-lower-to-gpu="format=isa" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s --check-prefix=DROP
+// KEEP: llvm.func @tp_mlp({{.*}}dtensor.sharding = #dtensor.sharding<@tp
+// DROP-NOT: dtensor.sharding
 // RUN: hp-opt --hp-lower-to-gpu="format=isa chip=sm_80 features=+ptx70" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s
 
 // Loops are tiled 16x16: tiles are blocks, points threads, guarded for
@@ -38,7 +43,7 @@
 // driver stub, with no undefined symbol left. Running it needs a GPU.
 // REQUIRES: gpu-runtime
 // RUN: env PATH=%cuda_bin:$PATH hp-opt --hp-lower-to-gpu %hp_src_root/examples/tp_mlp.mlir -o %t.mlir
-// RUN: mlir-translate --allow-unregistered-dialect --mlir-to-llvmir %t.mlir -o %t.ll
+// RUN: mlir-translate --mlir-to-llvmir %t.mlir -o %t.ll
 // RUN: llc -O2 -filetype=obj -relocation-model=pic %t.ll -o %t.o
 // RUN: c++ -fuse-ld=lld %t.o -o %t.exe -L%hp_lib_dir -lhp_runtime_gpu -lhp_cuda_runtime -L%nccl_lib_dir -lnccl -L/usr/lib/llvm-22/lib -lmlir_c_runner_utils -L%cuda_stubs -lcuda -Wl,-rpath,%hp_lib_dir -Wl,--no-undefined
 // RUN: llvm-nm -u %t.exe | FileCheck %s --check-prefix=LINKED

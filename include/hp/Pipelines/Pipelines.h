@@ -35,6 +35,12 @@ struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
 
 /// Options of `hp-partition` and `hp-lower-to-cpu`.
 struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
+  Option<bool> keepLayoutAttrs{
+      *this, "keep-layout-attrs",
+      llvm::cl::desc("hp-lower-to-cpu: keep the dtensor.sharding attributes "
+                     "on the LLVM functions (for launchers; upstream "
+                     "mlir-translate refuses them)"),
+      llvm::cl::init(false)};
   PartitionPipelineOptions() = default;
   /// The planning options of another pipeline.
   template <typename Other>
@@ -58,6 +64,11 @@ void buildLowerToCPUPipeline(mlir::OpPassManager &pm,
 
 /// Options of `hp-lower-to-gpu`: the partition options and the CUDA target.
 struct LowerToGPUPipelineOptions : PlanningOptions<LowerToGPUPipelineOptions> {
+  Option<bool> keepLayoutAttrs{
+      *this, "keep-layout-attrs",
+      llvm::cl::desc("Keep the dtensor.sharding attributes on the LLVM "
+                     "functions (upstream mlir-translate refuses them)"),
+      llvm::cl::init(false)};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("CUDA architecture of the kernels"),
                            llvm::cl::init("sm_90")};

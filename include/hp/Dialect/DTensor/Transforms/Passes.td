@@ -51,4 +51,16 @@ def DTensorCheckContracts : Pass<"dtensor-check-contracts"> {
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
 }
 
+def DTensorDropLayoutAttrs : Pass<"dtensor-drop-layout-attrs"> {
+  let summary = "Remove dtensor.* attributes so that upstream tools take the output";
+  let description = [{
+    Removes every discardable attribute in the `dtensor.` namespace: the
+    `dtensor.sharding` argument and result attributes of functions
+    (including `llvm.func`) and `dtensor.axis_names` / `dtensor.devices` on
+    grids. `hp-lower-to-cpu` and `hp-lower-to-gpu` end with it unless
+    `keep-layout-attrs` is set, so their output is pure LLVM dialect that
+    `mlir-translate --mlir-to-llvmir` accepts as is.
+  }];
+}
+
 #endif // HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_TD
