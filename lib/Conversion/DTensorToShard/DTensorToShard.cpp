@@ -427,6 +427,17 @@ void ConvertDTensorToShardPass::runOnOperation() {
     }
 
   auto table = std::make_shared<const MeshTable>(readMeshes(module));
+  // A weight for an axis no mesh has is a mistake, not a no-op.
+  int64_t maxRank = 0;
+  for (auto &entry : table->meshes)
+    maxRank = std::max(maxRank, entry.second.getRank());
+  if (!table->meshes.empty() &&
+      static_cast<int64_t>(options.axisWeights.size()) > maxRank) {
+    module.emitError() << "axis-weights has " << options.axisWeights.size()
+                       << " entries, but no mesh has more than " << maxRank
+                       << " axes";
+    return signalPassFailure();
+  }
   auto planner = std::make_shared<Planner>(table);
   planner->options = options;
   planner->printPlans = printPlans;

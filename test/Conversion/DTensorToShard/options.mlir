@@ -4,6 +4,8 @@
 // RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=100000" -canonicalize -split-input-file | FileCheck %s --check-prefix=ALPHA
 // RUN: hp-opt %s -convert-dtensor-to-shard -canonicalize -split-input-file | FileCheck %s --check-prefix=DEFAULT
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
+// RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=8,1,3" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXTRAWEIGHT
+// EXTRAWEIGHT: error: axis-weights has 3 entries, but no mesh has more than 2 axes
 
 // P(sum) on both axes of a 2x4 mesh, 8x8 f32 (256 bytes).
 // Bytes only: one all_reduce on the combined group, 2*7/8*256 = 448.

@@ -778,3 +778,31 @@ func.func @axis_index_name() {
   return
 }
 
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @region_on_missing_mesh(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [shard<0>]> {
+  // expected-error @+1 {{'@zz' does not name a dtensor.mesh or a static shard.grid}}
+  %r = dtensor.local_region on @zz args(%x as "x") out_placements = [shard<0>]
+      : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [shard<0>]> {
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield %l : tensor<4xf32>
+  }
+  return %r : !dtensor.tensor<8xf32, @m, [shard<0>]>
+}
+
+// -----
+
+// A near miss of an argument name is likely a typo: a warning (the key is
+// legal: an optional argument not passed). A key unlike every name is not.
+dtensor.mesh @m shape = [2]
+func.func @key_typo(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-warning @+1 {{in_placements names 'hiden', which no argument has (an optional argument that was not passed?); did you mean 'hidden'?}}
+  dtensor.local_region on @m args(%x as "hidden") in_placements = {hiden = [shard<0>], optional_bias = none}
+      : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> () {
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield
+  }
+  return
+}

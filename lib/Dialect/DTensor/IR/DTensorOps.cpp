@@ -662,8 +662,8 @@ LogicalResult LocalRegionOp::verify() {
                               "out_placements entry must be none";
     auto dtensor = dyn_cast<DTensorType>(resultType);
     ArrayAttr placements = getOutPlacementsFor(i);
-    if (!dtensor || dtensor.getMesh() != getMeshAttr() ||
-        dtensor.getPlacements() != placements ||
+    // The mesh is compared in verifySymbolUses, once it is known to exist.
+    if (!dtensor || dtensor.getPlacements() != placements ||
         dtensor.getElementType() != tensor.getElementType() ||
         dtensor.getRank() != tensor.getRank())
       return fail() << "has type " << resultType << ", but wrapping "
@@ -705,6 +705,33 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
         return failure();
     }
   }
+
+  // A key that names no argument is an optional argument that was not
+  // passed, which is legal; a near miss of an argument name is likelier a
+  // typo, so say so.
+  if (auto in = getInPlacementsAttr())
+    for (NamedAttribute entry : in) {
+      StringRef key = entry.getName().getValue();
+      StringRef closest;
+      unsigned best = ~0u;
+      bool bound = false;
+      for (Attribute a : getArgNames()) {
+        StringRef name = cast<StringAttr>(a).getValue();
+        bound |= name == key;
+        unsigned d = key.edit_distance(name, /*AllowReplacements=*/true,
+                                       /*MaxEditDistance=*/best);
+        if (d < best) {
+          best = d;
+          closest = name;
+        }
+      }
+      if (!bound && !closest.empty() &&
+          best <= std::max<size_t>(2, key.size() / 3))
+        emitWarning() << "in_placements names '" << key
+                      << "', which no argument has (an optional argument "
+                         "that was not passed?); did you mean '"
+                      << closest << "'?";
+    }
 
   Block &block = getBodyBlock();
   for (auto [i, arg] : llvm::enumerate(getArgs())) {
@@ -754,6 +781,11 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     ArrayAttr placements = getOutPlacementsFor(i);
     if (isa<DTensorType>(yielded) || !placements || !dtensor)
       continue;
+    if (dtensor.getMesh() != getMeshAttr())
+      return emitOpError() << "result #" << i << " has type " << resultType
+                           << ", but wrapping " << yielded
+                           << " needs a !dtensor.tensor on the region's mesh "
+                           << getMeshAttr();
     if (failed(verifyPlacements(
             err, "out_placements entry #" + std::to_string(i), placements,
             meshRank, dtensor.getRank())))
