@@ -337,33 +337,16 @@ static bool isBareName(StringRef name) {
   return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
+/// in_placements = {name = [..] | none, ...}, out_placements = [..],
+/// redistribute_inputs, unchecked: the contract clauses of local_region and
+/// local_call.
+static ParseResult parseContractClauses(OpAsmParser &parser,
+                                        OperationState &result,
+                                        StringAttr inName, StringAttr outName,
+                                        StringAttr redistributeName,
+                                        StringAttr uncheckedName) {
   Builder &b = parser.getBuilder();
   MLIRContext *ctx = b.getContext();
-
-  FlatSymbolRefAttr mesh;
-  if (parser.parseKeyword("on") ||
-      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
-                            result.attributes))
-    return failure();
-
-  // args(%x as "name", ...)
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  SmallVector<Attribute> names;
-  if (parser.parseKeyword("args") ||
-      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
-        std::string name;
-        OpAsmParser::UnresolvedOperand operand;
-        if (parser.parseOperand(operand) || parser.parseKeyword("as") ||
-            parser.parseString(&name))
-          return failure();
-        operands.push_back(operand);
-        names.push_back(b.getStringAttr(name));
-        return success();
-      }))
-    return failure();
-  result.addAttribute(getArgNamesAttrName(result.name), b.getArrayAttr(names));
-
   // in_placements = {name = [..] | none, ...}
   if (succeeded(parser.parseOptionalKeyword("in_placements"))) {
     SmallVector<NamedAttribute> entries;
@@ -397,7 +380,7 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
           return success();
         }))
       return failure();
-    result.addAttribute(getInPlacementsAttrName(result.name),
+    result.addAttribute(inName,
                         b.getDictionaryAttr(entries));
   }
 
@@ -432,15 +415,88 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
           return success();
         }))
       return failure();
-    result.addAttribute(getOutPlacementsAttrName(result.name),
+    result.addAttribute(outName,
                         b.getArrayAttr(entries));
   }
 
   if (succeeded(parser.parseOptionalKeyword("redistribute_inputs")))
-    result.addAttribute(getRedistributeInputsAttrName(result.name),
+    result.addAttribute(redistributeName,
                         UnitAttr::get(ctx));
   if (succeeded(parser.parseOptionalKeyword("unchecked")))
-    result.addAttribute(getUncheckedAttrName(result.name), UnitAttr::get(ctx));
+    result.addAttribute(uncheckedName, UnitAttr::get(ctx));
+
+  return success();
+}
+
+/// Prints what parseContractClauses reads.
+static void printContractClauses(OpAsmPrinter &p, DictionaryAttr in,
+                                 ArrayAttr out, bool redistributeInputs,
+                                 bool unchecked) {
+  auto printEntry = [&](Attribute entry) {
+    if (isa<UnitAttr>(entry))
+      p << "none";
+    else if (auto list = dyn_cast<ArrayAttr>(entry))
+      printPlacementList(p, list);
+    else
+      printPlacement(p, entry);
+  };
+  if (in) {
+    p << " in_placements = {";
+    llvm::interleaveComma(in, p, [&](NamedAttribute entry) {
+      StringRef key = entry.getName().getValue();
+      if (isBareName(key))
+        p << key;
+      else
+        p.printString(key);
+      p << " = ";
+      printEntry(entry.getValue());
+    });
+    p << '}';
+  }
+  if (out) {
+    p << " out_placements = [";
+    llvm::interleaveComma(out, p, printEntry);
+    p << ']';
+  }
+  if (redistributeInputs)
+    p << " redistribute_inputs";
+  if (unchecked)
+    p << " unchecked";
+}
+
+ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &b = parser.getBuilder();
+  MLIRContext *ctx = b.getContext();
+
+  FlatSymbolRefAttr mesh;
+  if (parser.parseKeyword("on") ||
+      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
+                            result.attributes))
+    return failure();
+
+  // args(%x as "name", ...)
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Attribute> names;
+  if (parser.parseKeyword("args") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
+        std::string name;
+        OpAsmParser::UnresolvedOperand operand;
+        if (parser.parseOperand(operand) || parser.parseKeyword("as") ||
+            parser.parseString(&name))
+          return failure();
+        operands.push_back(operand);
+        names.push_back(b.getStringAttr(name));
+        return success();
+      }))
+    return failure();
+  result.addAttribute(getArgNamesAttrName(result.name), b.getArrayAttr(names));
+
+  if (parseContractClauses(parser, result,
+                           getInPlacementsAttrName(result.name),
+                           getOutPlacementsAttrName(result.name),
+                           getRedistributeInputsAttrName(result.name),
+                           getUncheckedAttrName(result.name)))
+    return failure();
 
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
@@ -475,36 +531,8 @@ void LocalRegionOp::print(OpAsmPrinter &p) {
   });
   p << ')';
 
-  auto printEntry = [&](Attribute entry) {
-    if (isa<UnitAttr>(entry))
-      p << "none";
-    else if (auto list = dyn_cast<ArrayAttr>(entry))
-      printPlacementList(p, list);
-    else
-      printPlacement(p, entry);
-  };
-  if (auto in = getInPlacementsAttr()) {
-    p << " in_placements = {";
-    llvm::interleaveComma(in, p, [&](NamedAttribute entry) {
-      StringRef key = entry.getName().getValue();
-      if (isBareName(key))
-        p << key;
-      else
-        p.printString(key);
-      p << " = ";
-      printEntry(entry.getValue());
-    });
-    p << '}';
-  }
-  if (auto out = getOutPlacementsAttr()) {
-    p << " out_placements = [";
-    llvm::interleaveComma(out, p, printEntry);
-    p << ']';
-  }
-  if (getRedistributeInputs())
-    p << " redistribute_inputs";
-  if (getUnchecked())
-    p << " unchecked";
+  printContractClauses(p, getInPlacementsAttr(), getOutPlacementsAttr(),
+                       getRedistributeInputs(), getUnchecked());
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getMeshAttrName(), getArgNamesAttrName(), getInPlacementsAttrName(),
@@ -542,158 +570,185 @@ bool LocalRegionOp::wrapsOutputs() {
          llvm::any_of(getArgs().getTypes(), llvm::IsaPred<DTensorType>);
 }
 
-/// `'name'` of operand `i`, for diagnostics.
-static std::string argLabel(LocalRegionOp op, unsigned i) {
-  return "#" + std::to_string(i) + " ('" +
-         cast<StringAttr>(op.getArgNames()[i]).getValue().str() + "')";
-}
+//===----------------------------------------------------------------------===//
+// The contract local_region and local_call share
+//===----------------------------------------------------------------------===//
 
-LogicalResult LocalRegionOp::verify() {
-  unsigned numArgs = getArgs().size();
-  if (getArgNames().size() != numArgs)
-    return emitOpError() << "has " << numArgs << " operands but "
-                         << getArgNames().size() << " argument names";
-  llvm::StringSet<> seen;
-  for (Attribute a : getArgNames()) {
-    StringRef name = cast<StringAttr>(a).getValue();
-    if (name.empty())
-      return emitOpError("argument names must not be empty");
-    if (!seen.insert(name).second)
-      return emitOpError() << "duplicate argument name '" << name << "'";
+namespace {
+/// Named operands, declared placements, and the local signature the
+/// computation is entered and left by: a region's block arguments and yield,
+/// or a local function's signature.
+struct Contract {
+  Operation *op;
+  ValueRange args;
+  /// Per operand its name; empty for a callee argument without one.
+  SmallVector<StringRef> names;
+  DictionaryAttr in;
+  ArrayAttr out;
+  bool redistributeInputs;
+  FlatSymbolRefAttr mesh;
+  TypeRange localArgTypes;
+  TypeRange yieldedTypes;
+  TypeRange resultTypes;
+  /// "block argument" / "callee argument"; "the body yields" / "the callee
+  /// returns".
+  StringRef localArgWord, yieldWord;
+
+  bool flatOut() const {
+    return out && !out.empty() &&
+           llvm::all_of(out, llvm::IsaPred<PlacementAttrInterface>);
   }
+  ArrayAttr outFor(unsigned i) const {
+    if (flatOut())
+      return out;
+    return dyn_cast<ArrayAttr>(out[i]);
+  }
+  ArrayAttr declaredIn(unsigned i) const {
+    if (!in || names[i].empty())
+      return {};
+    return dyn_cast_or_null<ArrayAttr>(in.get(names[i]));
+  }
+  bool wraps() const {
+    return out && llvm::any_of(args.getTypes(), llvm::IsaPred<DTensorType>);
+  }
+  /// `#i ('name')`, for diagnostics.
+  std::string label(unsigned i) const {
+    std::string l = "#" + std::to_string(i);
+    if (!names[i].empty())
+      l += " ('" + names[i].str() + "')";
+    return l;
+  }
+  InFlightDiagnostic error() const { return op->emitOpError(); }
+};
+} // namespace
 
-  if (auto in = getInPlacementsAttr()) {
+/// The rules that need no symbol: declarations well formed, the local
+/// argument and result types of non-DTensor values, the output forms.
+static LogicalResult verifyContract(const Contract &c) {
+  if (c.in) {
     StringRef previous;
-    for (auto [i, entry] : llvm::enumerate(in)) {
+    for (auto [i, entry] : llvm::enumerate(c.in)) {
       // The dictionary is sorted, so duplicates are neighbours.
       if (entry.getName().getValue().empty())
-        return emitOpError("in_placements keys must not be empty");
+        return c.error() << "in_placements keys must not be empty";
       if (i > 0 && entry.getName().getValue() == previous)
-        return emitOpError() << "in_placements names '" << previous
-                             << "' more than once";
+        return c.error() << "in_placements names '" << previous
+                         << "' more than once";
       previous = entry.getName().getValue();
       auto list = dyn_cast<ArrayAttr>(entry.getValue());
       if (!isa<UnitAttr>(entry.getValue()) &&
           (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
-        return emitOpError() << "in_placements entry '"
-                             << entry.getName().getValue()
-                             << "' must be a placement list or none";
+        return c.error() << "in_placements entry '"
+                         << entry.getName().getValue()
+                         << "' must be a placement list or none";
     }
   }
 
-  if (auto out = getOutPlacementsAttr()) {
-    if (out.empty())
-      return emitOpError("out_placements must not be empty");
-    bool perOutput = llvm::any_of(out, llvm::IsaPred<ArrayAttr, UnitAttr>);
+  unsigned numResults = c.resultTypes.size();
+  if (c.out) {
+    if (c.out.empty())
+      return c.error() << "out_placements must not be empty";
+    bool perOutput = llvm::any_of(c.out, llvm::IsaPred<ArrayAttr, UnitAttr>);
     if (perOutput) {
-      for (Attribute entry : out) {
+      for (Attribute entry : c.out) {
         auto list = dyn_cast<ArrayAttr>(entry);
         if (isa<UnitAttr>(entry) ||
             (list && llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
           continue;
-        return emitOpError("out_placements must be a list of placements "
-                           "(flat form) or of placement lists and none "
-                           "(per-output form), not a mix");
+        return c.error() << "out_placements must be a list of placements "
+                            "(flat form) or of placement lists and none "
+                            "(per-output form), not a mix";
       }
-      if (out.size() != getNumResults())
-        return emitOpError() << "out_placements count " << out.size()
-                             << " does not match output count "
-                             << getNumResults();
-    } else if (getNumResults() != 1) {
-      return emitOpError()
+      if (c.out.size() != numResults)
+        return c.error() << "out_placements count " << c.out.size()
+                         << " does not match output count " << numResults;
+    } else if (numResults != 1) {
+      return c.error()
              << "flat out_placements only valid for single-output functions, "
                 "got "
-             << getNumResults() << " outputs";
+             << numResults << " outputs";
     }
   }
 
-  Block &block = getBodyBlock();
-  if (block.getNumArguments() != numArgs)
-    return emitOpError() << "body has " << block.getNumArguments()
-                         << " arguments, but the region has " << numArgs
-                         << " operands";
+  unsigned numArgs = c.args.size();
+  if (c.localArgTypes.size() != numArgs)
+    return c.error() << (c.localArgWord == "block argument" ? "body" : "callee")
+                     << " has " << c.localArgTypes.size()
+                     << " arguments, but the "
+                     << (c.localArgWord == "block argument" ? "region"
+                                                             : "call")
+                     << " has " << numArgs << " operands";
   for (unsigned i = 0; i < numArgs; ++i) {
-    Type operandType = getArgs()[i].getType();
+    Type operandType = c.args[i].getType();
     if (isa<DTensorType>(operandType))
-      continue; // Needs the mesh: checked in verifySymbolUses.
-    if (block.getArgument(i).getType() != operandType)
-      return emitOpError() << "block argument " << argLabel(*this, i)
-                           << " has type " << block.getArgument(i).getType()
-                           << ", but a non-DTensor operand enters the body "
-                              "unchanged as "
-                           << operandType;
+      continue; // Needs the mesh: checked in verifyContractOnMesh.
+    if (c.localArgTypes[i] != operandType)
+      return c.error() << c.localArgWord << " " << c.label(i) << " has type "
+                       << c.localArgTypes[i]
+                       << ", but a non-DTensor operand enters the body "
+                          "unchanged as "
+                       << operandType;
   }
 
-  auto yield = dyn_cast_or_null<YieldOp>(
-      block.empty() ? nullptr : &block.back());
-  if (!yield)
-    return emitOpError("body must end with dtensor.yield");
-  if (yield.getValues().size() != getNumResults())
-    return yield.emitOpError()
-           << "yields " << yield.getValues().size()
-           << " values, but the local_region has " << getNumResults()
-           << " results";
-
-  bool wraps = wrapsOutputs();
+  bool wraps = c.wraps();
   for (auto [i, yielded, resultType] :
-       llvm::enumerate(yield.getValues().getTypes(), getResultTypes())) {
-    auto fail = [&, i = i]() {
-      return emitOpError() << "result #" << i << " ";
-    };
+       llvm::enumerate(c.yieldedTypes, c.resultTypes)) {
+    auto fail = [&, i = i]() { return c.error() << "result #" << i << " "; };
     // Unwrapped outputs: no DTensor operand, no out_placements, a yielded
     // DTensor, or a `none` entry.
-    bool passThrough = !wraps || isa<DTensorType>(yielded) ||
-                       !getOutPlacementsFor(i);
-    if (wraps && !isa<DTensorType>(yielded) && !getOutPlacementsFor(i) &&
+    bool passThrough = !wraps || isa<DTensorType>(yielded) || !c.outFor(i);
+    if (wraps && !isa<DTensorType>(yielded) && !c.outFor(i) &&
         isa<TensorType>(yielded))
-      return emitOpError() << "Tensor output requires non-None "
-                              "out_placements entry (output #"
-                           << i << " yields " << yielded << ")";
+      return c.error() << "Tensor output requires non-None "
+                          "out_placements entry (output #"
+                       << i << " yields " << yielded << ")";
     if (passThrough) {
       if (resultType != yielded)
-        return fail() << "has type " << resultType << ", but the body yields "
-                      << yielded << ", which is returned unwrapped";
+        return fail() << "has type " << resultType << ", but "
+                      << c.yieldWord << " " << yielded
+                      << ", which is returned unwrapped";
       continue;
     }
     auto tensor = dyn_cast<RankedTensorType>(yielded);
     if (!tensor)
-      return emitOpError() << "output #" << i << " yields " << yielded
-                           << ", which is not a ranked tensor; its "
-                              "out_placements entry must be none";
+      return c.error() << "output #" << i << " yields " << yielded
+                       << ", which is not a ranked tensor; its "
+                          "out_placements entry must be none";
     auto dtensor = dyn_cast<DTensorType>(resultType);
-    ArrayAttr placements = getOutPlacementsFor(i);
-    // The mesh is compared in verifySymbolUses, once it is known to exist.
+    ArrayAttr placements = c.outFor(i);
+    // The mesh is compared in verifyContractOnMesh, once it is known to exist.
     if (!dtensor || dtensor.getPlacements() != placements ||
         dtensor.getElementType() != tensor.getElementType() ||
         dtensor.getRank() != tensor.getRank())
       return fail() << "has type " << resultType << ", but wrapping "
                     << yielded << " needs a !dtensor.tensor of rank "
                     << tensor.getRank() << " and element type "
-                    << tensor.getElementType() << " on " << getMeshAttr()
+                    << tensor.getElementType() << " on " << c.mesh
                     << " with placements "
                     << placementListToString(placements);
   }
   return success();
 }
 
-LogicalResult
-LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  MeshInfo mesh = lookupMesh(*this, getMeshAttr(), symbolTable);
+/// The rules that need the mesh.
+static LogicalResult verifyContractOnMesh(const Contract &c,
+                                          SymbolTableCollection &symbolTable) {
+  MeshInfo mesh = lookupMesh(c.op, c.mesh, symbolTable);
   if (!mesh)
     return failure();
   int64_t meshRank = mesh.getRank();
-  auto err = [&] { return emitOpError(); };
+  auto err = [&] { return c.error(); };
 
   // Declarations are checked against the mesh, and against the operand's
   // rank when the name is bound.
-  if (auto in = getInPlacementsAttr()) {
-    for (NamedAttribute entry : in) {
+  if (c.in) {
+    for (NamedAttribute entry : c.in) {
       auto list = dyn_cast<ArrayAttr>(entry.getValue());
       if (!list)
         continue;
       int64_t tensorRank = -1;
-      for (auto [arg, name] : llvm::zip(getArgs(), getArgNames()))
-        if (cast<StringAttr>(name) == entry.getName()) {
+      for (auto [arg, name] : llvm::zip(c.args, c.names))
+        if (name == entry.getName().getValue()) {
           if (auto d = dyn_cast<DTensorType>(arg.getType()))
             tensorRank = d.getRank();
           else if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
@@ -709,14 +764,15 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // A key that names no argument is an optional argument that was not
   // passed, which is legal; a near miss of an argument name is likelier a
   // typo, so say so.
-  if (auto in = getInPlacementsAttr())
-    for (NamedAttribute entry : in) {
+  if (c.in)
+    for (NamedAttribute entry : c.in) {
       StringRef key = entry.getName().getValue();
       StringRef closest;
       unsigned best = ~0u;
       bool bound = false;
-      for (Attribute a : getArgNames()) {
-        StringRef name = cast<StringAttr>(a).getValue();
+      for (StringRef name : c.names) {
+        if (name.empty())
+          continue;
         bound |= name == key;
         unsigned d = key.edit_distance(name, /*AllowReplacements=*/true,
                                        /*MaxEditDistance=*/best);
@@ -727,38 +783,39 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       }
       if (!bound && !closest.empty() &&
           best <= std::max<size_t>(2, key.size() / 3))
-        emitWarning() << "in_placements names '" << key
-                      << "', which no argument has (an optional argument "
-                         "that was not passed?); did you mean '"
-                      << closest << "'?";
+        c.op->emitWarning() << "in_placements names '" << key
+                            << "', which no argument has (an optional "
+                               "argument that was not passed?); did you mean '"
+                            << closest << "'?";
     }
 
-  Block &block = getBodyBlock();
-  for (auto [i, arg] : llvm::enumerate(getArgs())) {
+  for (auto [i, arg] : llvm::enumerate(c.args)) {
     auto type = dyn_cast<DTensorType>(arg.getType());
     if (!type)
       continue;
-    if (type.getMesh() != getMeshAttr())
-      return emitOpError() << "operand " << argLabel(*this, i) << " is on mesh "
-                           << type.getMesh() << ", but the region is on "
-                           << getMeshAttr();
-    if (failed(verifyPlacements(err, "operand " + argLabel(*this, i),
+    if (type.getMesh() != c.mesh)
+      return c.error() << "operand " << c.label(i) << " is on mesh "
+                       << type.getMesh() << ", but the "
+                       << (c.localArgWord == "block argument" ? "region"
+                                                               : "call")
+                       << " is on " << c.mesh;
+    if (failed(verifyPlacements(err, "operand " + c.label(i),
                                 type.getPlacements(), meshRank,
                                 type.getRank())))
       return failure();
     ArrayAttr placements = type.getPlacements();
-    if (ArrayAttr declared = getDeclaredInPlacements(i)) {
-      if (declared != placements && !getRedistributeInputs())
-        return emitOpError()
-               << "operand " << argLabel(*this, i) << " has placements "
+    if (ArrayAttr declared = c.declaredIn(i)) {
+      if (declared != placements && !c.redistributeInputs)
+        return c.error()
+               << "operand " << c.label(i) << " has placements "
                << placementListToString(placements)
                << " but in_placements declares "
                << placementListToString(declared)
                << "; set redistribute_inputs to redistribute it at entry";
       if (!isLegalRedistribute(placements, declared))
-        return emitOpError()
-               << "cannot redistribute operand " << argLabel(*this, i)
-               << " from " << placementListToString(placements) << " to "
+        return c.error()
+               << "cannot redistribute operand " << c.label(i) << " from "
+               << placementListToString(placements) << " to "
                << placementListToString(declared)
                << ": a partial placement cannot change its reduction";
       placements = declared;
@@ -766,37 +823,91 @@ LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     RankedTensorType local = getLocalType(type.getShape(),
                                           type.getElementType(),
                                           mesh.getShape(), placements);
-    if (block.getArgument(i).getType() != local)
-      return emitOpError() << "block argument " << argLabel(*this, i)
-                           << " has type " << block.getArgument(i).getType()
-                           << ", but the operand's local type is " << local;
+    if (c.localArgTypes[i] != local)
+      return c.error() << c.localArgWord << " " << c.label(i) << " has type "
+                       << c.localArgTypes[i]
+                       << ", but the operand's local type is " << local;
   }
 
-  if (!wrapsOutputs())
+  if (!c.wraps())
     return success();
-  auto yield = cast<YieldOp>(block.back());
   for (auto [i, yielded, resultType] :
-       llvm::enumerate(yield.getValues().getTypes(), getResultTypes())) {
+       llvm::enumerate(c.yieldedTypes, c.resultTypes)) {
     auto dtensor = dyn_cast<DTensorType>(resultType);
-    ArrayAttr placements = getOutPlacementsFor(i);
+    ArrayAttr placements = c.outFor(i);
     if (isa<DTensorType>(yielded) || !placements || !dtensor)
       continue;
-    if (dtensor.getMesh() != getMeshAttr())
-      return emitOpError() << "result #" << i << " has type " << resultType
-                           << ", but wrapping " << yielded
-                           << " needs a !dtensor.tensor on the region's mesh "
-                           << getMeshAttr();
+    if (dtensor.getMesh() != c.mesh)
+      return c.error() << "result #" << i << " has type " << resultType
+                       << ", but wrapping " << yielded
+                       << " needs a !dtensor.tensor on the mesh " << c.mesh;
     if (failed(verifyPlacements(
             err, "out_placements entry #" + std::to_string(i), placements,
             meshRank, dtensor.getRank())))
       return failure();
     RankedTensorType local = getLocalType(dtensor, mesh);
     if (local != yielded)
-      return emitOpError() << "result #" << i << " " << resultType
-                           << " has local type " << local
-                           << ", but the body yields " << yielded;
+      return c.error() << "result #" << i << " " << resultType
+                       << " has local type " << local << ", but "
+                       << c.yieldWord << " " << yielded;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LocalRegionOp verification
+//===----------------------------------------------------------------------===//
+
+static Contract contractOf(LocalRegionOp op) {
+  Contract c{op,
+             op.getArgs(),
+             {},
+             op.getInPlacementsAttr(),
+             op.getOutPlacementsAttr(),
+             op.getRedistributeInputs(),
+             op.getMeshAttr(),
+             op.getBodyBlock().getArgumentTypes(),
+             {},
+             op.getResultTypes(),
+             "block argument",
+             "the body yields"};
+  for (Attribute a : op.getArgNames())
+    c.names.push_back(cast<StringAttr>(a).getValue());
+  if (auto yield = dyn_cast_or_null<YieldOp>(
+          op.getBodyBlock().empty() ? nullptr : &op.getBodyBlock().back()))
+    c.yieldedTypes = yield.getValues().getTypes();
+  return c;
+}
+
+LogicalResult LocalRegionOp::verify() {
+  unsigned numArgs = getArgs().size();
+  if (getArgNames().size() != numArgs)
+    return emitOpError() << "has " << numArgs << " operands but "
+                         << getArgNames().size() << " argument names";
+  llvm::StringSet<> seen;
+  for (Attribute a : getArgNames()) {
+    StringRef name = cast<StringAttr>(a).getValue();
+    if (name.empty())
+      return emitOpError("argument names must not be empty");
+    if (!seen.insert(name).second)
+      return emitOpError() << "duplicate argument name '" << name << "'";
+  }
+  Block &block = getBodyBlock();
+  auto yield = dyn_cast_or_null<YieldOp>(
+      block.empty() ? nullptr : &block.back());
+  if (!yield)
+    return emitOpError("body must end with dtensor.yield");
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size()
+           << " values, but the local_region has " << getNumResults()
+           << " results";
+  return verifyContract(contractOf(*this));
+}
+
+LogicalResult
+LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyContractOnMesh(contractOf(*this), symbolTable);
 }
 
 //===----------------------------------------------------------------------===//
