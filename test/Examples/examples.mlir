@@ -18,6 +18,26 @@
 // RUN: bash %hp_src_root/test/Examples/Inputs/mesh-size.sh cp_attention 2 %hp_src_root/examples > %t.cp2.mlir
 // RUN: %if mpi %{ %hp-runner -np 2 %t.cp2.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-CP2 %}
 
+// The decorator form: one local function shared by two local_call sites,
+// one of them redistributing at entry.
+// RUN: hp-opt %hp_src_root/examples/shared_local_fn.mlir | hp-opt | FileCheck %s --check-prefix=SHARED
+// RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/shared_local_fn.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-SHARED %}
+// SHARED: dtensor.local_call @scale_add(%{{.*}}, %{{.*}}, %{{.*}}) on @tp out_placements = [shard<0>]
+// SHARED: dtensor.local_call @scale_add(%{{.*}}, %{{.*}}, %{{.*}}) on @tp in_placements = {x = [shard<0>]} out_placements = [shard<0>] redistribute_inputs
+// RUN-SHARED-COUNT-4: shared_local_fn: this rank matches the single-device result
+// RUN-SHARED-NOT: MISMATCH
+
+// The tp_mlp down projection declared replicate (and its result types
+// changed to match) is refused at compile time, naming the axis and the fix;
+// `unchecked` makes it compile.
+// RUN: sed -e 's/out_placements = \[partial<sum>\]/out_placements = [replicate]/' -e 's/@tp, \[partial<sum>\]>/@tp, [replicate]>/g' %hp_src_root/examples/tp_mlp.mlir > %t.tp-replicate.mlir
+// RUN: not hp-opt --hp-partition %t.tp-replicate.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=CLAIM
+// CLAIM: error: 'dtensor.local_region' op out_placements declare result #0 replicate over mesh axis 'tp', but the yielded value varies over 'tp': it depends on argument 'hidden' ([shard<1>]); a contraction over a dim split along 'tp' leaves per-rank partial sums: declare partial<sum>
+// RUN: sed -e 's/out_placements = \[replicate\]$/out_placements = [replicate] unchecked/' %t.tp-replicate.mlir > %t.tp-unchecked.mlir
+// RUN: hp-opt --hp-partition %t.tp-unchecked.mlir -o /dev/null
+// RUN: %if mpi %{ %hp-runner -np 4 %t.tp-unchecked.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=WRONG %}
+// WRONG-COUNT-4: tp_mlp: MISMATCH with the single-device result
+
 // MOE: dtensor.mesh @mesh shape = [2, 2] names = ["dp", "ep"]
 // MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 0 concat_axis = 1 : tensor<4x3x2xf32> -> tensor<2x6x2xf32>
 // MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 1 concat_axis = 0 : tensor<2x6x2xf32> -> tensor<4x3x2xf32>

@@ -219,3 +219,52 @@ func.func @call(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<
   }
   return %r : !dtensor.tensor<2xf32, @tp, [replicate]>
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// Through a local_call the callee's body is checked with the call's layouts.
+func.func @rows_sum(%x: tensor<2x8xf32> {dtensor.arg_name = "x"}) -> tensor<8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.reduce ins(%x : tensor<2x8xf32>) outs(%acc : tensor<8xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<8xf32>
+}
+
+func.func @call_declared_replicate(%x: !dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  // expected-error @+1 {{out_placements declare result #0 replicate over mesh axis 'tp', but the returned value varies over 'tp': it depends on argument 'x' ([shard<0>]); a contraction over a dim split along 'tp' leaves per-rank partial sums: declare partial<sum>}}
+  %y = dtensor.local_call @rows_sum(%x) on @tp out_placements = [replicate]
+      : (!dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]>
+  return %y : !dtensor.tensor<8xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+func.func @rows_sum(%x: tensor<2x8xf32> {dtensor.arg_name = "x"}) -> tensor<8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.reduce ins(%x : tensor<2x8xf32>) outs(%acc : tensor<8xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<8xf32>
+}
+
+// CHECK-LABEL: func @call_partial
+func.func @call_partial(%x: !dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) {
+  %y = dtensor.local_call @rows_sum(%x) on @tp out_placements = [partial<sum>]
+      : (!dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+  %u = dtensor.local_call @rows_sum(%x) on @tp out_placements = [replicate] unchecked
+      : (!dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]>
+  return %y, %u : !dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>
+}

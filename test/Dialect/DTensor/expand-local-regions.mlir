@@ -121,3 +121,23 @@ func.func @uneven(%x: !dtensor.tensor<10xf32, @m4, [shard<0>]>) -> !dtensor.tens
   }
   return %r : !dtensor.tensor<10xf32, @m4, [shard<0>]>
 }
+
+// -----
+
+// A local_call becomes the same redistribute + to_local, a call of the
+// shared local function, and from_local; a scalar passes through.
+dtensor.mesh @lc shape = [4]
+func.func private @scale(tensor<2x8xf32> {dtensor.arg_name = "x"}, f32 {dtensor.arg_name = "s"}) -> tensor<2x8xf32>
+
+// CHECK-LABEL: func @call_site
+// CHECK-SAME: (%[[R:.*]]: !dtensor.tensor<8x8xf32, @lc, [replicate]>, %[[K:.*]]: f32)
+// CHECK: %[[S:.*]] = dtensor.redistribute %[[R]] : !dtensor.tensor<8x8xf32, @lc, [replicate]> -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+// CHECK: %[[L:.*]] = dtensor.to_local %[[S]] : !dtensor.tensor<8x8xf32, @lc, [shard<0>]> -> tensor<2x8xf32>
+// CHECK: %[[C:.*]] = call @scale(%[[L]], %[[K]]) : (tensor<2x8xf32>, f32) -> tensor<2x8xf32>
+// CHECK: %[[Y:.*]] = dtensor.from_local %[[C]] : tensor<2x8xf32> -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+// CHECK: return %[[Y]]
+func.func @call_site(%r: !dtensor.tensor<8x8xf32, @lc, [replicate]>, %k: f32) -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]> {
+  %y = dtensor.local_call @scale(%r, %k) on @lc in_placements = {x = [shard<0>]} out_placements = [shard<0>] redistribute_inputs
+      : (!dtensor.tensor<8x8xf32, @lc, [replicate]>, f32) -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+  return %y : !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+}

@@ -170,3 +170,22 @@ func.func @sharding_attr(%a: tensor<4x16xf32> {dtensor.sharding = #dtensor.shard
                          %b: tensor<?x16xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [?, 16]>}) {
   return
 }
+
+// The decorator form: a local function named like a Python signature, called
+// in flat and per-output form, with a passthrough scalar, an unnamed argument
+// and the opt-out.
+dtensor.mesh @lc shape = [4] names = ["tp"]
+func.func private @local_fn(tensor<2x8xf32> {dtensor.arg_name = "x"}, f32 {dtensor.arg_name = "scale"}, i64) -> (tensor<2x8xf32>, i64)
+func.func private @local_one(tensor<2x8xf32> {dtensor.arg_name = "x"}) -> tensor<2x8xf32>
+
+// CHECK-LABEL: func @local_calls
+// CHECK: dtensor.local_call @local_one(%{{.*}}) on @lc out_placements = [shard<0>] : (!dtensor.tensor<8x8xf32, @lc, [shard<0>]>) -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+// CHECK: dtensor.local_call @local_fn(%{{.*}}, %{{.*}}, %{{.*}}) on @lc in_placements = {bias = none, x = [shard<0>]} out_placements = {{\[}}[shard<0>], none] redistribute_inputs unchecked : (!dtensor.tensor<8x8xf32, @lc, [replicate]>, f32, i64) -> (!dtensor.tensor<8x8xf32, @lc, [shard<0>]>, i64)
+func.func @local_calls(%s: !dtensor.tensor<8x8xf32, @lc, [shard<0>]>, %r: !dtensor.tensor<8x8xf32, @lc, [replicate]>, %k: f32, %n: i64) {
+  %a = dtensor.local_call @local_one(%s) on @lc out_placements = [shard<0>]
+      : (!dtensor.tensor<8x8xf32, @lc, [shard<0>]>) -> !dtensor.tensor<8x8xf32, @lc, [shard<0>]>
+  %b, %c = dtensor.local_call @local_fn(%r, %k, %n) on @lc in_placements = {x = [shard<0>], bias = none}
+      out_placements = [[shard<0>], none] redistribute_inputs unchecked
+      : (!dtensor.tensor<8x8xf32, @lc, [replicate]>, f32, i64) -> (!dtensor.tensor<8x8xf32, @lc, [shard<0>]>, i64)
+  return
+}

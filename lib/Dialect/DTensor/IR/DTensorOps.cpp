@@ -3,6 +3,7 @@
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
@@ -1038,4 +1039,94 @@ AxisIndexOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << getMeshAttr() << " (axes: "
                          << llvm::join(mesh.names, ", ") << ")";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LocalCallOp
+//===----------------------------------------------------------------------===//
+
+// dtensor.local_call @f(%a, %b) on @mesh <contract clauses> : (..) -> (..)
+ParseResult LocalCallOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr callee, mesh;
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  if (parser.parseAttribute(callee, getCalleeAttrName(result.name).str(),
+                            result.attributes) ||
+      parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("on") ||
+      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
+                            result.attributes) ||
+      parseContractClauses(parser, result,
+                           getInPlacementsAttrName(result.name),
+                           getOutPlacementsAttrName(result.name),
+                           getRedistributeInputsAttrName(result.name),
+                           getUncheckedAttrName(result.name)) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  SMLoc typeLoc = parser.getCurrentLocation();
+  FunctionType fnType;
+  if (parser.parseColonType(fnType))
+    return failure();
+  if (fnType.getNumInputs() != operands.size())
+    return parser.emitError(typeLoc)
+           << "expected " << operands.size() << " operand types, got "
+           << fnType.getNumInputs();
+  if (parser.resolveOperands(operands, fnType.getInputs(), typeLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(fnType.getResults());
+  return success();
+}
+
+void LocalCallOp::print(OpAsmPrinter &p) {
+  p << ' ' << getCalleeAttr() << '(' << getArgs() << ") on " << getMeshAttr();
+  printContractClauses(p, getInPlacementsAttr(), getOutPlacementsAttr(),
+                       getRedistributeInputs(), getUnchecked());
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getCalleeAttrName(), getMeshAttrName(),
+                           getInPlacementsAttrName(), getOutPlacementsAttrName(),
+                           getRedistributeInputsAttrName(),
+                           getUncheckedAttrName()});
+  p << " : ";
+  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
+}
+
+LogicalResult
+LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto callee = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(
+      *this, getCalleeAttr());
+  if (!callee)
+    return emitOpError() << "'" << getCalleeAttr()
+                         << "' does not name a func.func";
+  FunctionType type = callee.getFunctionType();
+  Contract c{*this,
+             getArgs(),
+             {},
+             getInPlacementsAttr(),
+             getOutPlacementsAttr(),
+             getRedistributeInputs(),
+             getMeshAttr(),
+             type.getInputs(),
+             type.getResults(),
+             getResultTypes(),
+             "callee argument",
+             "the callee returns"};
+  llvm::StringSet<> seen;
+  for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
+    auto name =
+        callee.getArgAttrOfType<StringAttr>(i, getArgNameAttrName());
+    if (name && name.getValue().empty())
+      return emitOpError() << "callee argument #" << i
+                           << " has an empty dtensor.arg_name";
+    if (name && !seen.insert(name.getValue()).second)
+      return emitOpError() << "duplicate argument name '" << name.getValue()
+                           << "' in the callee's dtensor.arg_name attributes";
+    c.names.push_back(name ? name.getValue() : StringRef());
+  }
+  if (type.getNumResults() != getNumResults())
+    return emitOpError() << "the callee returns " << type.getNumResults()
+                         << " values, but the local_call has "
+                         << getNumResults() << " results";
+  if (failed(verifyContract(c)))
+    return failure();
+  return verifyContractOnMesh(c, symbolTable);
 }

@@ -2,6 +2,7 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -59,6 +60,54 @@ struct ExpandLocalRegion : OpRewritePattern<LocalRegionOp> {
   }
 };
 
+/// local_call -> [redistribute] + to_local + func.call + from_local, by the
+/// local_region rules with the callee's signature as the local one.
+struct ExpandLocalCall : OpRewritePattern<LocalCallOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(LocalCallOp op,
+                                PatternRewriter &rewriter) const override {
+    auto callee =
+        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getCalleeAttr());
+    if (!callee)
+      return rewriter.notifyMatchFailure(op, "no callee");
+    FunctionType type = callee.getFunctionType();
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
+      auto dtensor = dyn_cast<DTensorType>(arg.getType());
+      if (!dtensor) {
+        operands.push_back(arg);
+        continue;
+      }
+      Value global = arg;
+      auto name = callee.getArgAttrOfType<StringAttr>(
+          i, LocalCallOp::getArgNameAttrName());
+      ArrayAttr declared;
+      if (name && op.getInPlacementsAttr())
+        declared = dyn_cast_or_null<ArrayAttr>(
+            op.getInPlacementsAttr().get(name.getValue()));
+      if (declared && declared != dtensor.getPlacements())
+        global = RedistributeOp::create(rewriter, loc,
+                                        dtensor.withPlacements(declared), global);
+      operands.push_back(
+          ToLocalOp::create(rewriter, loc, type.getInput(i), global));
+    }
+    auto call = func::CallOp::create(rewriter, loc, callee, operands);
+    SmallVector<Value> results;
+    for (auto [local, result] :
+         llvm::zip_equal(call.getResults(), op.getResults())) {
+      if (local.getType() == result.getType())
+        results.push_back(local);
+      else
+        results.push_back(
+            FromLocalOp::create(rewriter, loc, result.getType(), local));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct DTensorExpandLocalRegionsPass
     : hp::dtensor::impl::DTensorExpandLocalRegionsBase<
           DTensorExpandLocalRegionsPass> {
@@ -74,5 +123,5 @@ struct DTensorExpandLocalRegionsPass
 
 void hp::dtensor::populateExpandLocalRegionsPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ExpandLocalRegion>(patterns.getContext());
+  patterns.add<ExpandLocalRegion, ExpandLocalCall>(patterns.getContext());
 }

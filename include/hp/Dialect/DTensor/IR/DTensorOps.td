@@ -196,6 +196,45 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
   }];
 }
 
+def DTensor_LocalCallOp : DTensor_Op<"local_call", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a call of a local function behind a named placement contract";
+  let description = [{
+    ```mlir
+    func.func @scale_add(%a: tensor<2x8xf32> {dtensor.arg_name = "x"},
+                         %s: f32 {dtensor.arg_name = "scale"}) -> tensor<2x8xf32>
+    %y = dtensor.local_call @scale_add(%r, %k) on @tp
+        in_placements = {x = [shard<0>]} out_placements = [shard<0>]
+        redistribute_inputs
+        : (!dtensor.tensor<8x8xf32, @tp, [replicate]>, f32)
+       -> !dtensor.tensor<8x8xf32, @tp, [shard<0>]>
+    ```
+    The decorator form of `dtensor.local_region` (hyper_parallel's
+    `local_region(fn, ...)`, torch's `local_map(fn, ...)`): many call sites
+    share one local function. The callee's arguments are named by their
+    `dtensor.arg_name` attributes, as `inspect.signature` names a Python
+    function's parameters; an argument without one can be matched by no
+    `in_placements` entry and passes through. Every local_region rule applies,
+    with the callee's signature in place of the body's block arguments and
+    yield: its argument types must be the local types, its results are
+    wrapped by `out_placements`. `unchecked` turns off
+    `dtensor-check-contracts`, which checks the callee's body.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<AnyType>:$args,
+                       FlatSymbolRefAttr:$mesh,
+                       OptionalAttr<DictionaryAttr>:$in_placements,
+                       OptionalAttr<ArrayAttr>:$out_placements,
+                       UnitAttr:$redistribute_inputs,
+                       UnitAttr:$unchecked);
+  let results = (outs Variadic<AnyType>:$results);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// The `dtensor.arg_name` attribute that names callee arguments.
+    static ::llvm::StringRef getArgNameAttrName() { return "dtensor.arg_name"; }
+  }];
+}
+
 def DTensor_YieldOp : DTensor_Op<"yield",
     [Pure, Terminator, ReturnLike, HasParent<"LocalRegionOp">]> {
   let summary = "the local values a local_region produces";

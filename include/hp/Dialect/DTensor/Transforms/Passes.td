@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
-  let summary = "Inline local regions between to_local and from_local";
+  let summary = "Inline local regions and local calls between to_local and from_local";
   let description = [{
     Every `dtensor.local_region` becomes, in order: a `dtensor.redistribute`
     for each DTensor operand whose declared placement differs (only with
@@ -14,6 +14,9 @@ def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
     inlined body, and a `dtensor.from_local` per wrapped output. Non-DTensor
     operands, unwrapped outputs (no DTensor operand, no `out_placements`, a
     `none` entry) and yielded DTensors pass through unchanged.
+
+    A `dtensor.local_call` becomes the same, with a `func.call` of the local
+    function in place of the inlined body.
 
     ```mlir
     %r = dtensor.local_region on @m args(%x as "x") in_placements = {x = [replicate]}
