@@ -304,7 +304,8 @@ NB_MODULE(_hp, m) {
         nb::arg("module"), nb::arg("name"), nb::arg("shape"), nb::arg("names") = nb::none());
   m.def("add_function",
         [](Module &module, const std::string &name, const std::vector<Type> &args,
-           const std::vector<Type> &results) {
+           const std::vector<Type> &results,
+           std::optional<std::vector<std::optional<std::string>>> argNames) {
           MlirContext ctx = module.context->ctx;
           MlirLocation loc = mlirLocationUnknownGet(ctx);
           std::vector<MlirType> a, r;
@@ -327,10 +328,21 @@ NB_MODULE(_hp, m) {
           MlirOperationState state = mlirOperationStateGet(toRef("func.func"), loc);
           mlirOperationStateAddAttributes(&state, 2, attrs);
           mlirOperationStateAddOwnedRegions(&state, 1, &body);
-          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module),
-                                        mlirOperationCreate(&state));
+          MlirOperation fn = mlirOperationCreate(&state);
+          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module), fn);
+          // Argument names for dtensor.local_call (dtensor.arg_name).
+          if (argNames) {
+            if (argNames->size() != args.size())
+              throw nb::value_error("arg_names needs one entry (or None) per argument");
+            for (size_t i = 0; i < argNames->size(); ++i)
+              if ((*argNames)[i])
+                hpFuncSetArgName(fn, i, toRef(*(*argNames)[i]));
+          }
           return Block{module.context, entry};
-        });
+        },
+        nb::arg("module"), nb::arg("name"), nb::arg("args"), nb::arg("results"),
+        nb::arg("arg_names") = nb::none(),
+        "Appends a func.func; `arg_names` names its arguments for local_call.");
   m.def("add_op",
         [](Block &block, const std::string &name, const std::vector<Value> &operands,
            const std::vector<Type> &results, std::optional<std::string> attributes) {
@@ -433,6 +445,54 @@ NB_MODULE(_hp, m) {
         nb::arg("in_placements") = nb::none(), nb::arg("out_placements") = nb::none(),
         nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
         nb::arg("results") = std::vector<Type>{});
+  m.def("add_local_call",
+        [](Block &block, const std::string &callee, const std::string &mesh,
+           const std::vector<Value> &args,
+           std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>> inPlacements,
+           std::optional<std::vector<std::optional<std::vector<Attribute>>>> outPlacements,
+           bool outFlat, bool redistributeInputs, bool unchecked,
+           const std::vector<Type> &results) {
+          ContextRef c = block.context;
+          MlirContext ctx = c->ctx;
+          std::vector<MlirValue> values;
+          for (const Value &v : args)
+            values.push_back(v.value);
+          MlirAttribute in = mlirAttributeGetNull();
+          if (inPlacements) {
+            std::vector<MlirNamedAttribute> entries;
+            for (const auto &[key, list] : *inPlacements)
+              entries.push_back(mlirNamedAttributeGet(
+                  mlirIdentifierGet(ctx, toRef(key)),
+                  list ? placementList(c, *list) : mlirUnitAttrGet(ctx)));
+            in = mlirDictionaryAttrGet(ctx, entries.size(), entries.data());
+          }
+          MlirAttribute out = mlirAttributeGetNull();
+          if (outPlacements) {
+            if (outFlat) {
+              if (outPlacements->size() != 1 || !(*outPlacements)[0])
+                throw nb::value_error("a flat out_placements is one placement list");
+              out = placementList(c, *(*outPlacements)[0]);
+            } else {
+              std::vector<MlirAttribute> entries;
+              for (const auto &list : *outPlacements)
+                entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(ctx));
+              out = mlirArrayAttrGet(ctx, entries.size(), entries.data());
+            }
+          }
+          std::vector<MlirType> resultTypes;
+          for (const Type &t : results)
+            resultTypes.push_back(t.type);
+          MlirOperation op = hpDTensorLocalCallOpCreate(
+              mlirLocationUnknownGet(ctx), toRef(callee), toRef(mesh), values.size(),
+              values.data(), in, out, redistributeInputs, unchecked, resultTypes.size(),
+              resultTypes.data());
+          mlirBlockAppendOwnedOperation(block.block, op);
+          return Operation{c, op};
+        },
+        nb::arg("block"), nb::arg("callee"), nb::arg("mesh"), nb::arg("args"),
+        nb::arg("in_placements") = nb::none(), nb::arg("out_placements") = nb::none(),
+        nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
+        nb::arg("unchecked") = false, nb::arg("results") = std::vector<Type>{});
   m.def("add_yield", [](Block &block, const std::vector<Value> &values) {
     std::vector<MlirValue> raw;
     for (const Value &v : values)

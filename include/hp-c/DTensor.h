@@ -101,6 +101,21 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalRegionOpCreate(
     const MlirType *resultTypes);
 MLIR_CAPI_EXPORTED MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op);
 
+/// A `dtensor.local_call` of the func.func `callee` on `mesh`: the decorator
+/// form. `inPlacements` / `outPlacements` as for local_region; the callee's
+/// arguments are named by their `dtensor.arg_name` attributes
+/// (hpFuncSetArgName).
+MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalCallOpCreate(
+    MlirLocation loc, MlirStringRef callee, MlirStringRef mesh,
+    intptr_t numArgs, const MlirValue *args, MlirAttribute inPlacements,
+    MlirAttribute outPlacements, bool redistributeInputs, bool unchecked,
+    intptr_t numResults, const MlirType *resultTypes);
+
+/// Names argument `index` of the func.func `func` for local_call
+/// (`dtensor.arg_name`).
+MLIR_CAPI_EXPORTED void hpFuncSetArgName(MlirOperation func, intptr_t index,
+                                         MlirStringRef name);
+
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(MlirLocation loc,
                                                         intptr_t numValues,
                                                         const MlirValue *values);

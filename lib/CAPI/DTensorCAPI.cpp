@@ -8,6 +8,7 @@
 #include "hp/InitAllPasses.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Builders.h"
@@ -162,6 +163,40 @@ MlirOperation hpDTensorLocalRegionOpCreate(
 
 MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op) {
   return wrap(&cast<LocalRegionOp>(unwrap(op)).getBodyBlock());
+}
+
+MlirOperation hpDTensorLocalCallOpCreate(
+    MlirLocation loc, MlirStringRef callee, MlirStringRef mesh,
+    intptr_t numArgs, const MlirValue *args, MlirAttribute inPlacements,
+    MlirAttribute outPlacements, bool redistributeInputs, bool unchecked,
+    intptr_t numResults, const MlirType *resultTypes) {
+  Location location = unwrap(loc);
+  MLIRContext *ctx = location.getContext();
+  OpBuilder b(ctx);
+  SmallVector<Value> operands;
+  for (intptr_t i = 0; i < numArgs; ++i)
+    operands.push_back(unwrap(args[i]));
+  SmallVector<Type> results;
+  for (intptr_t i = 0; i < numResults; ++i)
+    results.push_back(unwrap(resultTypes[i]));
+  auto op = LocalCallOp::create(
+      b, location, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
+      operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)),
+      mlirAttributeIsNull(inPlacements)
+          ? DictionaryAttr()
+          : dyn_cast<DictionaryAttr>(unwrap(inPlacements)),
+      mlirAttributeIsNull(outPlacements)
+          ? ArrayAttr()
+          : dyn_cast<ArrayAttr>(unwrap(outPlacements)),
+      redistributeInputs ? b.getUnitAttr() : UnitAttr(),
+      unchecked ? b.getUnitAttr() : UnitAttr());
+  return wrap(op.getOperation());
+}
+
+void hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
+  auto fn = cast<FunctionOpInterface>(unwrap(func));
+  fn.setArgAttr(index, LocalCallOp::getArgNameAttrName(),
+                StringAttr::get(fn.getContext(), unwrap(name)));
 }
 
 MlirOperation hpDTensorYieldOpCreate(MlirLocation loc, intptr_t numValues,

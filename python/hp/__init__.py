@@ -16,7 +16,7 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "Type", "Value",
-    "dtensor_type", "local_region",
+    "dtensor_type", "local_call", "local_region",
 ]
 
 
@@ -174,6 +174,39 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
             outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
     return _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args), ins, outs,
                                 flat, redistribute_inputs, list(results))
+
+
+def local_call(func, device_mesh, in_placements=None, out_placements=None,
+               redistribute_inputs=False, unchecked=False):
+    """The seed's ``local_region(func, device_mesh=..., in_placements=...,
+    out_placements=..., redistribute_inputs=...)`` over a named ``func.func``.
+
+    ``func`` is the name of a function whose arguments were named with
+    ``add_function(..., arg_names=[...])`` (``dtensor.arg_name``). Returns a
+    callable ``call(ctx, block, *args, results=[...])`` that appends a
+    ``dtensor.local_call`` of it at one call site and returns the op; many
+    call sites share the function.
+    """
+
+    def call(ctx, block, *args, results):
+        ins = None
+        if in_placements is not None:
+            ins = [(name, None if ps is None else _placements(ctx, device_mesh, ps))
+                   for name, ps in in_placements.items()]
+        outs, flat = None, False
+        if out_placements is not None:
+            flat = len(out_placements) > 0 and all(
+                isinstance(p, Placement) for p in out_placements)
+            if flat:
+                outs = [_placements(ctx, device_mesh, out_placements)]
+            else:
+                outs = [None if ps is None else _placements(ctx, device_mesh, ps)
+                        for ps in out_placements]
+        return _hp.add_local_call(block, func, device_mesh.name, list(args), ins,
+                                  outs, flat, redistribute_inputs, unchecked,
+                                  list(results))
+
+    return call
 
 
 def yield_(block, values):

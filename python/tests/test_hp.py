@@ -169,3 +169,38 @@ def test_documented_example_runs():
                          check=True).stdout
     assert "shard.all_gather" in out
     assert "func.func @f(%arg0: tensor<4x8xf32>" in out
+
+
+def test_local_call_shares_a_local_function(ctx):
+    # The seed's local_region(func, device_mesh=..., ...) over a named
+    # func.func: two call sites of one local function.
+    mesh = hp.DeviceMesh("tp", (4,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    local_t = hp.Type.parse(ctx, "tensor<2x8xf32>")
+    f32 = hp.Type.parse(ctx, "f32")
+    body = hp.add_function(module, "scale", [local_t, f32], [local_t],
+                           arg_names=["x", "scale"])
+    x, s = body.arguments
+    splat = hp.add_op(body, "tensor.splat", [s], [local_t])
+    y = hp.add_op(body, "arith.mulf", [x, splat.results[0]], [local_t])
+    hp.add_op(body, "func.return", y.results, [])
+
+    sharded = hp.dtensor_type(ctx, (8, 8), "f32", mesh, [hp.Shard(0)])
+    replicated = hp.dtensor_type(ctx, (8, 8), "f32", mesh, [hp.Replicate()])
+    entry = hp.add_function(module, "f", [sharded, replicated, f32], [sharded, sharded])
+    a, r, k = entry.arguments
+    scale = hp.local_call("scale", mesh, in_placements={"x": [hp.Shard(0)]},
+                          out_placements=[hp.Shard(0)], redistribute_inputs=True)
+    first = scale(ctx, entry, a, k, results=[sharded])
+    second = scale(ctx, entry, r, k, results=[sharded])
+    hp.add_op(entry, "func.return", first.results + second.results, [])
+    module.verify()
+    text = str(module)
+    assert 'func.func @scale(%arg0: tensor<2x8xf32> {dtensor.arg_name = "x"}' in text
+    assert text.count("dtensor.local_call @scale(") == 2
+    assert "in_placements = {x = [shard<0>]} out_placements = [shard<0>] redistribute_inputs" in text
+    module.run("hp-partition")
+    lowered = str(module)
+    assert lowered.count("call @scale(") == 2
+    assert "shard.all_slice" in lowered  # the replicated operand, at entry

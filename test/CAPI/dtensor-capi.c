@@ -120,6 +120,28 @@ int main(void) {
   mlirOperationStateAddOperands(&ret, 1, &out);
   mlirBlockAppendOwnedOperation(entry, mlirOperationCreate(&ret));
 
+  // The decorator form: a private local function whose argument is named
+  // like a Python parameter, called by a local_call.
+  MlirType localFnType = mlirFunctionTypeGet(ctx, 1, &local, 1, &local);
+  MlirNamedAttribute localFnAttrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
+                            mlirStringAttrGet(ctx, str("keep"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
+                            mlirTypeAttrGet(localFnType)),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_visibility")),
+                            mlirStringAttrGet(ctx, str("private")))};
+  MlirOperationState localFnState = mlirOperationStateGet(str("func.func"), loc);
+  mlirOperationStateAddAttributes(&localFnState, 3, localFnAttrs);
+  MlirRegion emptyBody = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&localFnState, 1, &emptyBody);
+  MlirOperation localFn = mlirOperationCreate(&localFnState);
+  hpFuncSetArgName(localFn, 0, str("x"));
+  mlirBlockAppendOwnedOperation(top, localFn);
+  MlirOperation call = hpDTensorLocalCallOpCreate(
+      loc, str("keep"), str("mesh"), 1, &x, mlirAttributeGetNull(), flat,
+      false, false, 1, &in);
+  mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetTerminator(entry), call);
+
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   printf("verified: %d\n", mlirOperationVerify(moduleOp));
   // CHECK: verified: 1
@@ -129,6 +151,8 @@ int main(void) {
   // CHECK: dtensor.local_region on @mesh args(%{{.*}} as "x") out_placements = [shard<0>, replicate]
   // CHECK: ^bb0(%{{.*}}: tensor<4xf32>):
   // CHECK: dtensor.yield
+  // CHECK: dtensor.local_call @keep(%{{.*}}) on @mesh out_placements = [shard<0>, replicate]
+  // CHECK: func.func private @keep(tensor<4xf32> {dtensor.arg_name = "x"}) -> tensor<4xf32>
 
   /* Run the hp-partition pipeline. */
   MlirPassManager pm = mlirPassManagerCreate(ctx);
