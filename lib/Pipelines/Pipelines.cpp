@@ -58,7 +58,9 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // NCCL needs contiguous buffers; now their real layouts are known.
+  // Identity layouts that bufferization claimed by a cast hold only for some
+  // sizes; NCCL needs contiguous buffers. Now the real layouts are known.
+  pm.addNestedPass<func::FuncOp>(createCopyUnprovenIdentityCasts());
   pm.addNestedPass<func::FuncOp>(createNCCLContiguousBuffers());
   // A collective's result buffer is allocated where the collective runs;
   // out of loops it is allocated once instead of every iteration.

@@ -101,6 +101,27 @@ def NCCLContiguousBuffers : Pass<"nccl-contiguous-buffers"> {
   ];
 }
 
+def CopyUnprovenIdentityCasts : Pass<"copy-unproven-identity-casts"> {
+  let summary = "Replace memref.casts to an identity layout that hold only for some sizes by copies";
+  let description = [{
+    Runs right after one-shot bufferization. Bufferization satisfies an
+    identity-layout type (a function result under
+    `function-boundary-type-conversion=identity-layout-map`, a
+    `to_buffer`) from a strided buffer with a `memref.cast` whenever no
+    static stride contradicts it, although with a dynamic size the cast
+    holds only for some run-time sizes:
+    `memref<2x2x?xi64, strided<[6, 3, 1]>>` to `memref<2x2x?xi64>` is right
+    only when the last size is 3. Each such cast whose source is not
+    provably contiguous becomes an allocation and a `linalg.copy`, when its
+    users only read it or hand it on (return, call); otherwise it gets a
+    warning.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def ConvertNCCLToLLVM : Pass<"convert-nccl-to-llvm", "::mlir::ModuleOp"> {
   let summary = "Lower nccl ops to calls of the NCCL C API";
   let description = [{

@@ -16,6 +16,7 @@
 
 namespace hp {
 #define GEN_PASS_DEF_NCCLCONTIGUOUSBUFFERS
+#define GEN_PASS_DEF_COPYUNPROVENIDENTITYCASTS
 #include "hp/Conversion/Passes.h.inc"
 } // namespace hp
 
@@ -76,6 +77,62 @@ struct NCCLContiguousBuffersPass
         operand.set(stage(b, op, source, written));
       }
     });
+  }
+};
+
+/// Whether every use of `v` only reads it or hands it on (return, call).
+bool onlyReadOrPassedOn(Value v) {
+  return llvm::all_of(v.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<func::ReturnOp, func::CallOp, memref::DimOp>(user))
+      return true;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffectsOnValue(use.get(), list);
+    return llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Read>(e.getEffect());
+    });
+  });
+}
+
+/// One-shot bufferization meets an identity-layout type (a function result,
+/// a to_buffer) from a strided buffer with `memref.cast` whenever the cast
+/// is "guaranteed" by its static strides, which with a dynamic size it is
+/// not: `memref<2x2x?xi64, strided<[6, 3, 1]>>` to `memref<2x2x?xi64>` is
+/// right only when the last size is 3, and the caller then reads the wrong
+/// elements. Such a cast becomes a contiguous copy.
+struct CopyUnprovenIdentityCastsPass
+    : hp::impl::CopyUnprovenIdentityCastsBase<CopyUnprovenIdentityCastsPass> {
+  void runOnOperation() override {
+    SmallVector<memref::CastOp> casts;
+    getOperation()->walk([&](memref::CastOp cast) {
+      auto from = dyn_cast<MemRefType>(cast.getSource().getType());
+      auto to = dyn_cast<MemRefType>(cast.getType());
+      if (from && to && to.getLayout().isIdentity() &&
+          !isProvablyContiguous(from))
+        casts.push_back(cast);
+    });
+    for (memref::CastOp castOp : casts) {
+      if (!onlyReadOrPassedOn(castOp.getResult())) {
+        castOp.emitWarning("cast of a strided buffer to an identity layout is "
+                         "written through; it is right only for some run-time "
+                         "sizes");
+        continue;
+      }
+      OpBuilder b(castOp);
+      auto to = cast<MemRefType>(castOp.getType());
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < to.getRank(); ++d)
+        if (to.isDynamicDim(d))
+          dynamic.push_back(
+              memref::DimOp::create(b, castOp.getLoc(), castOp.getSource(), d));
+      Value copy = memref::AllocOp::create(b, castOp.getLoc(), to, dynamic);
+      linalg::CopyOp::create(b, castOp.getLoc(), castOp.getSource(), copy);
+      castOp.getResult().replaceAllUsesWith(copy);
+      castOp.erase();
+    }
   }
 };
 

@@ -5,6 +5,9 @@
 //    merged all_gather;
 //  * [2,3] 6x4x6: [shard<2>, shard<2>] -> [shard<1>, shard<1>]: a merged
 //    all_to_all whose nested pieces (1,1,0,1,1,0) differ from a flat split.
+//  * [2,3] 2x2x8: [partial<sum>, partial<sum>] -> [partial<sum>, shard<2>]:
+//    a function returning a column block of dynamic width, which
+//    bufferization handed back through a cast to an identity layout.
 // REQUIRES: mpi
 // RUN: %python %S/gen_redistribute.py --mesh 2x2 --type i32 --cases "7x9:P(max),S0->R,S1; 10x5:S0,P->S1,S0; 10x5:P,P(max)->S1,R" > %t.strided.mlir
 // RUN: hp-opt %t.strided.mlir --hp-lower-to-cpu=verify-plans -o %t.strided.ll.mlir
@@ -15,3 +18,6 @@
 // RUN: %python %S/gen_redistribute.py --mesh 2x3 --type i64 --cases "6x4x6:S2,S2->S1,S1" > %t.merged.mlir
 // RUN: hp-opt %t.merged.mlir --hp-lower-to-cpu=verify-plans -o %t.merged.ll.mlir
 // RUN: %hp-runner -np 6 %t.merged.ll.mlir -e main --entry-point-result=void | FileCheck %t.merged.mlir
+// RUN: %python %S/gen_redistribute.py --mesh 2x3 --type i64 --cases "2x2x8:P(sum),P(min)->P(sum),S2; 6x5x8:P(sum),P(sum)->P(sum),S2" > %t.column.mlir
+// RUN: hp-opt %t.column.mlir --hp-lower-to-cpu=verify-plans -o %t.column.ll.mlir
+// RUN: %hp-runner -np 6 %t.column.ll.mlir -e main --entry-point-result=void | FileCheck %t.column.mlir
