@@ -500,6 +500,38 @@ def mixed_partial_cases(k):
             pair([5, 3], [R, R] + rest, [P("prod"), P("sum")] + rest)]
 
 
+def random_cases(mesh, t, count, seed):
+    """`count` random placement pairs (every partial kind the type allows,
+    ranks 1 to 3, dims 1 to 9) from a fixed seed."""
+    import random
+    rng = random.Random(seed)
+    ops = ["sum", "max", "min", "prod"] + (["avg"] if t in FLOATS else [])
+    k = len(mesh)
+
+    def placements(rank):
+        out = []
+        for _ in range(k):
+            c = rng.randrange(4)
+            out.append(R if c == 0 else P(rng.choice(ops)) if c == 1
+                       else S(rng.randrange(rank)))
+        return out
+
+    cases = []
+    for _ in range(count):
+        rank = rng.randint(1, 3)
+        shape = [rng.randint(1, 9) for _ in range(rank)]
+        src, dst = placements(rank), placements(rank)
+        for m in range(k):  # P(a) -> P(b) on one mesh dim is not a redistribute
+            if src[m][0] == "P" and dst[m][0] == "P":
+                dst[m] = src[m]
+        # avg sources need values the generator builds for one avg axis only.
+        if any(p == P("avg") for p in src) and sum(p[0] == "P" for p in src) > 1:
+            src = [R if p == P("avg") else p for p in src]
+            dst = [R if p == P("avg") else p for p in dst]
+        cases.append(pair(shape, src, dst))
+    return cases
+
+
 SUITES = {
     "1d": lambda mesh, t: one_d_cases(["sum", "max", "min", "prod"] +
                                       (["avg"] if t in FLOATS else [])),
@@ -521,6 +553,9 @@ def main():
                     help="explicit cases: '7x9:P(max),S0->R,S1; ...'")
     ap.add_argument("--devices", default="",
                     help="device list of the grid, e.g. 3,1,2,0")
+    ap.add_argument("--random", type=int, default=0,
+                    help="add this many random placement pairs")
+    ap.add_argument("--seed", type=int, default=1, help="seed of --random")
     ap.add_argument("--regions", action="store_true",
                     help="move data with local_regions (redistribute_inputs) "
                          "instead of redistribute ops")
@@ -530,6 +565,8 @@ def main():
     for suite in args.suite:
         cases += SUITES[suite](mesh, args.type)
     cases += parse_cases(args.cases)
+    if args.random:
+        cases += random_cases(mesh, args.type, args.random, args.seed)
     if not cases:
         raise SystemExit("no cases: give --suite or --cases")
     for shape, chain in cases:
