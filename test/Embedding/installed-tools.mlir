@@ -6,10 +6,12 @@
 // RUN: %t/prefix/bin/hp-opt --version | FileCheck %s --check-prefix=VERSION
 // RUN: %t/prefix/bin/hp-runner %s -e main --entry-point-result=void | FileCheck %s --check-prefix=ONE
 // RUN: %if mpi %{ %t/prefix/bin/hp-runner -np 2 %s -e main --entry-point-result=void | FileCheck %s --check-prefix=NP %}
+// RUN: %python %hp_src_root/test/Tools/Inputs/lsp-client.py %t/prefix/bin/hp-lsp-server %hp_src_root/test/Tools/Inputs/lsp-document.mlir | FileCheck %s --check-prefix=LSP
+// LSP: server: mlir-lsp-server
 
 // OPT: shard.grid @m(shape = 2)
 // OPT: shard.all_gather
-// VERSION: LLVM
+// VERSION: hp version
 // ONE-COUNT-1: ( 0, 2, 4, 6 )
 // NP-COUNT-2: ( 0, 2, 4, 6 )
 

@@ -16,6 +16,25 @@
 // TAGGED-DAG: [1,0]<stdout>:( 0, 1, 2, 3, 4, 5, 6, 7 )
 // TAGGED-DAG: [1,1]<stdout>:( 0, 1, 2, 3, 4, 5, 6, 7 )
 
+// --help opens with hp-runner's own options; --version names hp's.
+// RUN: %hp-runner --help | FileCheck %s --check-prefix=HELP
+// HELP: OVERVIEW: hp-runner: run hp programs on one or many ranks
+// HELP: hp-runner options:
+// HELP-NEXT: -np N
+// HELP-NEXT: --mpirun-args=
+// HELP-NEXT: --target=cpu|gpu
+// HELP-NEXT: --gpu-chip=sm_XY
+// HELP: The options of mlir-runner follow.
+// RUN: %hp-runner --version | FileCheck %s --check-prefix=VERSION
+// RUN: hp-opt --version | FileCheck %s --check-prefix=VERSION
+// VERSION: hp version {{[0-9]+\.[0-9]+\.[0-9]+}} (git {{[0-9a-f]+|unknown}})
+// RUN: hp-opt --help | FileCheck %s --check-prefix=OPTHELP
+// OPTHELP: OVERVIEW: hp optimizer driver
+// OPTHELP: --hp-partition
+// OPTHELP: hp passes: --dtensor-check-contracts
+// Without --entry-point-result, an entry point of type () -> () runs.
+// RUN: %hp-runner %s -e main | FileCheck %s
+
 // --target=cpu is the default; anything but cpu or gpu is refused.
 // RUN: %hp-runner --target=cpu %s -e main --entry-point-result=void | FileCheck %s
 // RUN: not %hp-runner --target=tpu %s -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=TARGET

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/InitAllDialects.h"
+#include "hp/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -15,6 +16,7 @@
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
 
 int main(int argc, char **argv) {
+  hp::addVersionPrinter();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

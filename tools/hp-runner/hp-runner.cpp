@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/InitAllDialects.h"
+#include "hp/Version.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Pipelines/Pipelines.h"
 
@@ -261,10 +262,39 @@ llvm::LogicalResult lowerToLLVM(Operation *module, JitRunnerOptions &) {
   return pm.run(module);
 }
 
+/// hp-runner's own options, printed before mlir-runner's under --help.
+void printRunnerHelp() {
+  llvm::outs()
+      << "OVERVIEW: hp-runner: run hp programs on one or many ranks "
+         "(mlir-runner with hp's runtime)\n\n"
+         "USAGE: hp-runner [-np N] [options] <input.mlir>\n\n"
+         "hp-runner options:\n"
+         "  -np N                 run on N ranks: relaunch under mpirun, one "
+         "process per rank\n"
+         "  --mpirun-args=\"...\"   flags for mpirun itself (--tag-output "
+         "prefixes each line with its rank)\n"
+         "  --target=cpu|gpu      NCCL over MPI on host memory (default), or "
+         "NCCL and CUDA kernels\n"
+         "  --gpu-chip=sm_XY      GPU architecture for --target=gpu (default "
+         "sm_90)\n"
+         "  -e <name>             entry point (default main)\n"
+         "  --entry-point-result=void|i32|i64|f32  its result (default void)\n"
+         "Input at the dtensor level (or any non-LLVM dialect) is lowered with "
+         "hp-lower-to-cpu (or -gpu).\n"
+         "Environment: HP_TIMEOUT_S (seconds a collective may take, default "
+         "60).\n\n"
+         "The options of mlir-runner follow.\n\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (llvm::StringRef(argv[i]) == "--help" ||
+        llvm::StringRef(argv[i]) == "-help" || llvm::StringRef(argv[i]) == "-h")
+      printRunnerHelp();
   relaunchUnderMPI(argc, argv);
+  hp::addVersionPrinter();
   llvm::InitLLVM init(argc, argv);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -296,6 +326,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   args.push_back(preload.data());
+  // An entry point of type () -> () is the common case; mlir-runner's
+  // default (f32) makes every rank print an error instead.
+  static char voidResult[] = "--entry-point-result=void";
+  if (llvm::none_of(args, [](char *a) {
+        return llvm::StringRef(a).contains("entry-point-result");
+      }))
+    args.push_back(voidResult);
 
   DialectRegistry registry;
   registerAllDialects(registry);
