@@ -6,6 +6,9 @@
 // RUN: cmake -S %S/external-project -B %t/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DHP_DIR=%t/prefix/lib/cmake/hp > %t/configure.log
 // RUN: cmake --build %t/build > %t/build.log
 // RUN: %t/build/my-hp-tool %s --dtensor-expand-local-regions | FileCheck %s
+// The tool runs hp's pipelines down to LLVM, bufferization included.
+// RUN: %t/build/my-hp-tool %hp_src_root/examples/tp_mlp.mlir --hp-lower-to-cpu | FileCheck %s --check-prefix=LLVM
+// LLVM: llvm.call @ncclAllReduce
 
 // CHECK-LABEL: func.func @f
 // CHECK: %[[L:.*]] = dtensor.to_local
