@@ -68,8 +68,22 @@ struct Context {
           mlirDiagnosticPrint(diag, appendTo, &text);
           std::string where;
           mlirLocationPrint(mlirDiagnosticGetLocation(diag), appendTo, &where);
-          static_cast<Context *>(self)->diagnostics.push_back(where + ": " +
-                                                              text);
+          const char *severity = "error";
+          switch (mlirDiagnosticGetSeverity(diag)) {
+          case MlirDiagnosticWarning:
+            severity = "warning";
+            break;
+          case MlirDiagnosticNote:
+            severity = "note";
+            break;
+          case MlirDiagnosticRemark:
+            severity = "remark";
+            break;
+          default:
+            break;
+          }
+          static_cast<Context *>(self)->diagnostics.push_back(
+              where + ": " + severity + ": " + text);
           return mlirLogicalResultSuccess();
         },
         this, nullptr);
@@ -156,12 +170,18 @@ struct Module {
     mlirOperationPrint(operation(), appendTo, &s);
     return s;
   }
-  void verify() {
+  /// The diagnostics collected since the last call (warnings, remarks).
+  std::vector<std::string> takeDiagnostics() {
+    std::vector<std::string> taken;
+    taken.swap(context->diagnostics);
+    return taken;
+  }
+  std::vector<std::string> verify() {
     if (!mlirOperationVerify(operation()))
       context->fail("module does not verify");
-    context->diagnostics.clear();
+    return takeDiagnostics();
   }
-  void run(const std::string &pipeline) {
+  std::vector<std::string> run(const std::string &pipeline) {
     MlirPassManager pm = mlirPassManagerCreate(context->ctx);
     std::string error;
     std::string anchored = "builtin.module(" + pipeline + ")";
@@ -176,12 +196,15 @@ struct Module {
     mlirPassManagerDestroy(pm);
     if (mlirLogicalResultIsFailure(ran))
       context->fail("pipeline '" + pipeline + "' failed");
-    context->diagnostics.clear();
+    return takeDiagnostics();
   }
 };
 
-std::shared_ptr<Module> parseModule(ContextRef context, const std::string &text) {
-  MlirModule m = mlirModuleCreateParse(context->ctx, toRef(text));
+std::shared_ptr<Module> parseModule(ContextRef context, const std::string &text,
+                                    const std::string &filename) {
+  // The file name goes into every location, so diagnostics name the file.
+  MlirModule m = hpModuleCreateParseNamed(context->ctx, toRef(text),
+                                          toRef(filename));
   if (mlirModuleIsNull(m))
     context->fail("cannot parse the module");
   context->diagnostics.clear();
@@ -243,15 +266,18 @@ NB_MODULE(_hp, m) {
       .def("__str__", &Operation::str);
 
   nb::class_<Module>(m, "Module")
-      .def_static("parse", &parseModule, "Parses a module; raises ValueError with the diagnostics.")
+      .def_static("parse", &parseModule, nb::arg("context"), nb::arg("text"),
+                  nb::arg("filename") = "-",
+                  "Parses a module (locations name `filename`); raises ValueError with the diagnostics.")
       .def_static("create", [](ContextRef c) {
         return std::make_shared<Module>(c, mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
       })
       .def("__str__", &Module::str)
-      .def("verify", &Module::verify, "Raises ValueError with the diagnostics if invalid.")
+      .def("verify", &Module::verify,
+           "Raises ValueError with the diagnostics if invalid; returns the warnings and remarks.")
       .def("run", &Module::run, nb::arg("pipeline"),
            "Runs a pass pipeline on the module, e.g. 'hp-partition'; raises "
-           "ValueError with the diagnostics on failure.")
+           "ValueError with the diagnostics on failure; returns the warnings and remarks (print-plans).")
       .def_prop_ro("body", &Module::body);
 
   // Placements and types.

@@ -116,6 +116,12 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalCallOpCreate(
 MLIR_CAPI_EXPORTED void hpFuncSetArgName(MlirOperation func, intptr_t index,
                                          MlirStringRef name);
 
+/// Parses `text` as a module whose locations name `filename`; null on error
+/// (the diagnostics go to the context's handlers).
+MLIR_CAPI_EXPORTED MlirModule hpModuleCreateParseNamed(MlirContext ctx,
+                                                       MlirStringRef text,
+                                                       MlirStringRef filename);
+
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(MlirLocation loc,
                                                         intptr_t numValues,
                                                         const MlirValue *values);

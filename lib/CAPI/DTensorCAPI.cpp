@@ -12,6 +12,7 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Parser/Parser.h"
 
 using namespace mlir;
 using namespace hp::dtensor;
@@ -197,6 +198,14 @@ void hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
   auto fn = cast<FunctionOpInterface>(unwrap(func));
   fn.setArgAttr(index, LocalCallOp::getArgNameAttrName(),
                 StringAttr::get(fn.getContext(), unwrap(name)));
+}
+
+MlirModule hpModuleCreateParseNamed(MlirContext ctx, MlirStringRef text,
+                                    MlirStringRef filename) {
+  ParserConfig config(unwrap(ctx));
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(unwrap(text), config, unwrap(filename));
+  return MlirModule{module.release().getOperation()};
 }
 
 MlirOperation hpDTensorYieldOpCreate(MlirLocation loc, intptr_t numValues,

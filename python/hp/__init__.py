@@ -16,7 +16,8 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "Type", "Value",
-    "dtensor_type", "local_call", "local_region",
+    "RunError", "dtensor_type", "from_local", "local_call", "local_region",
+    "redistribute", "run", "to_local",
 ]
 
 
@@ -207,6 +208,100 @@ def local_call(func, device_mesh, in_placements=None, out_placements=None,
                                   list(results))
 
     return call
+
+
+def redistribute(block, value, to_type):
+    """Appends ``dtensor.redistribute`` of ``value`` to the DTensor type
+    ``to_type`` (same shape and mesh, other placements); returns the result."""
+    return _hp.add_op(block, "dtensor.redistribute", [value], [to_type]).results[0]
+
+
+def from_local(block, local, dtensor_type):
+    """Appends ``dtensor.from_local``: this rank's block as a DTensor."""
+    return _hp.add_op(block, "dtensor.from_local", [local], [dtensor_type]).results[0]
+
+
+def to_local(block, dtensor, local_type):
+    """Appends ``dtensor.to_local``: this rank's block of a DTensor."""
+    return _hp.add_op(block, "dtensor.to_local", [dtensor], [local_type]).results[0]
+
+
+def _runner():
+    """hp-runner next to this package: <build>/bin or <prefix>/bin, or
+    HP_TOOLS_DIR."""
+    import os
+    import shutil
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = []
+    if os.environ.get("HP_TOOLS_DIR"):
+        candidates.append(os.path.join(os.environ["HP_TOOLS_DIR"], "hp-runner"))
+    candidates += [os.path.join(here, "..", "..", "bin", "hp-runner"),       # build
+                   os.path.join(here, "..", "..", "..", "bin", "hp-runner")]  # prefix/lib/python
+    for c in candidates:
+        if os.path.exists(c):
+            return os.path.normpath(c)
+    found = shutil.which("hp-runner")
+    if not found:
+        raise RuntimeError("hp-runner not found: set HP_TOOLS_DIR")
+    return found
+
+
+class RunError(RuntimeError):
+    """A program failed on some ranks; ``outputs`` and ``errors`` hold each
+    rank's standard output and standard error."""
+
+    def __init__(self, message, outputs, errors):
+        super().__init__(message)
+        self.outputs, self.errors = outputs, errors
+
+
+def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
+    """Runs a program on ``np`` CPU ranks with hp-runner and returns each
+    rank's standard output, a list indexed by rank.
+
+    ``module_or_path`` is a :class:`Module` or the path of a ``.mlir`` file
+    (dtensor level or already lowered). The entry point takes no arguments
+    and returns nothing. Raises :class:`RunError` with every rank's error
+    output when the program fails.
+    """
+    import os
+    import re
+    import subprocess
+    import tempfile
+    if np < 1:
+        raise ValueError(f"np must be a positive number of ranks, got {np}")
+    path, cleanup = module_or_path, None
+    if not isinstance(module_or_path, (str, os.PathLike)):
+        fd, path = tempfile.mkstemp(suffix=".mlir")
+        with os.fdopen(fd, "w") as f:
+            f.write(str(module_or_path))
+        cleanup = path
+    try:
+        cmd = [_runner(), "-np", str(np), "--mpirun-args=--tag-output", str(path),
+               "-e", entry, "--entry-point-result=void", *extra_args]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    finally:
+        if cleanup:
+            os.unlink(cleanup)
+    outputs = [""] * np
+    errors = [""] * np
+    untagged = []
+    tag = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:(.*)$")
+    for stream, text in (("stdout", proc.stdout), ("stderr", proc.stderr)):
+        for line in text.splitlines():
+            m = tag.match(line)
+            if m and int(m.group(1)) < np:
+                target = outputs if m.group(2) == "stdout" else errors
+                target[int(m.group(1))] += m.group(3) + "\n"
+            elif line.strip():
+                untagged.append(line)
+    if proc.returncode != 0:
+        ranks = [f"rank {r}: {e.strip()}" for r, e in enumerate(errors) if e.strip()]
+        detail = "\n".join(ranks + untagged[-20:])
+        raise RunError(f"hp-runner failed (exit {proc.returncode}) on {np} ranks:\n{detail}",
+                       outputs, errors)
+    return outputs
 
 
 def yield_(block, values):

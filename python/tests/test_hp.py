@@ -2,6 +2,8 @@
 diagnostics, placements with hyper_parallel's reprs, meshes, DTensor types
 and local_region construction."""
 
+import shutil
+
 import pytest
 
 import hp
@@ -204,3 +206,84 @@ def test_local_call_shares_a_local_function(ctx):
     lowered = str(module)
     assert lowered.count("call @scale(") == 2
     assert "shard.all_slice" in lowered  # the replicated operand, at entry
+
+
+RUN_PROGRAM = """
+dtensor.mesh @m shape = [2]
+func.func @main() {
+  %c0 = arith.constant 0 : index
+  %f0 = arith.constant 0.0 : f32
+  %x = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %d = dtensor.from_local %x : tensor<4xf32> -> !dtensor.tensor<4xf32, @m, [replicate]>
+  %s = dtensor.redistribute %d : !dtensor.tensor<4xf32, @m, [replicate]> -> !dtensor.tensor<4xf32, @m, [shard<0>]>
+  %l = dtensor.to_local %s : !dtensor.tensor<4xf32, @m, [shard<0>]> -> tensor<2xf32>
+  %v = vector.transfer_read %l[%c0], %f0 : tensor<2xf32>, vector<2xf32>
+  vector.print %v : vector<2xf32>
+  return
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_returns_each_ranks_output(ctx, tmp_path):
+    module = hp.Module.parse(ctx, RUN_PROGRAM)
+    outputs = hp.run(module, np=2)
+    assert [o.strip() for o in outputs] == ["( 1, 2 )", "( 3, 4 )"]
+    path = tmp_path / "p.mlir"
+    path.write_text(RUN_PROGRAM)
+    assert hp.run(str(path), np=2) == outputs
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_raises_with_each_ranks_errors(ctx):
+    # Launched on 1 rank, the 2-device mesh fails on every rank with hp's message.
+    module = hp.Module.parse(ctx, RUN_PROGRAM)
+    with pytest.raises(hp.RunError, match="grid @m has 2 devices but the job has 1 ranks"):
+        hp.run(module, np=1)
+
+
+def test_remarks_and_warnings_reach_python_with_locations(ctx):
+    module = hp.Module.parse(ctx, """
+dtensor.mesh @m shape = [2]
+func.func @f(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [replicate]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8xf32, @m, [shard<0>]> -> !dtensor.tensor<8xf32, @m, [replicate]>
+  return %r : !dtensor.tensor<8xf32, @m, [replicate]>
+}
+""", filename="model.mlir")
+    diagnostics = module.run("hp-partition{print-plans}")
+    plans = [d for d in diagnostics if "remark: plan [S(0)] -> [R]" in d]
+    assert plans and plans[0].startswith('loc("model.mlir":4:')
+    assert module.verify() == []
+
+
+def test_parse_errors_name_the_file(ctx):
+    with pytest.raises(ValueError, match='"model.mlir":1:'):
+        hp.Module.parse(ctx, "func.func @f( {", filename="model.mlir")
+
+
+def test_redistribute_from_local_to_local_builders(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    local_t = hp.Type.parse(ctx, "tensor<4xf32>")
+    half_t = hp.Type.parse(ctx, "tensor<2xf32>")
+    replicated = hp.dtensor_type(ctx, (4,), "f32", mesh, [hp.Replicate()])
+    sharded = hp.dtensor_type(ctx, (4,), "f32", mesh, [hp.Shard(0)])
+    entry = hp.add_function(module, "f", [local_t], [half_t])
+    d = hp.from_local(entry, entry.arguments[0], replicated)
+    s = hp.redistribute(entry, d, sharded)
+    l = hp.to_local(entry, s, half_t)
+    hp.add_op(entry, "func.return", [l], [])
+    module.verify()
+    text = str(module)
+    assert "dtensor.redistribute" in text and "dtensor.to_local" in text
+    module.run("hp-partition")
+    assert "shard.all_slice" in str(module)
+    # A wrong local type is the verifier's error.
+    bad = hp.Module.create(ctx)
+    mesh.add_to(bad)
+    e2 = hp.add_function(bad, "g", [local_t], [])
+    hp.from_local(e2, e2.arguments[0], sharded)
+    hp.add_op(e2, "func.return", [], [])
+    with pytest.raises(ValueError, match="does not match the local type"):
+        bad.verify()
