@@ -45,6 +45,12 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
            "Testing only: change the first step of every plan so that it "
            "means something else (shows that verify-plans catches it)">,
   ];
+  let statistics = [
+    Statistic<"numRedistributes", "redistributes", "Redistributes planned">,
+    Statistic<"numCollectives", "collectives", "Collectives in the plans">,
+    Statistic<"bytesPerRank", "bytes-per-rank",
+              "Bytes one rank sends, summed over the plans">,
+  ];
   let dependentDialects = [
     "::hp::dtensor::DTensorDialect",
     "::mlir::arith::ArithDialect",

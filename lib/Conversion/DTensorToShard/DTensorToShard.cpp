@@ -104,6 +104,8 @@ struct Planner {
   bool printPlans = false;
   bool verifyPlans = false;
   bool breakPlans = false;
+  /// Called once per planned redistribute (pass statistics).
+  std::function<void(const plan::Plan &)> onPlan;
   llvm::DenseMap<Operation *, plan::Plan> plans;
 
   /// The plan of `op`, or failure after an error on `op`.
@@ -127,7 +129,10 @@ struct Planner {
     if (breakPlans)
       breakPlan(*plan, problem.globalShape.size());
     if (printPlans)
-      op.emitRemark() << "plan " << describe(problem, *plan);
+      op.emitRemark() << "plan " << describe(problem, *plan) << "\n"
+                      << plan->describe();
+    if (onPlan)
+      onPlan(*plan);
     if (verifyPlans) {
       if (!plan::isCheckable(problem))
         op.emitWarning("plan not checked: the tensor is too large to "
@@ -443,6 +448,12 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
+  planner->onPlan = [this](const plan::Plan &plan) {
+    ++numRedistributes;
+    numCollectives += plan.numCollectives;
+    for (const plan::Step &step : plan.steps)
+      bytesPerRank += static_cast<uint64_t>(step.bytes);
+  };
   bool missingMesh = false;
   TypeConverter converter;
   addTypeConversion(converter, table, &missingMesh);

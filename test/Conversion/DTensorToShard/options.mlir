@@ -3,6 +3,16 @@
 // RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 axis-weights=8,1" -canonicalize -split-input-file | FileCheck %s --check-prefix=WEIGHTS
 // RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=100000" -canonicalize -split-input-file | FileCheck %s --check-prefix=ALPHA
 // RUN: hp-opt %s -convert-dtensor-to-shard -canonicalize -split-input-file | FileCheck %s --check-prefix=DEFAULT
+// print-plans also states, readably, the bytes per rank with units and each
+// step with the layouts before and after it.
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=READABLE
+// READABLE: remark: plan [P(sum), P(sum)] -> [R, R]: cost=4.480000e+02 collectives=1
+// READABLE-NEXT: 448 B sent per rank in 1 collective
+// READABLE-NEXT: 1. all_reduce(axes=[0, 1], sum, cost=4.480000e+02): [P(sum), P(sum)] -> [R, R], sends 448 B per rank
+// READABLE: remark: plan [S(0), S(0)] -> [R, R]: cost=3.200000e+01 collectives=2
+// READABLE-NEXT: 32 B sent per rank in 2 collectives
+// READABLE-NEXT: 1. all_gather(axes=[1], dim=0, cost=1.200000e+01): [S(0), S(0)] -> [S(0), R], sends 12 B per rank
+// READABLE-NEXT: 2. all_gather(axes=[0], dim=0, cost=2.000000e+01): [S(0), R] -> [R, R], sends 20 B per rank
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=8,1,3" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXTRAWEIGHT
 // EXTRAWEIGHT: error: axis-weights has 3 entries, but no mesh has more than 2 axes

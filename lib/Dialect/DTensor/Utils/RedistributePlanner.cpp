@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -101,6 +102,65 @@ std::string Step::str() const {
   return s;
 }
 
+/// `1.5 KiB`-style sizes.
+static std::string humanBytes(double bytes) {
+  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (u == 0)
+    os << static_cast<int64_t>(bytes + 0.5) << " B";
+  else
+    os << llvm::format("%.1f ", bytes) << units[u];
+  return s;
+}
+
+std::string State::str() const {
+  std::string s = placementsToString(placements);
+  // The nesting order, where it is not the mesh-dim order types imply.
+  bool defaultOrder = true;
+  for (const auto &dims : order)
+    defaultOrder &= llvm::is_sorted(dims);
+  if (defaultOrder)
+    return s;
+  llvm::raw_string_ostream os(s);
+  os << " (splits";
+  for (auto [d, dims] : llvm::enumerate(order)) {
+    if (dims.size() < 2)
+      continue;
+    os << " dim " << d << " by mesh axes [";
+    llvm::interleaveComma(dims, os);
+    os << "]";
+  }
+  os << ", outermost first)";
+  return s;
+}
+
+std::string Plan::describe() const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  double total = 0;
+  for (const Step &step : steps)
+    total += step.bytes;
+  os << "  " << humanBytes(total) << " sent per rank in " << numCollectives
+     << (numCollectives == 1 ? " collective" : " collectives");
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    os << "\n  " << i + 1 << ". " << step.str() << ": ";
+    if (i < states.size())
+      os << states[i].str();
+    os << " -> ";
+    if (i + 1 < states.size())
+      os << states[i + 1].str();
+    os << (step.isCollective ? ", sends " + humanBytes(step.bytes) + " per rank"
+                             : ", local");
+  }
+  return s;
+}
+
 std::string Plan::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -152,6 +212,7 @@ struct Costing {
   void price(Step &step, double fraction, double bytes) const {
     int64_t n = groupSize(step.axes);
     step.isCollective = n > 1;
+    step.bytes = step.isCollective ? fraction * bytes : 0;
     step.cost = step.isCollective
                     ? weight(step.axes) * fraction * bytes + options.latencyBytes
                     : 0;

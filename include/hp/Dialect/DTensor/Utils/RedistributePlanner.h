@@ -45,6 +45,8 @@ struct State {
   static State fromPlacements(llvm::ArrayRef<Placement> placements,
                               int64_t tensorRank);
   std::string key() const;
+  /// `[S(0), S(0)]`, with the nesting order where it is not the default.
+  std::string str() const;
   bool operator==(const State &o) const { return key() == o.key(); }
 };
 
@@ -63,6 +65,8 @@ struct Step {
   int64_t dstDim = -1;
   int64_t reduceOp = 0;
   double cost = 0;
+  /// Bytes one rank sends (ring algorithms, padded pieces), unweighted.
+  double bytes = 0;
   /// Whether this step communicates (collectives on groups larger than one).
   bool isCollective = false;
 
@@ -94,7 +98,11 @@ struct Plan {
   double cost = 0;
   int64_t numCollectives = 0;
   double peakBytes = 0;
+  /// One line: `cost=... collectives=N steps=[...]`.
   std::string str() const;
+  /// Further lines: bytes per rank with units, and each step with the
+  /// layouts before and after it.
+  std::string describe() const;
 };
 
 /// Padded local bytes (the largest chunk on any rank) of `state`.
