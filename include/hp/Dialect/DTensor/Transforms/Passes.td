@@ -66,4 +66,25 @@ def DTensorDropLayoutAttrs : Pass<"dtensor-drop-layout-attrs"> {
   }];
 }
 
+def DTensorPrintLayouts : Pass<"dtensor-print-layouts"> {
+  let summary = "Draw which device holds which block of each DTensor";
+  let description = [{
+    Like torch's `visualize_sharding` and JAX's
+    `jax.debug.visualize_array_sharding`: for every DTensor function argument
+    and op result of rank 1 or 2 with a static shape, a remark draws the
+    global tensor as a grid of blocks (row and column ranges), each cell
+    naming the devices (linear mesh indices) that hold it. Uneven and empty
+    blocks show as they are; partial placements are marked. Meshes of more
+    than 256 devices get a one-line summary. The IR is unchanged.
+
+    ```
+    remark: layout of !dtensor.tensor<10x8xf32, @m, [shard<0>, shard<1>]>:
+      rows \ cols  0-3     4-7
+      0-4           dev 0   dev 1
+      5-9           dev 2   dev 3
+    ```
+  }];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
 #endif // HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_TD
