@@ -153,14 +153,16 @@ def dtensor_type(ctx, shape, element_type, mesh, placements):
 
 
 def local_region(ctx, block, mesh, args, results, in_placements=None,
-                 out_placements=None, redistribute_inputs=False):
+                 out_placements=None, redistribute_inputs=False, body=None):
     """Appends a ``dtensor.local_region`` to ``block``.
 
     ``args`` is a list of ``(value, name)``; ``in_placements`` maps names to
     placement lists or ``None``; ``out_placements`` is one placement list
     (flat form) or a list of placement lists / ``None`` (per-output form).
     Returns ``(operation, body)``: append the body's ops to ``body`` (its
-    arguments have the local types) and finish with ``yield_``.
+    arguments have the local types) and finish with ``yield_``. Or pass
+    ``body=fn``: ``fn(body_block, *local_args)`` builds the body and returns
+    the values to yield, and the yield is added for you.
     """
     ins = None
     if in_placements is not None:
@@ -173,8 +175,17 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
             outs = [_placements(ctx, mesh, out_placements)]
         else:
             outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
-    return _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args), ins, outs,
-                                flat, redistribute_inputs, list(results))
+    op, body_block = _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args),
+                                          ins, outs, flat, redistribute_inputs,
+                                          list(results))
+    if body is not None:
+        values = body(body_block, *body_block.arguments)
+        if values is None:
+            values = []
+        elif isinstance(values, Value):
+            values = [values]
+        yield_(body_block, list(values))
+    return op, body_block
 
 
 def local_call(func, device_mesh, in_placements=None, out_placements=None,

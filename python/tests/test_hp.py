@@ -287,3 +287,22 @@ def test_redistribute_from_local_to_local_builders(ctx):
     hp.add_op(e2, "func.return", [], [])
     with pytest.raises(ValueError, match="does not match the local type"):
         bad.verify()
+
+
+def test_local_region_body_from_a_callback(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    sharded = hp.dtensor_type(ctx, (8,), "f32", mesh, [hp.Shard(0)])
+    entry = hp.add_function(module, "f", [sharded], [sharded])
+
+    def double(body, x):
+        return hp.add_op(body, "arith.addf", [x, x], [x.type]).results[0]
+
+    region, _ = hp.local_region(ctx, entry, mesh, args=[(entry.arguments[0], "x")],
+                                results=[sharded], out_placements=[hp.Shard(0)],
+                                body=double)
+    hp.add_op(entry, "func.return", region.results, [])
+    module.verify()
+    assert "arith.addf %arg1, %arg1 : tensor<4xf32>" in str(module)
+    assert "dtensor.yield" in str(module)
