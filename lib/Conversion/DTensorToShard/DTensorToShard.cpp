@@ -448,11 +448,19 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
-  planner->onPlan = [this](const plan::Plan &plan) {
+  // Totals for the statistics (compiled out of Debian's LLVM) and for the
+  // summary remark print-plans ends with.
+  int64_t redistributes = 0, collectives = 0;
+  double bytes = 0;
+  planner->onPlan = [&](const plan::Plan &plan) {
     ++numRedistributes;
     numCollectives += plan.numCollectives;
-    for (const plan::Step &step : plan.steps)
+    ++redistributes;
+    collectives += plan.numCollectives;
+    for (const plan::Step &step : plan.steps) {
       bytesPerRank += static_cast<uint64_t>(step.bytes);
+      bytes += step.bytes;
+    }
   };
   bool missingMesh = false;
   TypeConverter converter;
@@ -490,4 +498,10 @@ void ConvertDTensorToShardPass::runOnOperation() {
                        "that does not exist");
     return signalPassFailure();
   }
+  if (printPlans && redistributes > 0)
+    module.emitRemark() << "convert-dtensor-to-shard planned " << redistributes
+                        << (redistributes == 1 ? " redistribute: " : " redistributes: ")
+                        << collectives
+                        << (collectives == 1 ? " collective, " : " collectives, ")
+                        << plan::humanBytes(bytes) << " sent per rank in all";
 }

@@ -102,8 +102,7 @@ std::string Step::str() const {
   return s;
 }
 
-/// `1.5 KiB`-style sizes.
-static std::string humanBytes(double bytes) {
+std::string hp::dtensor::plan::humanBytes(double bytes) {
   static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
   while (bytes >= 1024 && u < 4) {

@@ -119,6 +119,9 @@ void forEachSuccessor(const Problem &problem, const Options &options,
 std::optional<Plan> planRedistribute(const Problem &problem,
                                      const Options &options);
 
+/// `448 B`, `1.5 MiB`.
+std::string humanBytes(double bytes);
+
 /// Text of a placement list, `[S(0), R, P(sum)]`.
 std::string placementsToString(llvm::ArrayRef<Placement> placements);
 
