@@ -35,6 +35,7 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   convert.axisWeights = llvm::to_vector(options.axisWeights);
   convert.printPlans = options.printPlans;
   convert.verifyPlans = options.verifyPlans;
+  convert.printTotals = options.printTotals;
   pm.addPass(createConvertDTensorToShard(convert));
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }

@@ -5,9 +5,9 @@
 // RUN: hp-opt --hp-partition %hp_src_root/examples/dp_tp_mlp.mlir | mlir-opt --allow-unregistered-dialect | FileCheck %s --check-prefix=UPSTREAM
 // Pipeline options reach convert-dtensor-to-shard.
 // RUN: hp-opt --hp-partition="latency-bytes=0 axis-weights=1 print-plans" --mlir-print-op-on-diagnostic=false %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLANS
-// print-plans ends with the totals (Debian's LLVM compiles pass statistics
+// print-totals sums the plans up (Debian's LLVM compiles pass statistics
 // out, so --mlir-pass-statistics shows them only with a statistics build).
-// RUN: hp-opt --hp-partition="print-plans" --mlir-print-op-on-diagnostic=false %hp_src_root/examples/dp_tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOTALS
+// RUN: hp-opt --hp-partition="print-totals" --mlir-print-op-on-diagnostic=false %hp_src_root/examples/dp_tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOTALS
 // TOTALS: remark: convert-dtensor-to-shard planned 6 redistributes: 3 collectives, {{[0-9.]+ [KM]?i?B}} sent per rank in all
 // verify-plans reaches it too: with a large tensor the checker says it skipped.
 // RUN: hp-opt --hp-partition=verify-plans %hp_src_root/test/Conversion/DTensorToShard/verify-plans.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=VERIFY

@@ -39,6 +39,9 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
                "Bandwidth cost multiplier per mesh axis (default 1 each)">,
     Option<"printPlans", "print-plans", "bool", /*default=*/"false",
            "Emit a remark with each plan and its cost">,
+    Option<"printTotals", "print-totals", "bool", /*default=*/"false",
+           "Emit a remark with the number of redistributes and collectives "
+           "and the bytes per rank planned in the module">,
     Option<"verifyPlans", "verify-plans", "bool", /*default=*/"false",
            "Check every plan by simulation before emitting it">,
     Option<"testBreakPlans", "test-break-plans", "bool", /*default=*/"false",

@@ -27,6 +27,11 @@ struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
   OptionsBase::Option<bool> printPlans{
       *this, "print-plans", llvm::cl::desc("Remark each redistribute plan"),
       llvm::cl::init(false)};
+  OptionsBase::Option<bool> printTotals{
+      *this, "print-totals",
+      llvm::cl::desc("Remark the redistributes, collectives and bytes per "
+                     "rank planned"),
+      llvm::cl::init(false)};
   OptionsBase::Option<bool> verifyPlans{
       *this, "verify-plans",
       llvm::cl::desc("Check every redistribute plan by simulation"),
@@ -49,6 +54,7 @@ struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
     axisWeights = llvm::to_vector(other.axisWeights);
     printPlans = other.printPlans;
     verifyPlans = other.verifyPlans;
+    printTotals = other.printTotals;
   }
 };
 

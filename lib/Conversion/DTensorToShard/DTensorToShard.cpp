@@ -449,7 +449,7 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
   // Totals for the statistics (compiled out of Debian's LLVM) and for the
-  // summary remark print-plans ends with.
+  // print-totals remark.
   int64_t redistributes = 0, collectives = 0;
   double bytes = 0;
   planner->onPlan = [&](const plan::Plan &plan) {
@@ -498,7 +498,7 @@ void ConvertDTensorToShardPass::runOnOperation() {
                        "that does not exist");
     return signalPassFailure();
   }
-  if (printPlans && redistributes > 0)
+  if (printTotals)
     module.emitRemark() << "convert-dtensor-to-shard planned " << redistributes
                         << (redistributes == 1 ? " redistribute: " : " redistributes: ")
                         << collectives

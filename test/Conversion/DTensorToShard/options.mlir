@@ -13,6 +13,10 @@
 // READABLE-NEXT: 32 B sent per rank in 2 collectives
 // READABLE-NEXT: 1. all_gather(axes=[1], dim=0, cost=1.200000e+01): [S(0), S(0)] -> [S(0), R], sends 12 B per rank
 // READABLE-NEXT: 2. all_gather(axes=[0], dim=0, cost=2.000000e+01): [S(0), R] -> [R, R], sends 20 B per rank
+// print-totals sums each module's plans up.
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-totals" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOTALS
+// TOTALS: remark: convert-dtensor-to-shard planned 1 redistribute: 1 collective, 448 B sent per rank in all
+// TOTALS: remark: convert-dtensor-to-shard planned 1 redistribute: 2 collectives, 32 B sent per rank in all
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=8,1,3" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXTRAWEIGHT
 // EXTRAWEIGHT: error: axis-weights has 3 entries, but no mesh has more than 2 axes
