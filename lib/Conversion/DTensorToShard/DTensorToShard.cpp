@@ -78,7 +78,7 @@ void breakPlan(plan::Plan &plan, int64_t rank) {
     std::reverse(s.axes.begin(), s.axes.end());
   else if (s.kind == plan::Step::AllReduce ||
            s.kind == plan::Step::ReduceScatter ||
-           s.kind == plan::Step::MakePartial)
+           s.kind == plan::Step::MakePartial || s.kind == plan::Step::Fill)
     s.reduceOp = (s.reduceOp + 2) % 5;
   else if (s.dim >= 0 && rank > 1)
     s.dim = (s.dim + 1) % rank;

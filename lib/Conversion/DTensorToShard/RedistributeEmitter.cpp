@@ -150,6 +150,37 @@ private:
     return cast<TypedAttr>(
         b.getZeroAttr(cast<RankedTensorType>(x.getType()).getElementType()));
   }
+  /// The value a reduction `op` leaves unchanged: 0, 1, the lowest or the
+  /// highest value of the type.
+  TypedAttr identityOf(Type t, ReduceOp op) {
+    if (auto f = dyn_cast<FloatType>(t)) {
+      const llvm::fltSemantics &sem = f.getFloatSemantics();
+      switch (op) {
+      case ReduceOp::Max:
+        return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
+      case ReduceOp::Min:
+        return b.getFloatAttr(f, llvm::APFloat::getInf(sem));
+      case ReduceOp::Prod:
+        return b.getFloatAttr(f, 1.0);
+      default:
+        return b.getFloatAttr(f, 0.0);
+      }
+    }
+    auto i = cast<IntegerType>(t);
+    unsigned w = i.getWidth();
+    switch (op) {
+    case ReduceOp::Max:
+      return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMinValue(w)
+                                                : llvm::APInt::getSignedMinValue(w));
+    case ReduceOp::Min:
+      return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMaxValue(w)
+                                                : llvm::APInt::getSignedMaxValue(w));
+    case ReduceOp::Prod:
+      return b.getIntegerAttr(i, 1);
+    default:
+      return b.getIntegerAttr(i, 0);
+    }
+  }
   TypedAttr oneOf(Value x) {
     Type t = cast<RankedTensorType>(x.getType()).getElementType();
     if (auto f = dyn_cast<FloatType>(t))
@@ -373,6 +404,27 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
                                        axesAttr(axes), x, b.getIndexAttr(d));
     auto [offset, length] = chunk(a, size, n, coord(m));
     return slice(x, d, offset, length);
+  }
+  case plan::Step::Fill: {
+    // This rank's block at its offset in the unsplit dim; the reduction's
+    // identity elsewhere. No communication.
+    int64_t m = axes.front();
+    if (n == 1)
+      return x;
+    OpFoldResult size = localSize(d, after.order[d]);
+    OpFoldResult offset = chunk(a, size, n, coord(m)).first;
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+    sizes[d] = size;
+    Value out = filled(sizes, type.getElementType(),
+                       identityOf(type.getElementType(),
+                                  static_cast<ReduceOp>(step.reduceOp)));
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
+    offsets[d] = offset;
+    return tensor::InsertSliceOp::create(b, loc, x, out, offsets,
+                                         tensor::getMixedSizes(b, loc, x),
+                                         strides);
   }
   case plan::Step::MakePartial: {
     int64_t m = axes.front();

@@ -115,15 +115,21 @@ func.func @replicate_to_partial_max(%x: !dtensor.tensor<8xf64, @m, [replicate]>)
   return %r : !dtensor.tensor<8xf64, @m, [partial<max>]>
 }
 
-// S(d) -> P(prod): via R (gather, 6 columns padded to 8), then coordinate 0
-// keeps the value and the others hold 1.
+// S(d) -> P(prod): a local fill, no communication: this rank's columns at
+// min(2i, 6) (torch.chunk of 6 in 4) in an 8x6 tensor of ones.
 // CHECK-LABEL: func @shard_to_partial_prod
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x?xbf16>
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : bf16
-// CHECK: %[[G:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [0] gather_axis = 1 : tensor<8x2xbf16> -> tensor<8x8xbf16>
-// CHECK: %[[FULL:.*]] = tensor.extract_slice %[[G]][0, 0] [8, 6] [1, 1] : tensor<8x8xbf16> to tensor<8x6xbf16>
-// CHECK: %[[ONES:.*]] = linalg.fill ins(%[[ONE]] : bf16)
-// CHECK: %[[SEL:.*]] = arith.select %{{.*}}, %[[FULL]], %[[ONES]] : tensor<8x6xbf16>
-// CHECK: return %[[SEL]] : tensor<8x6xbf16>
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : index
+// CHECK-NOT: shard.all_gather
+// CHECK: %[[I:.*]] = shard.process_multi_index on @m : index
+// CHECK: %[[START:.*]] = arith.muli %[[I]], %[[C2]]
+// CHECK: %[[OFF:.*]] = arith.minsi %[[START]], %[[C6]]
+// CHECK: %[[ONES:.*]] = linalg.fill ins(%[[ONE]] : bf16) outs(%{{.*}} : tensor<8x6xbf16>)
+// CHECK: %[[W:.*]] = tensor.dim %[[X]]
+// CHECK: %[[Y:.*]] = tensor.insert_slice %[[X]] into %[[ONES]][0, %[[OFF]]] [8, %[[W]]] [1, 1] : tensor<8x?xbf16> into tensor<8x6xbf16>
+// CHECK: return %[[Y]] : tensor<8x6xbf16>
 func.func @shard_to_partial_prod(%x: !dtensor.tensor<8x6xbf16, @m, [shard<1>]>) -> !dtensor.tensor<8x6xbf16, @m, [partial<prod>]> {
   %r = dtensor.redistribute %x : !dtensor.tensor<8x6xbf16, @m, [shard<1>]> -> !dtensor.tensor<8x6xbf16, @m, [partial<prod>]>
   return %r : !dtensor.tensor<8x6xbf16, @m, [partial<prod>]>

@@ -63,14 +63,17 @@ func.func @uneven_10x5(%x: !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]>) 
   return %r : !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]>
 }
 
-// torch refuses S -> P; hp gathers and keeps the value on coordinate 0.
+// torch's greedy planner gathers for S -> P; hp fills locally (torch 2.15
+// and JAX do the same for sum): this rank's rows at 4i of a zero 8x8 tensor,
+// no communication.
 // CHECK-LABEL: func @shard_to_partial_sum
-// CHECK-DAG: %[[I:.*]]:2 = shard.process_multi_index on @m : index, index
-// CHECK-DAG: %[[G:.*]] = shard.all_gather %{{.*}} on @m grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]]#0, %{{.*}} : index
-// CHECK: arith.select %[[FIRST]], %[[G]], %{{.*}} : tensor<8x8xf32>
+// CHECK-NOT: shard.all_gather
+// CHECK: %[[I:.*]]:2 = shard.process_multi_index on @m : index, index
+// CHECK: %[[OFF:.*]] = arith.muli %[[I]]#0, %{{.*}} : index
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %[[Z]][%[[OFF]], 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<8x8xf32>
 func.func @shard_to_partial_sum(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, replicate]>) -> !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]> {
-  // expected-remark @+1 {{plan [S(0), R] -> [P(sum), R]}}
+  // expected-remark @+1 {{plan [S(0), R] -> [P(sum), R]: cost=0.000000e+00 collectives=0 steps=[fill(axes=[0], dim=0, sum, cost=0.000000e+00)]}}
   %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, replicate]> -> !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]>
   return %r : !dtensor.tensor<8x8xf32, @m, [partial<sum>, replicate]>
 }

@@ -55,6 +55,11 @@ TEST(PlanCheckerTest, AcceptsHandWrittenPlans) {
   EXPECT_EQ(checkPlan(problem({6, 4, 6}, {2, 3}, {S(2), S(2)}, {S(1), S(1)}),
                       {step(Step::AllToAll, {0, 1}, 2, 1)}),
             "");
+  // S(0) -> P(max) by a local fill: 7 over 3 is 3, 3, 1; the others hold
+  // the identity (-inf).
+  EXPECT_EQ(checkPlan(problem({7, 2}, {3}, {S(0)}, {P(kMax)}),
+                      {step(Step::Fill, {0}, 0, -1, kMax)}),
+            "");
   // R -> P(sum): coordinate 0 keeps the value.
   EXPECT_EQ(checkPlan(problem({5}, {2}, {R()}, {P()}),
                       {step(Step::MakePartial, {0}, -1, -1, kSum)}),
@@ -88,6 +93,14 @@ TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
   // Mixed partials: the inner max must be reduced before the outer sum.
   EXPECT_NE(checkPlan(problem({3}, {2, 2}, {P(kSum), P(kMax)}, {R(), P(kMax)}),
                       {step(Step::AllReduce, {0}, -1, -1, kSum)}),
+            "");
+  // A fill with the wrong identity (sum's 0 declared as prod).
+  EXPECT_NE(checkPlan(problem({4}, {2}, {S(0)}, {P(kProd)}),
+                      {step(Step::Fill, {0}, 0, -1, kSum)}),
+            "");
+  // A fill of the outer split while an inner one remains.
+  EXPECT_NE(checkPlan(problem({8}, {2, 2}, {S(0), S(0)}, {P(), S(0)}),
+                      {step(Step::Fill, {0}, 0, -1, kSum)}),
             "");
   // make_partial<prod> under a partial<sum> axis adds up the ones.
   EXPECT_NE(checkPlan(problem({3}, {2, 2}, {R(), P(kSum)}, {P(kProd), P(kSum)}),

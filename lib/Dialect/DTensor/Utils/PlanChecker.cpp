@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <vector>
 
@@ -61,6 +62,55 @@ Block slice(const Block &b, int64_t d, int64_t offset, int64_t length) {
       out.value.push_back(b.value[src]);
     }
   return out;
+}
+
+/// The blocks concatenated along dim `d`; nullopt if they differ in another
+/// dim.
+std::optional<Block> concat(const std::vector<Block> &parts, int64_t d) {
+  int64_t rank = parts.front().shape.size();
+  Block out = parts.front();
+  for (size_t j = 1; j < parts.size(); ++j) {
+    const Block &b = parts[j];
+    for (int64_t k = 0; k < rank; ++k)
+      if (k != d && b.shape[k] != out.shape[k])
+        return std::nullopt;
+    Block cat;
+    cat.shape = out.shape;
+    cat.shape[d] += b.shape[d];
+    int64_t innerA = 1, innerB = 1, outer = 1;
+    for (int64_t k = d; k < rank; ++k) {
+      innerA *= out.shape[k];
+      innerB *= b.shape[k];
+    }
+    for (int64_t k = 0; k < d; ++k)
+      outer *= out.shape[k];
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < innerA; ++i) {
+        cat.index.push_back(out.index[o * innerA + i]);
+        cat.value.push_back(out.value[o * innerA + i]);
+      }
+      for (int64_t i = 0; i < innerB; ++i) {
+        cat.index.push_back(b.index[o * innerB + i]);
+        cat.value.push_back(b.value[o * innerB + i]);
+      }
+    }
+    out = std::move(cat);
+  }
+  return out;
+}
+
+/// The identity of a reduction: what a rank holds where it holds nothing.
+double identityOf(int64_t op) {
+  switch (op) {
+  case 2:
+    return -HUGE_VAL; // max
+  case 3:
+    return HUGE_VAL; // min
+  case 4:
+    return 1; // prod
+  default:
+    return 0; // sum, avg
+  }
 }
 
 class Simulator {
@@ -349,6 +399,24 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
       auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
                                position);
       next[t] = slice(b, step.dim, o, l);
+      break;
+    }
+    case Step::Fill: {
+      if (step.axes.size() != 1)
+        return fail(k, "fill acts on one mesh axis");
+      // This rank's block at its place among the group's blocks along dim;
+      // the op's identity where the others' blocks are.
+      std::vector<Block> parts;
+      for (int64_t u : members) {
+        Block b = blocks[u];
+        if (u != t)
+          std::fill(b.value.begin(), b.value.end(), identityOf(step.reduceOp));
+        parts.push_back(std::move(b));
+      }
+      std::optional<Block> out = concat(parts, step.dim);
+      if (!out)
+        return fail(k, "fill of blocks that differ off the filled dim");
+      next[t] = std::move(*out);
       break;
     }
     case Step::MakePartial: {

@@ -76,8 +76,9 @@ std::string State::key() const {
 }
 
 std::string Step::str() const {
-  static const char *names[] = {"all_gather", "all_reduce", "reduce_scatter",
-                                "all_to_all", "chunk",      "make_partial"};
+  static const char *names[] = {"all_gather", "all_reduce",   "reduce_scatter",
+                                "all_to_all", "chunk",        "make_partial",
+                                "fill"};
   std::string s;
   llvm::raw_string_ostream os(s);
   os << names[kind] << "(axes=[";
@@ -87,6 +88,7 @@ std::string Step::str() const {
   case AllGather:
   case Chunk:
   case ReduceScatter:
+  case Fill:
     os << ", dim=" << dim;
     break;
   case AllToAll:
@@ -96,7 +98,8 @@ std::string Step::str() const {
   case MakePartial:
     break;
   }
-  if (kind == AllReduce || kind == ReduceScatter || kind == MakePartial)
+  if (kind == AllReduce || kind == ReduceScatter || kind == MakePartial ||
+      kind == Fill)
     os << ", " << reduceOpName(reduceOp);
   os << ", cost=" << cost << ')';
   return s;
@@ -271,6 +274,38 @@ void hp::dtensor::plan::forEachSuccessor(
     }
   }
 
+  // The local fill S(d) -> P(op): each rank places its block at its offset
+  // in a tensor of the unsplit size holding the op's identity elsewhere; no
+  // communication. Only towards a partial target, for sum, max, min and prod
+  // (avg goes through R). The identity must survive every later partial
+  // axis's reduction: 0 does under any op, 1 under all but sum, the
+  // lowest/highest value only under max, min and avg.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (state.order[d].empty())
+      continue;
+    int64_t m = state.order[d].back();
+    const Placement &want = problem.target[m];
+    if (want.kind != Placement::Partial || want.arg == 1)
+      continue;
+    bool keepsIdentity = true;
+    for (int64_t k = m + 1, e = state.placements.size(); k < e; ++k) {
+      const Placement &q = state.placements[k];
+      if (q.kind != Placement::Partial || want.arg == 0 || q.arg == want.arg)
+        continue;
+      bool ok = want.arg == 4 ? q.arg != 0 : (q.arg == 1 || q.arg == 2 ||
+                                               q.arg == 3);
+      keepsIdentity &= ok;
+    }
+    if (!keepsIdentity)
+      continue;
+    State filled = state;
+    filled.order[d].pop_back();
+    filled.placements[m] = want;
+    Step fill{Step::Fill, {m}, d};
+    fill.reduceOp = want.arg;
+    fn(fill, filled);
+  }
+
   // A DTensor's value reduces its partial mesh dims innermost first, so an
   // axis may be reduced only once every later partial axis with another op
   // is (reductions of one op commute).
@@ -346,10 +381,12 @@ void hp::dtensor::plan::forEachSuccessor(
 }
 
 namespace {
-/// Lexicographic path cost: bytes, then collectives, then peak memory.
+/// Lexicographic path cost: bytes, then collectives, then steps (a local
+/// make_partial beats a chunk and a fill), then peak memory.
 struct PathCost {
   double cost = 0;
   int64_t collectives = 0;
+  int64_t steps = 0;
   double peak = 0;
 
   bool operator<(const PathCost &o) const {
@@ -358,6 +395,8 @@ struct PathCost {
       return cost < o.cost;
     if (collectives != o.collectives)
       return collectives < o.collectives;
+    if (steps != o.steps)
+      return steps < o.steps;
     return peak < o.peak - 1e-9 * std::max(1.0, peak);
   }
 };
@@ -408,6 +447,7 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                        PathCost c = cost;
                        c.cost += step.cost;
                        c.collectives += step.isCollective;
+                       ++c.steps;
                        c.peak = std::max(
                            c.peak, inBytes + localBytes(problem, next));
                        auto [it, inserted] =

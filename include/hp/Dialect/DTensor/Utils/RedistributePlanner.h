@@ -58,6 +58,8 @@ struct Step {
     AllToAll,      // innermost splits `axes` of `dim` -> innermost of `dstDim`
     Chunk,         // replicate `axes` (one) -> innermost split of `dim`
     MakePartial,   // replicate `axes` (one) -> partial<`reduceOp`>
+    Fill,          // innermost split `axes` (one) of `dim` -> partial<`reduceOp`>:
+                   // the block at its offset, the op's identity elsewhere
   };
   Kind kind;
   llvm::SmallVector<int64_t, 4> axes;
