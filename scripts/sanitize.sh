@@ -10,7 +10,7 @@ export PATH=/usr/lib/llvm-22/bin:$PATH
 if [ ! -f build-sanitize/build.ninja ]; then
   cmake --preset sanitize >/dev/null || exit 1
 fi
-targets="hp-opt hp-runner hp_nccl_host hp_runtime_cpu"
+targets="hp-opt hp-runner hp-lsp-server hp_nccl_host hp_runtime_cpu"
 # The GPU runtime exists where the CUDA toolkit does; lit links against it.
 for t in hp_cuda_runtime hp_runtime_gpu; do
   ninja -C build-sanitize -t targets all | grep -q "^$t:" && targets="$targets $t"
