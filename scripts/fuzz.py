@@ -139,9 +139,16 @@ def crashed(rc, err):
 
 
 def attribute(err):
-    return "hp" if re.search(r"\bhp::|/work/[^ ]*/(lib|tools)/|HP[A-Z]\w+\.cpp|"
-                             r"(DTensor|NCCL|ShardToNCCL|DTensorToShard|"
-                             r"Layout|Planner|PlanChecker)\w*\.cpp", err) else "upstream"
+    """hp when a frame of the crashing stack is hp code. Frames name their
+    function; the file next to a static helper is often a neighbouring
+    object file of the binary, so file names are not evidence."""
+    frames = [l for l in err.splitlines() if re.match(r"\s*#\d+ ", l)]
+    frames = [f for f in frames
+              if not re.search(r"llvm::sys::|SignalHandler|libc\.so|__restore_rt", f)]
+    for f in frames[:20]:
+        if re.search(r"\bhp::|\bhp[A-Z]\w+\(", f):
+            return "hp"
+    return "upstream"
 
 
 def check_batch(hp_opt, mutants, args, timeout, out_dir, findings):
