@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -144,13 +145,15 @@ public:
   Location loc;
 };
 
+SmallVector<int64_t> toI64(ArrayRef<int16_t> axes) {
+  return SmallVector<int64_t>(axes.begin(), axes.end());
+}
+
+/// Members of the group along `axes` (the layout model's group).
 int64_t groupSize(Operation *op, FlatSymbolRefAttr gridName,
                   ArrayRef<int16_t> axes) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
-  int64_t n = 1;
-  for (int16_t a : axes)
-    n *= grid.getShape()[a];
-  return n;
+  return hp::dtensor::groupSize(grid.getShape(), toI64(axes));
 }
 
 /// The concatenation along `axis` of every group member's `input`.
@@ -202,15 +205,14 @@ std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
                                      ArrayRef<int16_t> axes,
                                      ArrayRef<int64_t> index) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
-  if (index.size() != axes.size())
+  if (index.size() != axes.size() || llvm::any_of(index, ShapedType::isDynamic))
     return std::nullopt;
-  int64_t linear = 0;
-  for (auto [a, i] : llvm::zip(axes, index)) {
-    if (ShapedType::isDynamic(i))
-      return std::nullopt;
-    linear = linear * grid.getShape()[a] + i;
-  }
-  return linear;
+  // The member index the layout model gives a coordinate with `index` on
+  // the group's axes (row-major in the listed order).
+  SmallVector<int64_t> coord(grid.getRank(), 0);
+  for (auto [a, i] : llvm::zip(axes, index))
+    coord[a] = i;
+  return hp::dtensor::groupIndex(coord, grid.getShape(), toI64(axes));
 }
 
 /// all_gather, and gather: the root's result is the all_gather's; elsewhere
