@@ -1,4 +1,4 @@
-// Cases where other planners go wrong (DESIGN.md §4). Bytes only, so that
+// Cases where other planners go wrong (docs/RedistributePlanning.md). Bytes only, so that
 // the plans are the byte-optimal ones that the planner's property test
 // checks against brute force.
 // RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-plans" --mlir-print-op-on-diagnostic=false -verify-diagnostics -o /dev/null

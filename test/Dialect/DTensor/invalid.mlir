@@ -268,7 +268,7 @@ func.func @redist_mesh_rank(%d: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]
 }
 
 //===----------------------------------------------------------------------===//
-// local_region: the rules of DESIGN.md §3, each with the seed's wording.
+// local_region: the rules of docs/DTensorDialect.md, each with the seed's wording.
 //===----------------------------------------------------------------------===//
 
 // -----

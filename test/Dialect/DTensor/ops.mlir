@@ -61,7 +61,7 @@ func.func @redistribute(%d: !dtensor.tensor<8x16xf32, @mesh, [shard<0>, partial<
   return %r : !dtensor.tensor<8x16xf32, @mesh, [replicate, shard<1>]>
 }
 
-// The full form of DESIGN.md §3: named args, a declared input, a per-output
+// The full form of docs/DTensorDialect.md: named args, a declared input, a per-output
 // out_placements with `none` for a scalar, and redistribute_inputs.
 // CHECK-LABEL: func @local_region_full
 // CHECK: dtensor.local_region on @mesh args(%{{.*}} as "hidden_states", %{{.*}} as "bias")

@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 //===----------------------------------------------------------------------===//
-// The table of DESIGN.md §3 on a 1-D mesh of 4, 8x8 f32 (256 bytes).
+// The redistribute table (docs/RedistributePlanning.md) on a 1-D mesh of 4, 8x8 f32 (256 bytes).
 //===----------------------------------------------------------------------===//
 
 TEST(PlannerTable, ShardToReplicateIsAllGather) {

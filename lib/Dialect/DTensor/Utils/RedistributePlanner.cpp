@@ -1,10 +1,10 @@
 //===- RedistributePlanner.cpp - cheapest collective sequences ------------===//
 //
 // Dijkstra over placement states. A state is the placements plus the shard
-// order of every tensor dim; edges are the steps of DESIGN.md §4, each costed
-// as the bytes one rank sends with ring algorithms (padded to the largest
-// chunk for uneven splits) times the group's bandwidth weight, plus alpha per
-// collective. See docs/RedistributePlanning.md.
+// order of every tensor dim; edges are the steps of
+// docs/RedistributePlanning.md, each costed as the bytes one rank sends with
+// ring algorithms (padded to the largest chunk for uneven splits) times the
+// group's bandwidth weight, plus alpha per collective.
 //
 //===----------------------------------------------------------------------===//
 
