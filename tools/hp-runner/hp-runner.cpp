@@ -174,6 +174,12 @@ void relaunchUnderMPI(int argc, char **argv) {
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
   cmd.push_back("--oversubscribe");
+  // Each job gets its own session directory: concurrent jobs sharing one
+  // TMPDIR race on Open MPI's common parent directory (one job removes it
+  // while another creates its own inside).
+  llvm::SmallString<128> sessionDir;
+  if (!llvm::sys::fs::createUniqueDirectory("hp-runner-mpi", sessionDir))
+    cmd.insert(cmd.end(), {"--mca", "orte_tmpdir_base", std::string(sessionDir)});
   cmd.insert(cmd.end(), mpirunArgs.begin(), mpirunArgs.end());
   cmd.insert(cmd.end(), {"-np", ranks, executablePath(argv[0])});
   cmd.insert(cmd.end(), runnerArgs.begin(), runnerArgs.end());
@@ -206,6 +212,8 @@ void relaunchUnderMPI(int argc, char **argv) {
   }
   if (!stdinCopy.empty())
     llvm::sys::fs::remove(stdinCopy);
+  if (!sessionDir.empty())
+    llvm::sys::fs::remove_directories(sessionDir);
   std::exit(rc);
 }
 
