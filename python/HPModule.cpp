@@ -310,7 +310,10 @@ NB_MODULE(_hp, m) {
   m.def("local_type", [](const Type &t, const std::vector<int64_t> &meshShape) {
     if (!hpTypeIsADTensorType(t.type))
       throw nb::value_error("not a !dtensor.tensor");
-    return Type{t.context, hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data())};
+    MlirType local = hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data());
+    if (mlirTypeIsNull(local))
+      throw nb::value_error("the placement list does not have one entry per mesh dim");
+    return Type{t.context, local};
   });
 
   // Building.
@@ -416,6 +419,8 @@ NB_MODULE(_hp, m) {
             MlirType local = t;
             if (hpTypeIsADTensorType(t)) {
               local = hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
+              if (mlirTypeIsNull(local))
+                c->fail("operand '" + name + "' does not fit the mesh");
               // A declared placement is what the body sees.
               if (inPlacements)
                 for (const auto &[key, list] : *inPlacements)
@@ -432,6 +437,8 @@ NB_MODULE(_hp, m) {
                     if (mlirTypeIsNull(declared))
                       c->fail("invalid in_placements for '" + name + "'");
                     local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
+                    if (mlirTypeIsNull(local))
+                      c->fail("in_placements for '" + name + "' do not fit the mesh");
                   }
             }
             blockTypes.push_back(local);

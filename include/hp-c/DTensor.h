@@ -72,7 +72,8 @@ MLIR_CAPI_EXPORTED intptr_t hpDTensorTypeGetNumPlacements(MlirType type);
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorTypeGetPlacement(MlirType type,
                                                            intptr_t pos);
 /// The local tensor type one rank holds on a mesh of `meshShape`
-/// (torch.chunk sizes; dynamic where ranks differ).
+/// (torch.chunk sizes; dynamic where ranks differ); null if the placement
+/// list does not have one entry per mesh dim.
 MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGetLocalType(MlirType type,
                                                       intptr_t meshRank,
                                                       const int64_t *meshShape);

@@ -91,6 +91,8 @@ MlirAttribute hpDTensorTypeGetPlacement(MlirType type, intptr_t pos) {
 MlirType hpDTensorTypeGetLocalType(MlirType type, intptr_t meshRank,
                                    const int64_t *meshShape) {
   auto dtensor = cast<DTensorType>(unwrap(type));
+  if (static_cast<intptr_t>(dtensor.getPlacements().size()) != meshRank)
+    return MlirType{nullptr};
   return wrap(getLocalType(dtensor.getShape(), dtensor.getElementType(),
                            ArrayRef<int64_t>(meshShape, meshRank),
                            dtensor.getPlacements()));

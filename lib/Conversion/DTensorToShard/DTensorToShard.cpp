@@ -380,6 +380,10 @@ void addTypeConversion(TypeConverter &converter,
             *missingMesh = true;
           return std::nullopt;
         }
+        // A placement list that does not fit the mesh has no local type (the
+        // pass reports it before converting).
+        if (static_cast<int64_t>(type.getPlacements().size()) != mesh->getRank())
+          return std::nullopt;
         return getLocalType(type, *mesh);
       });
 }
@@ -398,6 +402,11 @@ void hp::populateDTensorToShardConversion(ModuleOp module,
 void ConvertDTensorToShardPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
+
+  // Every DTensor type must fit its mesh (a grid-only module has no
+  // dtensor.mesh to check them at verification).
+  if (failed(verifyDTensorTypesOutsideDTensorOps(module)))
+    return signalPassFailure();
 
   // Say precisely what is in the way before converting anything.
   WalkResult blocked = module.walk([&](Operation *op) {

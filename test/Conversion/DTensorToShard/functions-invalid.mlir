@@ -18,3 +18,13 @@ func.func @foreign_user(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
   "foo.use"(%x) : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> ()
   return
 }
+
+// -----
+
+// On a grid (no dtensor.mesh to check signatures at verification), the
+// conversion checks every DTensor type against its mesh before converting.
+shard.grid @m(shape = 2)
+// expected-error @+1 {{'func.func' op dtensor type has 2 placements, but the mesh has rank 1}}
+func.func @signature_on_grid(%d: !dtensor.tensor<8xf32, @m, [shard<0>, replicate]>) {
+  return
+}
