@@ -298,37 +298,13 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
     switch (step.kind) {
     case Step::AllGather: {
       // The members' blocks concatenated along dim, in group order.
-      Block out = blocks[members[0]];
-      for (size_t j = 1; j < members.size(); ++j) {
-        const Block &b = blocks[members[j]];
-        for (int64_t d = 0; d < rank; ++d)
-          if (d != step.dim && b.shape[d] != out.shape[d])
-            return fail(k, "all_gather of blocks that differ off the "
-                           "gather dim");
-        Block cat;
-        cat.shape = out.shape;
-        cat.shape[step.dim] += b.shape[step.dim];
-        int64_t innerA = 1, innerB = 1;
-        for (int64_t d = step.dim; d < rank; ++d) {
-          innerA *= out.shape[d];
-          innerB *= b.shape[d];
-        }
-        int64_t outer = 1;
-        for (int64_t d = 0; d < step.dim; ++d)
-          outer *= out.shape[d];
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t i = 0; i < innerA; ++i) {
-            cat.index.push_back(out.index[o * innerA + i]);
-            cat.value.push_back(out.value[o * innerA + i]);
-          }
-          for (int64_t i = 0; i < innerB; ++i) {
-            cat.index.push_back(b.index[o * innerB + i]);
-            cat.value.push_back(b.value[o * innerB + i]);
-          }
-        }
-        out = std::move(cat);
-      }
-      next[t] = std::move(out);
+      std::vector<Block> parts;
+      for (int64_t u : members)
+        parts.push_back(blocks[u]);
+      std::optional<Block> out = concat(parts, step.dim);
+      if (!out)
+        return fail(k, "all_gather of blocks that differ off the gather dim");
+      next[t] = std::move(*out);
       break;
     }
     case Step::AllReduce:
@@ -360,36 +336,10 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
         auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
         parts.push_back(slice(b, step.dstDim, o, l));
       }
-      for (int64_t d = 0; d < rank; ++d)
-        for (const Block &b : parts)
-          if (d != step.dim && b.shape[d] != parts[0].shape[d])
-            return fail(k, "all_to_all pieces differ off the concat dim");
-      // Concatenate along dim by interleaving as all_gather does.
-      Block out = parts[0];
-      for (size_t j = 1; j < parts.size(); ++j) {
-        Block cat;
-        cat.shape = out.shape;
-        cat.shape[step.dim] += parts[j].shape[step.dim];
-        int64_t innerA = 1, innerB = 1, outer = 1;
-        for (int64_t d = step.dim; d < rank; ++d) {
-          innerA *= out.shape[d];
-          innerB *= parts[j].shape[d];
-        }
-        for (int64_t d = 0; d < step.dim; ++d)
-          outer *= out.shape[d];
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t i = 0; i < innerA; ++i) {
-            cat.index.push_back(out.index[o * innerA + i]);
-            cat.value.push_back(out.value[o * innerA + i]);
-          }
-          for (int64_t i = 0; i < innerB; ++i) {
-            cat.index.push_back(parts[j].index[o * innerB + i]);
-            cat.value.push_back(parts[j].value[o * innerB + i]);
-          }
-        }
-        out = std::move(cat);
-      }
-      next[t] = std::move(out);
+      std::optional<Block> out = concat(parts, step.dim);
+      if (!out)
+        return fail(k, "all_to_all pieces differ off the concat dim");
+      next[t] = std::move(*out);
       break;
     }
     case Step::Chunk: {
