@@ -233,6 +233,38 @@ MlirAttribute placementList(ContextRef context,
   return mlirArrayAttrGet(context->ctx, raw.size(), raw.data());
 }
 
+using InPlacements =
+    std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>>;
+using OutPlacements = std::optional<std::vector<std::optional<std::vector<Attribute>>>>;
+
+/// `in_placements` as a dictionary (null when absent); `none` is unit.
+MlirAttribute inPlacementsAttr(ContextRef c, const InPlacements &in) {
+  if (!in)
+    return mlirAttributeGetNull();
+  std::vector<MlirNamedAttribute> entries;
+  for (const auto &[key, list] : *in)
+    entries.push_back(mlirNamedAttributeGet(
+        mlirIdentifierGet(c->ctx, toRef(key)),
+        list ? placementList(c, *list) : mlirUnitAttrGet(c->ctx)));
+  return mlirDictionaryAttrGet(c->ctx, entries.size(), entries.data());
+}
+
+/// `out_placements` in flat or per-output form (null when absent).
+MlirAttribute outPlacementsAttr(ContextRef c, const OutPlacements &out,
+                                bool flat) {
+  if (!out)
+    return mlirAttributeGetNull();
+  if (flat) {
+    if (out->size() != 1 || !(*out)[0])
+      throw nb::value_error("a flat out_placements is one placement list");
+    return placementList(c, *(*out)[0]);
+  }
+  std::vector<MlirAttribute> entries;
+  for (const auto &list : *out)
+    entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(c->ctx));
+  return mlirArrayAttrGet(c->ctx, entries.size(), entries.data());
+}
+
 } // namespace
 
 NB_MODULE(_hp, m) {
@@ -443,28 +475,8 @@ NB_MODULE(_hp, m) {
             }
             blockTypes.push_back(local);
           }
-          MlirAttribute in = mlirAttributeGetNull();
-          if (inPlacements) {
-            std::vector<MlirNamedAttribute> entries;
-            for (const auto &[key, list] : *inPlacements)
-              entries.push_back(mlirNamedAttributeGet(
-                  mlirIdentifierGet(ctx, toRef(key)),
-                  list ? placementList(c, *list) : mlirUnitAttrGet(ctx)));
-            in = mlirDictionaryAttrGet(ctx, entries.size(), entries.data());
-          }
-          MlirAttribute out = mlirAttributeGetNull();
-          if (outPlacements) {
-            if (outFlat) {
-              if (outPlacements->size() != 1 || !(*outPlacements)[0])
-                throw nb::value_error("a flat out_placements is one placement list");
-              out = placementList(c, *(*outPlacements)[0]);
-            } else {
-              std::vector<MlirAttribute> entries;
-              for (const auto &list : *outPlacements)
-                entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(ctx));
-              out = mlirArrayAttrGet(ctx, entries.size(), entries.data());
-            }
-          }
+          MlirAttribute in = inPlacementsAttr(c, inPlacements);
+          MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
           std::vector<MlirType> resultTypes;
           for (const Type &t : results)
             resultTypes.push_back(t.type);
@@ -490,28 +502,8 @@ NB_MODULE(_hp, m) {
           std::vector<MlirValue> values;
           for (const Value &v : args)
             values.push_back(v.value);
-          MlirAttribute in = mlirAttributeGetNull();
-          if (inPlacements) {
-            std::vector<MlirNamedAttribute> entries;
-            for (const auto &[key, list] : *inPlacements)
-              entries.push_back(mlirNamedAttributeGet(
-                  mlirIdentifierGet(ctx, toRef(key)),
-                  list ? placementList(c, *list) : mlirUnitAttrGet(ctx)));
-            in = mlirDictionaryAttrGet(ctx, entries.size(), entries.data());
-          }
-          MlirAttribute out = mlirAttributeGetNull();
-          if (outPlacements) {
-            if (outFlat) {
-              if (outPlacements->size() != 1 || !(*outPlacements)[0])
-                throw nb::value_error("a flat out_placements is one placement list");
-              out = placementList(c, *(*outPlacements)[0]);
-            } else {
-              std::vector<MlirAttribute> entries;
-              for (const auto &list : *outPlacements)
-                entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(ctx));
-              out = mlirArrayAttrGet(ctx, entries.size(), entries.data());
-            }
-          }
+          MlirAttribute in = inPlacementsAttr(c, inPlacements);
+          MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
           std::vector<MlirType> resultTypes;
           for (const Type &t : results)
             resultTypes.push_back(t.type);
