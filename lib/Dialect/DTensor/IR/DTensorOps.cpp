@@ -465,6 +465,26 @@ static void printContractClauses(OpAsmPrinter &p, DictionaryAttr in,
     p << " unchecked";
 }
 
+/// `: (operand types) -> (result types)`, resolving `operands`.
+static ParseResult
+parseCallTypes(OpAsmParser &parser,
+               ArrayRef<OpAsmParser::UnresolvedOperand> operands,
+               OperationState &result) {
+  SMLoc typeLoc = parser.getCurrentLocation();
+  FunctionType fnType;
+  if (parser.parseColonType(fnType))
+    return failure();
+  if (fnType.getNumInputs() != operands.size())
+    return parser.emitError(typeLoc)
+           << "expected " << operands.size() << " operand types, got "
+           << fnType.getNumInputs();
+  if (parser.resolveOperands(operands, fnType.getInputs(), typeLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(fnType.getResults());
+  return success();
+}
+
 ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
   MLIRContext *ctx = b.getContext();
@@ -502,18 +522,8 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
 
-  SMLoc typeLoc = parser.getCurrentLocation();
-  FunctionType fnType;
-  if (parser.parseColonType(fnType))
+  if (parseCallTypes(parser, operands, result))
     return failure();
-  if (fnType.getNumInputs() != operands.size())
-    return parser.emitError(typeLoc)
-           << "expected " << operands.size() << " operand types, got "
-           << fnType.getNumInputs();
-  if (parser.resolveOperands(operands, fnType.getInputs(), typeLoc,
-                             result.operands))
-    return failure();
-  result.addTypes(fnType.getResults());
 
   Region *body = result.addRegion();
   SMLoc bodyLoc = parser.getCurrentLocation();
@@ -1062,18 +1072,8 @@ ParseResult LocalCallOp::parse(OpAsmParser &parser, OperationState &result) {
                            getUncheckedAttrName(result.name)) ||
       parser.parseOptionalAttrDict(result.attributes))
     return failure();
-  SMLoc typeLoc = parser.getCurrentLocation();
-  FunctionType fnType;
-  if (parser.parseColonType(fnType))
+  if (parseCallTypes(parser, operands, result))
     return failure();
-  if (fnType.getNumInputs() != operands.size())
-    return parser.emitError(typeLoc)
-           << "expected " << operands.size() << " operand types, got "
-           << fnType.getNumInputs();
-  if (parser.resolveOperands(operands, fnType.getInputs(), typeLoc,
-                             result.operands))
-    return failure();
-  result.addTypes(fnType.getResults());
   return success();
 }
 
