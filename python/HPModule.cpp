@@ -22,6 +22,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
@@ -40,6 +41,24 @@ MlirStringRef toRef(const std::string &s) {
 
 void appendTo(MlirStringRef s, void *out) {
   static_cast<std::string *>(out)->append(s.data, s.length);
+}
+
+/// Python callable giving (file, line, column) of the user code that is
+/// building IR; set by the hp package. Leaked on purpose: it must outlive
+/// every static destructor that could run after the interpreter is gone.
+PyObject *locationProvider = nullptr;
+
+/// Where the Python caller is, so that ops built from Python point at the
+/// line that built them (diagnostics, print-plans) instead of loc(unknown).
+MlirLocation callerLocation(MlirContext ctx) {
+  if (!locationProvider)
+    return mlirLocationUnknownGet(ctx);
+  nb::object where = nb::borrow(locationProvider)();
+  if (where.is_none())
+    return mlirLocationUnknownGet(ctx);
+  auto [file, line, column] =
+      nb::cast<std::tuple<std::string, unsigned, unsigned>>(where);
+  return mlirLocationFileLineColGet(ctx, toRef(file), line, column);
 }
 
 /// Owns an MlirContext; every other object keeps it alive.
@@ -66,8 +85,18 @@ struct Context {
         [](MlirDiagnostic diag, void *self) {
           std::string text;
           mlirDiagnosticPrint(diag, appendTo, &text);
+          // file:line:col, as compilers print it; other locations as MLIR does.
           std::string where;
-          mlirLocationPrint(mlirDiagnosticGetLocation(diag), appendTo, &where);
+          MlirLocation loc = mlirDiagnosticGetLocation(diag);
+          if (mlirLocationIsAFileLineColRange(loc)) {
+            MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
+            MlirStringRef name = mlirIdentifierStr(file);
+            where.assign(name.data, name.length);
+            where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
+                     ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
+          } else {
+            mlirLocationPrint(loc, appendTo, &where);
+          }
           const char *severity = "error";
           switch (mlirDiagnosticGetSeverity(diag)) {
           case MlirDiagnosticWarning:
@@ -339,6 +368,14 @@ NB_MODULE(_hp, m) {
           c->diagnostics.clear();
           return Type{c, t};
         });
+  m.def(
+      "set_location_provider",
+      [](nb::object provider) {
+        Py_XDECREF(locationProvider);
+        locationProvider = provider.is_none() ? nullptr : provider.release().ptr();
+      },
+      "Sets the callable that gives (file, line, column) for new ops, or None "
+      "for loc(unknown).");
   m.def("local_type", [](const Type &t, const std::vector<int64_t> &meshShape) {
     if (!hpTypeIsADTensorType(t.type))
       throw nb::value_error("not a !dtensor.tensor");
@@ -357,7 +394,7 @@ NB_MODULE(_hp, m) {
             for (const std::string &n : *names)
               refs.push_back(toRef(n));
           MlirOperation op = hpDTensorMeshOpCreate(
-              mlirLocationUnknownGet(module.context->ctx), toRef(name), shape.size(),
+              callerLocation(module.context->ctx), toRef(name), shape.size(),
               shape.data(), names ? refs.data() : nullptr, nullptr);
           mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module), op);
           return Operation{module.context, op};
@@ -368,7 +405,7 @@ NB_MODULE(_hp, m) {
            const std::vector<Type> &results,
            std::optional<std::vector<std::optional<std::string>>> argNames) {
           MlirContext ctx = module.context->ctx;
-          MlirLocation loc = mlirLocationUnknownGet(ctx);
+          MlirLocation loc = callerLocation(ctx);
           std::vector<MlirType> a, r;
           std::vector<MlirLocation> locs;
           for (const Type &t : args) {
@@ -408,7 +445,7 @@ NB_MODULE(_hp, m) {
         [](Block &block, const std::string &name, const std::vector<Value> &operands,
            const std::vector<Type> &results, std::optional<std::string> attributes) {
           MlirContext ctx = block.context->ctx;
-          MlirOperationState state = mlirOperationStateGet(toRef(name), mlirLocationUnknownGet(ctx));
+          MlirOperationState state = mlirOperationStateGet(toRef(name), callerLocation(ctx));
           std::vector<MlirValue> ops;
           for (const Value &v : operands)
             ops.push_back(v.value);
@@ -481,7 +518,7 @@ NB_MODULE(_hp, m) {
           for (const Type &t : results)
             resultTypes.push_back(t.type);
           MlirOperation op = hpDTensorLocalRegionOpCreate(
-              mlirLocationUnknownGet(ctx), toRef(mesh), values.size(), values.data(), names.data(),
+              callerLocation(ctx), toRef(mesh), values.size(), values.data(), names.data(),
               blockTypes.data(), in, out, redistributeInputs, resultTypes.size(), resultTypes.data());
           mlirBlockAppendOwnedOperation(block.block, op);
           return std::make_pair(Operation{c, op}, Block{c, hpDTensorLocalRegionOpGetBody(op)});
@@ -508,7 +545,7 @@ NB_MODULE(_hp, m) {
           for (const Type &t : results)
             resultTypes.push_back(t.type);
           MlirOperation op = hpDTensorLocalCallOpCreate(
-              mlirLocationUnknownGet(ctx), toRef(callee), toRef(mesh), values.size(),
+              callerLocation(ctx), toRef(callee), toRef(mesh), values.size(),
               values.data(), in, out, redistributeInputs, unchecked, resultTypes.size(),
               resultTypes.data());
           mlirBlockAppendOwnedOperation(block.block, op);
@@ -522,7 +559,7 @@ NB_MODULE(_hp, m) {
     std::vector<MlirValue> raw;
     for (const Value &v : values)
       raw.push_back(v.value);
-    MlirOperation op = hpDTensorYieldOpCreate(mlirLocationUnknownGet(block.context->ctx),
+    MlirOperation op = hpDTensorYieldOpCreate(callerLocation(block.context->ctx),
                                               raw.size(), raw.data());
     mlirBlockAppendOwnedOperation(block.block, op);
     return Operation{block.context, op};

@@ -322,3 +322,21 @@ def yield_(block, values):
 
 add_function = _hp.add_function
 add_op = _hp.add_op
+
+
+def _caller_location():
+    """(file, line, column) of the innermost frame outside this package: the
+    user line that builds an op, which becomes the op's location."""
+    import os
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if os.path.dirname(path) != here:
+            return (frame.f_code.co_filename, frame.f_lineno, 1)
+        frame = frame.f_back
+    return None
+
+
+_hp.set_location_provider(_caller_location)

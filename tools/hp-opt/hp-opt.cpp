@@ -8,13 +8,20 @@
 #include "hp/InitAllDialects.h"
 #include "hp/Version.h"
 #include "hp/InitAllPasses.h"
+#include "hp/Support/PassCounts.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 static const char *kOverview =
     "hp optimizer driver: every upstream MLIR dialect and pass, plus hp's.\n"
@@ -38,6 +45,7 @@ static const char *kOverview =
     "examples/tp_mlp.mlir\n";
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   hp::addVersionPrinter();
   mlir::registerAllPasses();
   hp::registerAllHPPasses();
@@ -50,6 +58,49 @@ int main(int argc, char **argv) {
   // translates them to LLVM IR inside the pass pipeline.
   mlir::registerAllToLLVMIRTranslations(registry);
 
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, kOverview, registry));
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, kOverview, registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects()) {
+    llvm::outs() << "Available Dialects: ";
+    llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
+    llvm::outs() << "\n";
+    return EXIT_SUCCESS;
+  }
+  if (config.shouldListPasses()) {
+    mlir::printRegisteredPasses();
+    return EXIT_SUCCESS;
+  }
+  // Debian's LLVM compiles pass statistics out; hp's passes report their
+  // counts to this instrumentation, which extends MLIR's (empty) report.
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto *statistics = static_cast<llvm::cl::opt<bool> *>(
+      options.lookup("mlir-pass-statistics"));
+  if (statistics && *statistics) {
+    // The command-line pipeline is itself a setup callback: keep it.
+    mlir::MlirOptMainConfig parsed = config;
+    config.setPassPipelineSetupFn([parsed](mlir::PassManager &pm) {
+      pm.addInstrumentation(hp::createPassCountsInstrumentation(llvm::errs()));
+      return parsed.setupPassPipeline(pm);
+    });
+  }
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return EXIT_FAILURE;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return EXIT_FAILURE;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
+                                     config)))
+    return EXIT_FAILURE;
+  output->keep();
+  return EXIT_SUCCESS;
 }

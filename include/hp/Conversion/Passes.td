@@ -30,6 +30,13 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
     is first run through the plan checker, which simulates it from the
     layout's and the collectives' definitions; a plan it refuses is an error
     that prints the plan, and nothing is emitted.
+
+    `hp-opt --mlir-pass-statistics` reports the statistics below. Debian's
+    LLVM is built without `LLVM_ENABLE_STATS`, which makes MLIR's own pass
+    statistics no-ops, so hp-opt collects these counts itself and appends
+    them to MLIR's report; other drivers (upstream `mlir-opt` with the
+    plugin) show them only where LLVM keeps statistics. `print-totals`
+    gives the same totals as a remark in any driver.
   }];
   let options = [
     Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",

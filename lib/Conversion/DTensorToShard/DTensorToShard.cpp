@@ -12,6 +12,7 @@
 #include "hp/Conversion/DTensorToShard/RedistributeEmitter.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Utils/PlanChecker.h"
+#include "hp/Support/PassCounts.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -129,7 +130,8 @@ struct Planner {
     if (breakPlans)
       breakPlan(*plan, problem.globalShape.size());
     if (printPlans)
-      op.emitRemark() << "plan " << describe(problem, *plan) << "\n"
+      // By location: the op itself would be printed after each remark.
+      mlir::emitRemark(op.getLoc()) << "plan " << describe(problem, *plan) << "\n"
                       << plan->describe();
     if (onPlan)
       onPlan(*plan);
@@ -457,8 +459,8 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
-  // Totals for the statistics (compiled out of Debian's LLVM) and for the
-  // print-totals remark.
+  // Totals for the statistics, for hp's pass counts (the statistics are
+  // compiled out of Debian's LLVM) and for the print-totals remark.
   int64_t redistributes = 0, collectives = 0;
   double bytes = 0;
   planner->onPlan = [&](const plan::Plan &plan) {
@@ -507,8 +509,15 @@ void ConvertDTensorToShardPass::runOnOperation() {
                        "that does not exist");
     return signalPassFailure();
   }
+  hp::reportPassCount(*this, "redistributes", "Redistributes planned",
+                      redistributes);
+  hp::reportPassCount(*this, "collectives", "Collectives in the plans",
+                      collectives);
+  hp::reportPassCount(*this, "bytes-per-rank",
+                      "Bytes one rank sends, summed over the plans",
+                      static_cast<uint64_t>(bytes));
   if (printTotals)
-    module.emitRemark() << "convert-dtensor-to-shard planned " << redistributes
+    mlir::emitRemark(module.getLoc()) << "convert-dtensor-to-shard planned " << redistributes
                         << (redistributes == 1 ? " redistribute: " : " redistributes: ")
                         << collectives
                         << (collectives == 1 ? " collective, " : " collectives, ")

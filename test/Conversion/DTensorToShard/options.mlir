@@ -17,6 +17,19 @@
 // RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0 print-totals" -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=TOTALS
 // TOTALS: remark: convert-dtensor-to-shard planned 1 redistribute: 1 collective, 448 B sent per rank in all
 // TOTALS: remark: convert-dtensor-to-shard planned 1 redistribute: 2 collectives, 32 B sent per rank in all
+// --mlir-pass-statistics reports the same totals (hp-opt collects them itself:
+// Debian's LLVM compiles Pass::Statistic out), once per split.
+// RUN: hp-opt %s -convert-dtensor-to-shard="latency-bytes=0" --mlir-pass-statistics -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// STATS: Pass statistics report
+// STATS: ConvertDTensorToShard
+// STATS-NEXT: (S) 448 bytes-per-rank - Bytes one rank sends, summed over the plans
+// STATS-NEXT: (S)   1 collectives    - Collectives in the plans
+// STATS-NEXT: (S)   1 redistributes  - Redistributes planned
+// STATS: Pass statistics report
+// STATS: ConvertDTensorToShard
+// STATS-NEXT: (S) 32 bytes-per-rank - Bytes one rank sends, summed over the plans
+// STATS-NEXT: (S)  2 collectives    - Collectives in the plans
+// STATS-NEXT: (S)  1 redistributes  - Redistributes planned
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=8,1,3" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXTRAWEIGHT
 // EXTRAWEIGHT: error: axis-weights has 3 entries, but no mesh has more than 2 axes
