@@ -61,7 +61,12 @@ struct NCCLContiguousBuffersPass
       if (!isa<AllGatherOp, ReduceScatterOp, AllReduceOp, AllToAllOp,
                BroadcastOp, SendOp, RecvOp>(op))
         return;
-      OpBuilder b(op);
+      // Staging copies may not sit inside nccl.group (its calls are issued
+      // together): they go around the whole group.
+      Operation *anchor = op;
+      if (auto group = op->getParentOfType<GroupOp>())
+        anchor = group;
+      OpBuilder b(anchor);
       for (OpOperand &operand : op->getOpOperands()) {
         if (!isa<MemRefType>(operand.get().getType()))
           continue;
@@ -74,7 +79,7 @@ struct NCCLContiguousBuffersPass
         // one) are written; everything else is read.
         bool written = isa<RecvOp>(op) ||
                        (!isa<SendOp>(op) && operand.getOperandNumber() == 1);
-        operand.set(stage(b, op, source, written));
+        operand.set(stage(b, anchor, source, written));
       }
     });
   }

@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
+
+#include "ShardQueries.h"
+
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -180,6 +183,47 @@ Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid,
   return e.toTensor(recv);
 }
 
+/// The element type a reduction accumulates in: the wider of its input's and
+/// its result's (upstream lets them differ, e.g. f32 -> f64), and for
+/// integers NCCL lacks (i16) the next one it has.
+Type accumulatorType(Type input, Type result) {
+  Type in = getElementTypeOrSelf(input), out = getElementTypeOrSelf(result);
+  Type acc =
+      in.getIntOrFloatBitWidth() > out.getIntOrFloatBitWidth() ? in : out;
+  if (getNCCLDataType(acc) >= 0)
+    return acc;
+  if (auto i = dyn_cast<IntegerType>(acc); i && i.getWidth() < 64)
+    return IntegerType::get(acc.getContext(), i.getWidth() <= 32 ? 32 : 64);
+  return acc;
+}
+
+/// `t` with every element converted to `to` (a copy only when they differ).
+Value convertElements(Emitter &e, Value t, Type to) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (type.getElementType() == to)
+    return t;
+  Value init = tensor::EmptyOp::create(e.b, e.loc, e.sizes(t), to);
+  return linalg::MapOp::create(
+             e.b, e.loc, ValueRange{t}, init,
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(
+                   b, loc,
+                   convertScalarToDtype(b, loc, args[0], to,
+                                        /*isUnsignedCast=*/false));
+             })
+      .getResult()[0];
+}
+
+/// all_reduce and reduce: reduce in the accumulator type, then convert to
+/// the result's element type.
+Value emitReduction(Emitter &e, FlatSymbolRefAttr grid, ArrayRef<int16_t> axes,
+                    Value input, Type resultType, RedOp red) {
+  Type acc = accumulatorType(input.getType(), resultType);
+  Value reduced =
+      emitAllReduce(e, grid, axes, convertElements(e, input, acc), red);
+  return convertElements(e, reduced, getElementTypeOrSelf(resultType));
+}
+
 /// This rank's block along `axis` when `input` is split evenly over the
 /// group (in-group rank order).
 Value emitOwnBlock(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
@@ -235,8 +279,9 @@ struct ReduceLowering : OpRewritePattern<shard::ReduceOp> {
   LogicalResult matchAndRewrite(shard::ReduceOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    Value result = emitAllReduce(e, op.getGridAttr(), op.getGridAxes(),
-                                 op.getInput(), *toRedOp(op.getReduction()));
+    Value result =
+        emitReduction(e, op.getGridAttr(), op.getGridAxes(), op.getInput(),
+                      op.getType(), *toRedOp(op.getReduction()));
     b.replaceOp(op, e.castTo(result, op.getType()));
     return success();
   }
@@ -363,6 +408,151 @@ struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
   }
 };
 
+/// update_halo: each split dim, innermost first, swaps halos with the
+/// neighbours one step down and up in the group of its split axes. A rank
+/// sends the first `hi` core rows down (they are the down neighbour's upper
+/// halo) and the last `lo` core rows up, and receives its upper halo from up
+/// and its lower halo from down. Slabs of a later (outer) dim span the
+/// halos of the dims already done, so corners arrive too. Like shift, the
+/// exchange wraps around, one pattern for every rank of the group, and the
+/// ranks at either end keep the halo they have (upstream: no neighbour).
+struct UpdateHaloLowering : OpRewritePattern<shard::UpdateHaloOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(shard::UpdateHaloOp op,
+                                PatternRewriter &b) const override {
+    Emitter e(b, op.getLoc());
+    Location loc = op.getLoc();
+    Value dest = op.getDestination();
+    auto memrefType = dyn_cast<MemRefType>(dest.getType());
+    Value t = dest;
+    if (memrefType)
+      t = bufferization::ToTensorOp::create(
+          b, loc,
+          RankedTensorType::get(memrefType.getShape(),
+                                memrefType.getElementType()),
+          dest, /*restrict=*/b.getUnitAttr(), /*writable=*/b.getUnitAttr());
+    auto type = cast<RankedTensorType>(t.getType());
+    int64_t rank = type.getRank();
+
+    auto splitAxes = op.getSplitAxes().getAxes();
+    SmallVector<int64_t> splitDims;
+    for (int64_t d = 0; d < rank && d < static_cast<int64_t>(splitAxes.size());
+         ++d)
+      if (!splitAxes[d].empty())
+        splitDims.push_back(d);
+    SmallVector<OpFoldResult> halos;
+    for (OpFoldResult h : getMixedValues(op.getStaticHaloSizes(),
+                                         op.getHaloSizes(), b.getContext())) {
+      if (auto v = dyn_cast<Value>(h))
+        h = arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+      halos.push_back(h);
+    }
+
+    SmallVector<OpFoldResult> full = e.sizes(t);
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes = full,
+        strides(rank, b.getIndexAttr(1));
+    auto sub = [&](OpFoldResult x, OpFoldResult y) -> OpFoldResult {
+      auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+      if (cx && cy)
+        return b.getIndexAttr(*cx - *cy);
+      return arith::SubIOp::create(b, loc,
+                                   getValueOrCreateConstantIndexOp(b, loc, x),
+                                   getValueOrCreateConstantIndexOp(b, loc, y))
+          .getResult();
+    };
+    for (auto [k, d] : llvm::enumerate(splitDims)) {
+      offsets[d] = halos[2 * k];
+      sizes[d] = sub(sub(full[d], halos[2 * k]), halos[2 * k + 1]);
+    }
+    auto isZero = [](OpFoldResult f) {
+      auto c = getConstantIntValue(f);
+      return c && *c == 0;
+    };
+
+    for (int64_t k = static_cast<int64_t>(splitDims.size()) - 1; k >= 0; --k) {
+      int64_t d = splitDims[k];
+      OpFoldResult lo = halos[2 * k], hi = halos[2 * k + 1];
+      ArrayRef<int16_t> axes = splitAxes[d].asArrayRef();
+      int64_t n = groupSize(op, op.getGridAttr(), axes);
+      if (n > 1 && !(isZero(lo) && isZero(hi))) {
+        Value comm = e.comm(op.getGridAttr(), axes);
+        Value me = CommRankOp::create(b, loc, b.getIndexType(), comm);
+        Value count = arith::ConstantIndexOp::create(b, loc, n);
+        auto step = [&](int64_t by) {
+          Value sum = arith::AddIOp::create(
+              b, loc, me, arith::ConstantIndexOp::create(b, loc, by));
+          return arith::RemUIOp::create(b, loc, sum, count).getResult();
+        };
+        Value down = step(n - 1), up = step(1);
+        // Slab `size` rows long along d, starting at `at`.
+        auto slabSizes = [&](OpFoldResult size) {
+          SmallVector<OpFoldResult> s = sizes;
+          s[d] = size;
+          return s;
+        };
+        auto slab = [&](OpFoldResult at, OpFoldResult size) {
+          SmallVector<OpFoldResult> o = offsets;
+          o[d] = at;
+          return tensor::ExtractSliceOp::create(b, loc, t, o, slabSizes(size),
+                                                strides)
+              .getResult();
+        };
+        Value sendDown, sendUp, recvUpper, recvLower;
+        if (!isZero(hi)) {
+          sendDown = e.toBuffer(slab(lo, hi));
+          recvUpper = e.alloc(slabSizes(hi), type.getElementType());
+        }
+        if (!isZero(lo)) {
+          sendUp = e.toBuffer(slab(sub(sub(full[d], hi), lo), lo));
+          recvLower = e.alloc(slabSizes(lo), type.getElementType());
+        }
+        auto group = GroupOp::create(b, loc);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&group.getBody().emplaceBlock());
+          if (sendDown) {
+            SendOp::create(b, loc, sendDown, down, comm);
+            RecvOp::create(b, loc, recvUpper, up, comm);
+          }
+          if (sendUp) {
+            SendOp::create(b, loc, sendUp, up, comm);
+            RecvOp::create(b, loc, recvLower, down, comm);
+          }
+        }
+        // Keep the halo at the ends of the group.
+        auto place = [&](Value recv, OpFoldResult at, OpFoldResult size,
+                         Value keep) {
+          SmallVector<OpFoldResult> o = offsets;
+          o[d] = at;
+          Value inserted = tensor::InsertSliceOp::create(
+              b, loc, e.toTensor(recv), t, o, slabSizes(size), strides);
+          t = arith::SelectOp::create(b, loc, keep, inserted, t);
+        };
+        if (recvUpper)
+          place(recvUpper, sub(full[d], hi), hi,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, me,
+                                      arith::ConstantIndexOp::create(b, loc,
+                                                                     n - 1)));
+        if (recvLower)
+          place(recvLower, b.getIndexAttr(0), lo,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, me,
+                                      arith::ConstantIndexOp::create(b, loc,
+                                                                     0)));
+      }
+      offsets[d] = b.getIndexAttr(0);
+      sizes[d] = full[d];
+    }
+    if (memrefType) {
+      bufferization::MaterializeInDestinationOp::create(b, loc, t, dest)
+          .setWritable(true);
+      b.replaceOp(op, dest);
+      return success();
+    }
+    b.replaceOp(op, e.castTo(t, op.getType()));
+    return success();
+  }
+};
+
 struct ReduceScatterLowering : OpRewritePattern<shard::ReduceScatterOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(shard::ReduceScatterOp op,
@@ -375,14 +565,17 @@ struct ReduceScatterLowering : OpRewritePattern<shard::ReduceScatterOp> {
     int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
     int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
     auto perm = Emitter::frontPerm(rank, axis);
-    Value front = e.transpose(op.getInput(), perm);
+    Type acc = accumulatorType(op.getInput().getType(), op.getType());
+    Value front =
+        e.transpose(convertElements(e, op.getInput(), acc), perm);
     SmallVector<OpFoldResult> recvSizes = e.sizes(front);
     recvSizes[0] = e.div(recvSizes[0], n);
-    Value recv = e.alloc(
-        recvSizes, cast<RankedTensorType>(op.getType()).getElementType());
+    Value recv = e.alloc(recvSizes, acc);
     ReduceScatterOp::create(b, e.loc, e.toBuffer(front), recv,
                             e.comm(op.getGridAttr(), op.getGridAxes()), *red);
-    Value result = e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+    Value result = e.transpose(
+        convertElements(e, e.toTensor(recv), getElementTypeOrSelf(op.getType())),
+        Emitter::inverse(perm));
     b.replaceOp(op, e.castTo(result, op.getType()));
     return success();
   }
@@ -398,19 +591,44 @@ struct AllReduceLowering : OpRewritePattern<shard::AllReduceOp> {
     Emitter e(b, op.getLoc());
     if (auto memrefType = dyn_cast<MemRefType>(op.getInput().getType())) {
       Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
-      // Buffers in, buffers out: reduce into a fresh allocation.
+      Type acc = accumulatorType(memrefType, op.getType());
+      // Buffers in, buffers out: reduce into a fresh allocation, converting
+      // into and out of the accumulator type where it differs.
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < memrefType.getRank(); ++d)
         if (memrefType.isDynamicDim(d))
           dynamic.push_back(memref::DimOp::create(b, e.loc, op.getInput(), d));
-      Value recv = memref::AllocOp::create(
-          b, e.loc, cast<MemRefType>(op.getType()), dynamic);
-      AllReduceOp::create(b, e.loc, op.getInput(), recv, comm, *red);
-      b.replaceOp(op, recv);
+      auto allocOf = [&](Type element) -> Value {
+        return memref::AllocOp::create(
+            b, e.loc, MemRefType::get(memrefType.getShape(), element), dynamic);
+      };
+      auto convertInto = [&](Value from, Value to, Type element) {
+        linalg::MapOp::create(
+            b, e.loc, ValueRange{from}, to,
+            [&](OpBuilder &nb, Location loc, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, loc,
+                  convertScalarToDtype(nb, loc, args[0], element, false));
+            });
+      };
+      Value send = op.getInput();
+      if (memrefType.getElementType() != acc) {
+        send = allocOf(acc);
+        convertInto(op.getInput(), send, acc);
+      }
+      Value reduced = allocOf(acc);
+      AllReduceOp::create(b, e.loc, send, reduced, comm, *red);
+      Type out = getElementTypeOrSelf(op.getType());
+      Value result = reduced;
+      if (out != acc) {
+        result = allocOf(out);
+        convertInto(reduced, result, out);
+      }
+      b.replaceOp(op, e.castTo(result, op.getType()));
       return success();
     }
-    Value result =
-        emitAllReduce(e, op.getGridAttr(), op.getGridAxes(), op.getInput(), *red);
+    Value result = emitReduction(e, op.getGridAttr(), op.getGridAxes(),
+                                 op.getInput(), op.getType(), *red);
     b.replaceOp(op, e.castTo(result, op.getType()));
     return success();
   }
@@ -540,9 +758,38 @@ LogicalResult checkSupported(Operation *op) {
     return op->emitOpError() << "element type " << shaped.getElementType()
                              << " has no NCCL data type";
   };
-  for (Type t : op->getOperandTypes())
-    if (failed(checkType(t)))
+  // Reductions run in their accumulator type; the others move the operand.
+  if (isa<shard::AllReduceOp, shard::ReduceOp, shard::ReduceScatterOp>(op)) {
+    Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type out = getElementTypeOrSelf(op->getResult(0).getType());
+    if (!in.isIntOrFloat() || !out.isIntOrFloat())
+      return op->emitOpError() << "reduces " << in << " into " << out
+                               << "; NCCL reduces integers and floats only";
+    if (failed(checkType(RankedTensorType::get({}, accumulatorType(in, out)))))
       return failure();
+  } else if (!isa<shard::UpdateHaloOp>(op)) {
+    for (Type t : op->getOperandTypes())
+      if (failed(checkType(t)))
+        return failure();
+  }
+  // A collective's group must have a static size.
+  if (auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid")) {
+    auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
+    SmallVector<int16_t> axes;
+    if (auto list = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
+      axes.assign(list.asArrayRef().begin(), list.asArrayRef().end());
+    if (auto shift = dyn_cast<shard::ShiftOp>(op))
+      axes = {static_cast<int16_t>(shift.getShiftAxis().getSExtValue())};
+    if (isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
+            shard::UpdateHaloOp>(op))
+      for (int64_t a = 0; gridOp && a < gridOp.getRank(); ++a)
+        axes.push_back(a);
+    for (int16_t a : axes)
+      if (gridOp && ShapedType::isDynamic(gridOp.getShape()[a]))
+        return op->emitOpError()
+               << "runs on axis " << a << " of @" << gridOp.getSymName()
+               << ", whose size is dynamic; hp needs static grid shapes";
+  }
   auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
   if (reduction && !toRedOp(reduction.getValue()))
     return op->emitOpError() << "reduction '"
@@ -564,12 +811,33 @@ LogicalResult checkSupported(Operation *op) {
       return failure();
   if (auto r = dyn_cast<shard::RecvOp>(op); r && !r.getSource())
     return op->emitOpError("needs a source to lower to ncclRecv");
-  if (auto ar = dyn_cast<shard::AllReduceOp>(op))
-    if (getElementTypeOrSelf(ar.getInput().getType()) !=
-        getElementTypeOrSelf(ar.getType()))
-      return op->emitOpError(
-          "NCCL reduces in the element type of its buffers; an all_reduce "
-          "that changes the element type is not supported");
+  if (auto h = dyn_cast<shard::UpdateHaloOp>(op)) {
+    if (failed(checkType(h.getDestination().getType())))
+      return failure();
+    auto type = cast<ShapedType>(h.getDestination().getType());
+    int64_t splitDims = 0;
+    for (auto [d, axes] : llvm::enumerate(h.getSplitAxes().getAxes()))
+      if (!axes.empty() && static_cast<int64_t>(d) < type.getRank())
+        ++splitDims;
+    int64_t halos = h.getStaticHaloSizes().size();
+    if (halos != 2 * splitDims)
+      return op->emitOpError()
+             << "has " << halos << " halo sizes for " << splitDims
+             << " split dims; it needs a (lower, upper) pair per split dim";
+    for (int64_t size : h.getStaticHaloSizes())
+      if (!ShapedType::isDynamic(size) && size < 0)
+        return op->emitOpError() << "has a negative halo size " << size;
+  }
+  if (auto a = dyn_cast<shard::AllToAllOp>(op)) {
+    int64_t split = a.getSplitAxis().getSExtValue();
+    int64_t size = a.getInput().getType().getDimSize(split);
+    int64_t n = groupSize(op, a.getGridAttr(), a.getGridAxes());
+    if (!ShapedType::isDynamic(size) && n > 0 && size % n != 0)
+      return op->emitOpError()
+             << "splits dim " << split << " of size " << size << " into "
+             << n << " blocks, one per group member; the size must be a "
+                "multiple of the group size";
+  }
   return success();
 }
 
@@ -584,14 +852,18 @@ struct ConvertShardToNCCLPass
                shard::AllToAllOp, shard::AllSliceOp, shard::BroadcastOp,
                shard::GatherOp, shard::ScatterOp, shard::ReduceOp,
                shard::SendOp, shard::RecvOp, shard::ShiftOp,
-               shard::ProcessMultiIndexOp, shard::ProcessLinearIndexOp>(op)) {
+               shard::ProcessMultiIndexOp, shard::ProcessLinearIndexOp,
+               shard::GridShapeOp, shard::NeighborsLinearIndicesOp,
+               shard::ShardShapeOp, shard::ShardingOp, shard::ShardOp,
+               shard::GetShardingOp, shard::UpdateHaloOp>(op)) {
         op->emitOpError("has no NCCL lowering");
         return WalkResult::interrupt();
       }
       return failed(checkSupported(op)) ? WalkResult::interrupt()
                                         : WalkResult::advance();
     });
-    if (unsupported.wasInterrupted())
+    if (unsupported.wasInterrupted() ||
+        failed(hp::lowerShardQueries(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     hp::populateShardToNCCLPatterns(patterns);
@@ -606,6 +878,7 @@ void hp::populateShardToNCCLPatterns(RewritePatternSet &patterns) {
                AllReduceLowering, AllToAllLowering, AllSliceLowering,
                BroadcastLowering, GatherLowering<shard::GatherOp>,
                ScatterLowering, ReduceLowering, SendLowering,
-               RecvLowering, ShiftLowering, ProcessMultiIndexLowering,
+               RecvLowering, ShiftLowering, UpdateHaloLowering,
+               ProcessMultiIndexLowering,
                ProcessLinearIndexLowering>(patterns.getContext());
 }

@@ -68,3 +68,29 @@ func.func @strided_recv(%a: memref<4xf32, strided<[2]>>, %p: index) {
   nccl.recv %d from %p on %c : memref<4xf32, strided<[?], offset: ?>>
   return
 }
+
+// -----
+
+shard.grid @g(shape = 4)
+
+// Inside nccl.group (its calls are issued together) no copy may sit
+// between the calls: staging goes before the group, copy-back after it.
+// CHECK-LABEL: func @grouped
+// CHECK: %[[S:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK: linalg.copy ins(%{{.*}} : memref<2x3xf32, strided<[5, 1], offset: 1>>) outs(%[[S]]
+// CHECK: %[[R:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send %[[S]]
+// CHECK-NEXT: nccl.recv %[[R]]
+// CHECK-NEXT: }
+// CHECK-NEXT: linalg.copy ins(%[[R]] : memref<2x3xf32>) outs(%{{.*}} : memref<2x3xf32, strided<[5, 1], offset: 1>>)
+func.func @grouped(%b: memref<2x5xf32>, %peer: index) {
+  %c = nccl.comm @g axes = [0] : !nccl.comm
+  %v = memref.subview %b[0, 1] [2, 3] [1, 1] : memref<2x5xf32> to memref<2x3xf32, strided<[5, 1], offset: 1>>
+  %vd = memref.cast %v : memref<2x3xf32, strided<[5, 1], offset: 1>> to memref<2x3xf32, strided<[?, ?], offset: ?>>
+  nccl.group {
+    nccl.send %vd to %peer on %c : memref<2x3xf32, strided<[?, ?], offset: ?>>
+    nccl.recv %vd from %peer on %c : memref<2x3xf32, strided<[?, ?], offset: ?>>
+  }
+  return
+}

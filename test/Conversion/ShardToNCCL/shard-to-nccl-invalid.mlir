@@ -1,10 +1,19 @@
-// RUN: hp-opt %s -convert-shard-to-nccl -split-input-file -verify-diagnostics
+// RUN: hp-opt %s -convert-shard-to-nccl -split-input-file -verify-diagnostics -allow-unregistered-dialect
 
 shard.grid @g(shape = 4)
-func.func @dtype(%x: tensor<4xi16>) -> tensor<4xi16> {
+func.func @dtype(%x: tensor<4xi16>) -> tensor<16xi16> {
   // expected-error @+1 {{element type 'i16' has no NCCL data type}}
-  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xi16> -> tensor<4xi16>
-  return %r : tensor<4xi16>
+  %r = shard.all_gather %x on @g grid_axes = [0] gather_axis = 0 : tensor<4xi16> -> tensor<16xi16>
+  return %r : tensor<16xi16>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @reduce_index(%x: tensor<4xindex>) -> tensor<4xindex> {
+  // expected-error @+1 {{reduces 'index' into 'index'; NCCL reduces integers and floats only}}
+  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xindex> -> tensor<4xindex>
+  return %r : tensor<4xindex>
 }
 
 // -----
@@ -19,10 +28,65 @@ func.func @reduction(%x: tensor<4xi32>) -> tensor<4xi32> {
 // -----
 
 shard.grid @g(shape = 4)
-func.func @widening(%x: tensor<4xf32>) -> tensor<4xf64> {
-  // expected-error @+1 {{NCCL reduces in the element type of its buffers; an all_reduce that changes the element type is not supported}}
-  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xf32> -> tensor<4xf64>
-  return %r : tensor<4xf64>
+func.func @all_to_all_uneven(%x: tensor<6x4xf32>) -> tensor<?x16xf32> {
+  // expected-error @+1 {{splits dim 0 of size 6 into 4 blocks, one per group member; the size must be a multiple of the group size}}
+  %r = shard.all_to_all %x on @g grid_axes = [0] split_axis = 0 concat_axis = 1 : tensor<6x4xf32> -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}
+
+// -----
+
+shard.grid @g(shape = ?)
+func.func @dynamic_grid(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{runs on axis 0 of @g, whose size is dynamic; hp needs static grid shapes}}
+  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @halo_pairs(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{has 1 halo sizes for 1 split dims; it needs a (lower, upper) pair per split dim}}
+  %r = shard.update_halo %x on @g split_axes = [[0]] halo_sizes = [1] : tensor<6x4xf32>
+  return %r : tensor<6x4xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @halo_dtype(%x: tensor<6x4xi16>) -> tensor<6x4xi16> {
+  // expected-error @+1 {{element type 'i16' has no NCCL data type}}
+  %r = shard.update_halo %x on @g split_axes = [[0]] halo_sizes = [1, 1] : tensor<6x4xi16>
+  return %r : tensor<6x4xi16>
+}
+
+// -----
+
+shard.grid @g(shape = 4x?)
+func.func @neighbors_dynamic_grid(%i: index, %j: index) -> (index, index) {
+  // expected-error @+1 {{needs the size of axis 1 of @g, which is dynamic; give the grid a static shape}}
+  %d, %u = shard.neighbors_linear_indices on @g[%i, %j] split_axes = [0] : index, index
+  return %d, %u : index, index
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @shard_shape_of_argument(%s: !shard.sharding) -> index {
+  // expected-error @+1 {{needs its sharding defined by a shard.sharding op in the same function; a sharding passed in as an argument has no runtime value in hp}}
+  %n = shard.shard_shape dims = [8] sharding = %s device = [0] : index
+  return %n : index
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @sharding_used(%x: tensor<4xf32>) {
+  %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{'test.use' op uses a !shard.sharding value; shardings describe layouts at compile time and have no runtime value in hp}}
+  "test.use"(%s) : (!shard.sharding) -> ()
+  return
 }
 
 // -----
@@ -41,14 +105,4 @@ func.func @recv_anywhere(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{needs a source to lower to ncclRecv}}
   %r = shard.recv %x on @g grid_axes = [0] : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
-}
-
-// -----
-
-shard.grid @g(shape = 4)
-func.func @unsupported(%x: tensor<4xf32>) -> (index, index) {
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{has no NCCL lowering}}
-  %d, %u = shard.neighbors_linear_indices on @g[%c0] split_axes = [0] : index, index
-  return %d, %u : index, index
 }

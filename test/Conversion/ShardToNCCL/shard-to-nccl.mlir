@@ -147,3 +147,59 @@ func.func @process_index() -> (index, index, index) {
   %l = shard.process_linear_index on @g : index
   return %i#0, %i#1, %l : index, index, index
 }
+
+// -----
+
+shard.grid @g(shape = 4)
+
+// A reduction whose result element type differs accumulates in the wider
+// type: f32 -> f64 converts the input first.
+// CHECK-LABEL: func @all_reduce_widening
+// CHECK: %[[W:.*]] = linalg.map { arith.extf } ins(%{{.*}} : tensor<4xf32>) outs(%{{.*}} : tensor<4xf64>)
+// CHECK: %[[B:.*]] = bufferization.to_buffer %[[W]]
+// CHECK: nccl.all_reduce %[[B]], %{{.*}} sum : memref<4xf64, {{.*}}>, memref<4xf64>
+func.func @all_reduce_widening(%x: tensor<4xf32>) -> tensor<4xf64> {
+  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xf32> -> tensor<4xf64>
+  return %r : tensor<4xf64>
+}
+
+// f64 -> f32 reduces in f64 and converts the result.
+// CHECK-LABEL: func @all_reduce_narrowing
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} max : memref<4xf64, {{.*}}>, memref<4xf64>
+// CHECK: linalg.map { arith.truncf } ins(%{{.*}} : tensor<4xf64>) outs(%{{.*}} : tensor<4xf32>)
+func.func @all_reduce_narrowing(%x: tensor<4xf64>) -> tensor<4xf32> {
+  %r = shard.all_reduce %x on @g grid_axes = [0] reduction = max : tensor<4xf64> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// i8 -> i16: NCCL has no 16-bit integer, so the sum runs in i32 (sign
+// extended) and is truncated to i16; modular sums agree.
+// CHECK-LABEL: func @reduce_i8_i16
+// CHECK: linalg.map { arith.extsi } ins(%{{.*}} : tensor<8xi8>) outs(%{{.*}} : tensor<8xi32>)
+// CHECK: nccl.all_reduce %{{.*}}, %{{.*}} sum : memref<8xi32, {{.*}}>, memref<8xi32>
+// CHECK: linalg.map { arith.trunci {{.*}} } ins(%{{.*}} : tensor<8xi32>) outs(%{{.*}} : tensor<8xi16>)
+func.func @reduce_i8_i16(%x: tensor<8xi8>) -> tensor<8xi16> {
+  %r = shard.reduce %x on @g grid_axes = [0] root = [0] : (tensor<8xi8>) -> tensor<8xi16>
+  return %r : tensor<8xi16>
+}
+
+// reduce_scatter f32 -> f64: converted before the scatter.
+// CHECK-LABEL: func @reduce_scatter_widening
+// CHECK: linalg.map { arith.extf } ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<8xf64>)
+// CHECK: nccl.reduce_scatter %{{.*}}, %{{.*}} sum : memref<8xf64, {{.*}}>, memref<2xf64>
+func.func @reduce_scatter_widening(%x: tensor<8xf32>) -> tensor<2xf64> {
+  %r = shard.reduce_scatter %x on @g grid_axes = [0] scatter_axis = 0 : tensor<8xf32> -> tensor<2xf64>
+  return %r : tensor<2xf64>
+}
+
+// On buffers: staged into an f64 allocation, reduced, returned.
+// CHECK-LABEL: func @all_reduce_memref_widening
+// CHECK: %[[S:.*]] = memref.alloc() : memref<4xf64>
+// CHECK: linalg.map { arith.extf } ins(%{{.*}} : memref<4xf32>) outs(%[[S]] : memref<4xf64>)
+// CHECK: %[[R:.*]] = memref.alloc() : memref<4xf64>
+// CHECK: nccl.all_reduce %[[S]], %[[R]]
+// CHECK: return %[[R]]
+func.func @all_reduce_memref_widening(%x: memref<4xf32>) -> memref<4xf64> {
+  %r = shard.all_reduce %x on @g grid_axes = [0] : memref<4xf32> -> memref<4xf64>
+  return %r : memref<4xf64>
+}
