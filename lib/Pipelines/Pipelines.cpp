@@ -83,9 +83,12 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertNCCLToLLVM());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Vector lowering (vector.print of small integers, multi-dim transfers)
+  // creates arith and ub ops, so it goes before their conversions.
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
