@@ -84,7 +84,16 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     `grid_axes` order. `shard.process_multi_index` and
     `process_linear_index` become `nccl.comm_rank` of the whole-grid
     communicator. The input may come from hp's passes or from upstream
-    `shard-partition`. An element type or reduction NCCL lacks is reported.
+    `shard-partition`: every op of the 22.x `shard` dialect is handled
+    (docs/Passes.md has the table). `update_halo` exchanges halos with the
+    split-axis neighbours in one `nccl.group` per split dim; reductions
+    whose result element type differs accumulate in the wider type; the
+    grid and sharding queries become index arithmetic; sharding values are
+    erased, from signatures and calls too. What hp cannot lower (an element
+    type or reduction NCCL lacks, an all_to_all split not divisible by its
+    group, a halo list without a pair per split dim, a dynamic grid axis, a
+    sharding value an op needs at run time) is a located error, before
+    anything is rewritten.
   }];
   let dependentDialects = [
     "::hp::nccl::NCCLDialect",
