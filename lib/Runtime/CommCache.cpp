@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <malloc.h>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -104,6 +105,67 @@ struct KeepLargeBlocks {
   }
 } keepLargeBlocks;
 
+/// The grid's shape with its dynamic axes (INT64_MIN, MLIR's kDynamic)
+/// filled in from the launch: one dynamic axis takes the world size over
+/// the static axes' product; several need HP_GRID_SHAPE_<grid>=AxBx...
+std::vector<int64_t> resolveGridShape(const char *gridName, int64_t gridRank,
+                                      const int64_t *gridShape,
+                                      const World &w) {
+  std::vector<int64_t> shape(gridShape, gridShape + gridRank);
+  const int64_t dynamic = std::numeric_limits<int64_t>::min();
+  int64_t numDynamic = 0, staticProduct = 1;
+  for (int64_t s : shape) {
+    if (s == dynamic)
+      ++numDynamic;
+    else
+      staticProduct *= s;
+  }
+  if (numDynamic == 0)
+    return shape;
+  std::string name = gridName;
+  std::string var = "HP_GRID_SHAPE_" + name;
+  if (const char *given = std::getenv(var.c_str())) {
+    std::vector<int64_t> parsed;
+    std::string text = given, item;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == 'x') {
+        char *end = nullptr;
+        long long v = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || v < 1)
+          fail(w.rank, var + "='" + text + "' is not a shape like 2x4");
+        parsed.push_back(v);
+        item.clear();
+      } else {
+        item += text[i];
+      }
+    }
+    if (static_cast<int64_t>(parsed.size()) != gridRank)
+      fail(w.rank, var + "='" + text + "' has " +
+                       std::to_string(parsed.size()) + " sizes; grid @" +
+                       name + " has " + std::to_string(gridRank) + " axes");
+    for (int64_t d = 0; d < gridRank; ++d)
+      if (shape[d] != dynamic && shape[d] != parsed[d])
+        fail(w.rank, var + "='" + text + "' gives axis " + std::to_string(d) +
+                         " size " + std::to_string(parsed[d]) +
+                         ", but grid @" + name + " fixes it to " +
+                         std::to_string(shape[d]));
+    return parsed;
+  }
+  if (numDynamic > 1)
+    fail(w.rank, "grid @" + name + " has " + std::to_string(numDynamic) +
+                     " dynamic axes; set " + var +
+                     " (e.g. 2x4) to give its shape");
+  if (w.size % staticProduct != 0)
+    fail(w.rank, "grid @" + name + " cannot fill " + std::to_string(w.size) +
+                     " ranks: its static axes hold " +
+                     std::to_string(staticProduct) +
+                     " devices, which does not divide the world size");
+  for (int64_t &s : shape)
+    if (s == dynamic)
+      s = w.size / staticProduct;
+  return shape;
+}
+
 } // namespace
 
 extern "C" {
@@ -119,6 +181,9 @@ void *hpNcclComm(const char *gridName, int64_t gridRank,
     return it->second;
 
   World &w = world();
+  std::vector<int64_t> shapeStorage =
+      resolveGridShape(gridName, gridRank, gridShape, w);
+  gridShape = shapeStorage.data();
   int64_t numDevices = 1;
   for (int64_t d = 0; d < gridRank; ++d)
     numDevices *= gridShape[d];

@@ -91,9 +91,10 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     grid and sharding queries become index arithmetic; sharding values are
     erased, from signatures and calls too. What hp cannot lower (an element
     type or reduction NCCL lacks, an all_to_all split not divisible by its
-    group, a halo list without a pair per split dim, a dynamic grid axis, a
-    sharding value an op needs at run time) is a located error, before
-    anything is rewritten.
+    group, a halo list without a pair per split dim, a sharding value an op
+    needs at run time) is a located error, before anything is rewritten.
+    On a grid with dynamic axes, group sizes come from the communicator
+    (`nccl.comm_size`) at run time.
   }];
   let dependentDialects = [
     "::hp::nccl::NCCLDialect",

@@ -163,6 +163,17 @@ Value groupSize(ConversionPatternRewriter &b, Location loc, Operation *op,
   return LLVM::SExtOp::create(b, loc, b.getI64Type(), n);
 }
 
+struct CommSizeLowering : ConvertOpToLLVMPattern<CommSizeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(CommSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, groupSize(b, op.getLoc(), op, op.getComm(),
+                              adaptor.getComm()));
+    return success();
+  }
+};
+
 template <typename OpTy>
 struct CollectiveLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
@@ -307,7 +318,7 @@ struct ConvertNCCLToLLVMPass
 
 void hp::populateNCCLToLLVMConversionPatterns(LLVMTypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<CommLowering, CommRankLowering, GroupLowering,
+  patterns.add<CommLowering, CommRankLowering, CommSizeLowering, GroupLowering,
                CollectiveLowering<AllGatherOp>,
                CollectiveLowering<ReduceScatterOp>,
                CollectiveLowering<AllReduceOp>, CollectiveLowering<AllToAllOp>,

@@ -10,7 +10,7 @@
 
 #include "ShardQueries.h"
 
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/NCCL/IR/NCCL.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -42,30 +42,49 @@ shard::GridOp gridOf(Operation *op, FlatSymbolRefAttr name) {
   return SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, name);
 }
 
-/// The grid sizes of `axes`, or an error naming the first dynamic one.
-FailureOr<SmallVector<int64_t>> staticSizes(Operation *op, shard::GridOp grid,
-                                            ArrayRef<int16_t> axes) {
-  SmallVector<int64_t> sizes;
+/// The size of each of `axes`: a constant, or for an axis sized at launch
+/// the size of its one-axis communicator.
+SmallVector<Value> axisSizes(OpBuilder &b, Location loc, shard::GridOp grid,
+                             ArrayRef<int16_t> axes) {
+  SmallVector<Value> sizes;
   for (int16_t a : axes) {
     int64_t n = grid.getShape()[a];
-    if (ShapedType::isDynamic(n))
-      return op->emitOpError() << "needs the size of axis " << a << " of @"
-                               << grid.getSymName()
-                               << ", which is dynamic; give the grid a static "
-                                  "shape";
-    sizes.push_back(n);
+    if (!ShapedType::isDynamic(n)) {
+      sizes.push_back(constIndex(b, loc, n));
+      continue;
+    }
+    Value comm = hp::nccl::CommOp::create(
+        b, loc, hp::nccl::CommType::get(b.getContext()),
+        FlatSymbolRefAttr::get(grid.getSymNameAttr()),
+        b.getDenseI64ArrayAttr({a}));
+    sizes.push_back(
+        hp::nccl::CommSizeOp::create(b, loc, b.getIndexType(), comm));
   }
   return sizes;
 }
 
+SmallVector<int16_t> allAxes(shard::GridOp grid) {
+  SmallVector<int16_t> axes;
+  for (int64_t a = 0; a < grid.getRank(); ++a)
+    axes.push_back(a);
+  return axes;
+}
+
 /// Row-major linear index of `index` (one value per entry of `sizes`).
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> index,
-                ArrayRef<int64_t> sizes) {
+                ArrayRef<Value> sizes) {
   Value linear = constIndex(b, loc, 0);
   for (auto [i, n] : llvm::zip(index, sizes))
     linear = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, linear, constIndex(b, loc, n)), i);
+        b, loc, arith::MulIOp::create(b, loc, linear, n), i);
   return linear;
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
+  Value n = constIndex(b, loc, 1);
+  for (Value s : sizes)
+    n = arith::MulIOp::create(b, loc, n, s);
+  return n;
 }
 
 /// grid_shape: the sizes of the listed axes (all axes when none is listed).
@@ -80,14 +99,8 @@ LogicalResult lowerGridShape(shard::GridShapeOp op) {
     op->erase();
     return success();
   }
-  FailureOr<SmallVector<int64_t>> sizes = staticSizes(op, grid, axes);
-  if (failed(sizes))
-    return failure();
   OpBuilder b(op);
-  SmallVector<Value> values;
-  for (int64_t n : *sizes)
-    values.push_back(constIndex(b, op.getLoc(), n));
-  op->replaceAllUsesWith(values);
+  op->replaceAllUsesWith(axisSizes(b, op.getLoc(), grid, axes));
   op->erase();
   return success();
 }
@@ -98,12 +111,6 @@ LogicalResult lowerGridShape(shard::GridShapeOp op) {
 /// axis; several axes step through their combined group.
 LogicalResult lowerNeighbors(shard::NeighborsLinearIndicesOp op) {
   shard::GridOp grid = gridOf(op, op.getGridAttr());
-  SmallVector<int16_t> all;
-  for (int64_t a = 0; a < grid.getRank(); ++a)
-    all.push_back(a);
-  FailureOr<SmallVector<int64_t>> shape = staticSizes(op, grid, all);
-  if (failed(shape))
-    return failure();
   ArrayRef<int16_t> axes = op.getSplitAxes();
   if (op.getDevice().size() != static_cast<size_t>(grid.getRank()))
     return op.emitOpError() << "takes one index per grid axis ("
@@ -111,25 +118,23 @@ LogicalResult lowerNeighbors(shard::NeighborsLinearIndicesOp op) {
                             << op.getDevice().size();
   OpBuilder b(op);
   Location loc = op.getLoc();
+  SmallVector<Value> shape = axisSizes(b, loc, grid, allAxes(grid));
   SmallVector<Value> device(op.getDevice());
-  SmallVector<int64_t> groupSizes;
-  SmallVector<Value> groupIndex;
+  SmallVector<Value> groupSizes, groupIndex;
   for (int16_t a : axes) {
-    groupSizes.push_back((*shape)[a]);
+    groupSizes.push_back(shape[a]);
     groupIndex.push_back(device[a]);
   }
-  int64_t n = hp::dtensor::groupSize(*shape, SmallVector<int64_t>(axes.begin(), axes.end()));
   Value g = linearize(b, loc, groupIndex, groupSizes);
   // The device whose group index is `target`, other coordinates unchanged.
   auto deviceAt = [&](Value target) {
     SmallVector<Value> coord = device;
     Value rest = target;
     for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
-      Value size = constIndex(b, loc, groupSizes[i]);
-      coord[axes[i]] = arith::RemUIOp::create(b, loc, rest, size);
-      rest = arith::DivUIOp::create(b, loc, rest, size);
+      coord[axes[i]] = arith::RemUIOp::create(b, loc, rest, groupSizes[i]);
+      rest = arith::DivUIOp::create(b, loc, rest, groupSizes[i]);
     }
-    return linearize(b, loc, coord, *shape);
+    return linearize(b, loc, coord, shape);
   };
   Value one = constIndex(b, loc, 1), minusOne = constIndex(b, loc, -1);
   Value zero = constIndex(b, loc, 0);
@@ -138,8 +143,9 @@ LogicalResult lowerNeighbors(shard::NeighborsLinearIndicesOp op) {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, g, zero);
   Value downIndex = arith::SelectOp::create(
       b, loc, hasDown, arith::SubIOp::create(b, loc, g, one), g);
-  Value hasUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g,
-                                      constIndex(b, loc, n - 1));
+  Value last = arith::SubIOp::create(b, loc, product(b, loc, groupSizes), one);
+  Value hasUp =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g, last);
   Value upIndex = arith::SelectOp::create(
       b, loc, hasUp, arith::AddIOp::create(b, loc, g, one), g);
   Value down =
@@ -189,17 +195,16 @@ LogicalResult lowerShardShape(shard::ShardShapeOp op) {
       continue;
     }
     ArrayRef<int16_t> axes = splitAxes[d].asArrayRef();
-    FailureOr<SmallVector<int64_t>> sizes = staticSizes(op, grid, axes);
-    if (failed(sizes))
-      return failure();
-    int64_t n = 1;
+    SmallVector<Value> sizes = axisSizes(b, loc, grid, axes);
     SmallVector<Value> index;
-    for (auto [a, size] : llvm::zip(axes, *sizes)) {
-      n *= size;
+    for (int16_t a : axes)
       index.push_back(device[a]);
-    }
-    Value idx = linearize(b, loc, index, *sizes);
+    Value idx = linearize(b, loc, index, sizes);
     if (!offsets.empty()) {
+      // The verifier allows offsets only on static grids.
+      int64_t n = 1;
+      for (int16_t a : axes)
+        n *= grid.getShape()[a];
       if (position + n + 1 > static_cast<int64_t>(offsets.size()))
         return op.emitOpError("sharded_dims_offsets of its sharding are too "
                               "short for the split dims");
@@ -216,8 +221,9 @@ LogicalResult lowerShardShape(shard::ShardShapeOp op) {
       };
       Value next = arith::AddIOp::create(b, loc, idx, constIndex(b, loc, 1));
       result.push_back(arith::SubIOp::create(b, loc, pick(next), pick(idx)));
+      position += n + 1;
     } else {
-      Value count = constIndex(b, loc, n);
+      Value count = product(b, loc, sizes);
       Value base = arith::DivUIOp::create(b, loc, dim, count);
       Value extra = arith::RemUIOp::create(b, loc, dim, count);
       Value firstLong = arith::SubIOp::create(b, loc, count, extra);
@@ -227,7 +233,6 @@ LogicalResult lowerShardShape(shard::ShardShapeOp op) {
                                           constIndex(b, loc, 0));
       result.push_back(arith::AddIOp::create(b, loc, base, add));
     }
-    position += n + 1;
   }
   op->replaceAllUsesWith(result);
   op->erase();

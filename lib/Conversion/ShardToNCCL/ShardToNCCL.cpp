@@ -122,19 +122,25 @@ public:
     return inv;
   }
 
-  OpFoldResult mul(OpFoldResult a, int64_t n) {
-    if (auto c = getConstantIntValue(a))
-      return b.getIndexAttr(*c * n);
-    return arith::MulIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, a),
-                                 arith::ConstantIndexOp::create(b, loc, n))
-        .getResult();
+  Value value(OpFoldResult a) {
+    return getValueOrCreateConstantIndexOp(b, loc, a);
   }
-  OpFoldResult div(OpFoldResult a, int64_t n) {
-    if (auto c = getConstantIntValue(a))
-      return b.getIndexAttr(*c / n);
-    return arith::DivUIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, a),
-                                  arith::ConstantIndexOp::create(b, loc, n))
-        .getResult();
+  OpFoldResult mul(OpFoldResult a, OpFoldResult n) {
+    auto ca = getConstantIntValue(a), cn = getConstantIntValue(n);
+    if (ca && cn)
+      return b.getIndexAttr(*ca * *cn);
+    return arith::MulIOp::create(b, loc, value(a), value(n)).getResult();
+  }
+  OpFoldResult div(OpFoldResult a, OpFoldResult n) {
+    auto ca = getConstantIntValue(a), cn = getConstantIntValue(n);
+    if (ca && cn)
+      return b.getIndexAttr(*ca / *cn);
+    return arith::DivUIOp::create(b, loc, value(a), value(n)).getResult();
+  }
+  /// (a + k) mod n for an in-group rank a.
+  Value addMod(Value a, OpFoldResult k, OpFoldResult n) {
+    Value sum = arith::AddIOp::create(b, loc, a, value(k));
+    return arith::RemUIOp::create(b, loc, sum, value(n));
   }
 
   /// Result tensor cast to the op's declared type where shapes agree.
@@ -152,18 +158,33 @@ SmallVector<int64_t> toI64(ArrayRef<int16_t> axes) {
   return SmallVector<int64_t>(axes.begin(), axes.end());
 }
 
-/// Members of the group along `axes` (the layout model's group).
+/// Members of the group along `axes` (the layout model's group), or
+/// kDynamic when one of the axes has a dynamic size.
 int64_t groupSize(Operation *op, FlatSymbolRefAttr gridName,
                   ArrayRef<int16_t> axes) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  for (int16_t a : axes)
+    if (ShapedType::isDynamic(grid.getShape()[a]))
+      return ShapedType::kDynamic;
   return hp::dtensor::groupSize(grid.getShape(), toI64(axes));
+}
+
+/// The group size as an IR value: a constant, or asked of the communicator
+/// on a grid whose axes are sized at launch.
+OpFoldResult groupSize(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
+                       ArrayRef<int16_t> axes) {
+  int64_t n = groupSize(op, grid, axes);
+  if (!ShapedType::isDynamic(n))
+    return e.b.getIndexAttr(n);
+  return CommSizeOp::create(e.b, e.loc, e.b.getIndexType(), e.comm(grid, axes))
+      .getResult();
 }
 
 /// The concatenation along `axis` of every group member's `input`.
 Value emitAllGather(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
                     ArrayRef<int16_t> axes, Value input, int64_t axis) {
   auto type = cast<RankedTensorType>(input.getType());
-  int64_t n = groupSize(op, grid, axes);
+  OpFoldResult n = groupSize(e, op, grid, axes);
   auto perm = Emitter::frontPerm(type.getRank(), axis);
   Value front = e.transpose(input, perm);
   SmallVector<OpFoldResult> recvSizes = e.sizes(front);
@@ -228,7 +249,7 @@ Value emitReduction(Emitter &e, FlatSymbolRefAttr grid, ArrayRef<int16_t> axes,
 /// group (in-group rank order).
 Value emitOwnBlock(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
                    ArrayRef<int16_t> axes, Value input, int64_t axis) {
-  int64_t n = groupSize(op, grid, axes);
+  OpFoldResult n = groupSize(e, op, grid, axes);
   Value index = CommRankOp::create(e.b, e.loc, e.b.getIndexType(),
                                    e.comm(grid, axes));
   SmallVector<OpFoldResult> sizes = e.sizes(input);
@@ -331,7 +352,7 @@ Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
       getMixedValues(staticIndex, dynamicIndex, e.b.getContext());
   Value linear = arith::ConstantIndexOp::create(e.b, e.loc, 0);
   for (auto [a, i] : llvm::zip(axes, index)) {
-    Value n = arith::ConstantIndexOp::create(e.b, e.loc, grid.getShape()[a]);
+    Value n = e.value(groupSize(e, op, gridName, {a}));
     linear = arith::AddIOp::create(
         e.b, e.loc, arith::MulIOp::create(e.b, e.loc, linear, n),
         getValueOrCreateConstantIndexOp(e.b, e.loc, i));
@@ -379,21 +400,25 @@ struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
   LogicalResult matchAndRewrite(shard::ShiftOp op,
                                 PatternRewriter &b) const override {
     Emitter e(b, op.getLoc());
-    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-        op, op.getGridAttr());
     int16_t axis = static_cast<int16_t>(op.getShiftAxis().getSExtValue());
-    int64_t n = grid.getShape()[axis];
-    int64_t offset = ((op.getOffset() % n) + n) % n;
+    OpFoldResult n = groupSize(e, op, op.getGridAttr(), {axis});
     Value comm = e.comm(op.getGridAttr(), {axis});
     Value me = CommRankOp::create(b, e.loc, b.getIndexType(), comm);
-    auto plus = [&](int64_t k) {
-      Value sum = arith::AddIOp::create(
-          b, e.loc, me, arith::ConstantIndexOp::create(b, e.loc, k));
-      return arith::RemUIOp::create(b, e.loc, sum,
-                                    arith::ConstantIndexOp::create(b, e.loc, n))
-          .getResult();
-    };
-    Value to = plus(offset), from = plus(n - offset);
+    // The offset modulo n, in [0, n), and n minus it.
+    OpFoldResult k, back;
+    if (auto cn = getConstantIntValue(n)) {
+      int64_t offset = ((op.getOffset() % *cn) + *cn) % *cn;
+      k = b.getIndexAttr(offset);
+      back = b.getIndexAttr(*cn - offset);
+    } else {
+      Value off = arith::ConstantIndexOp::create(b, e.loc, op.getOffset());
+      Value r = arith::RemSIOp::create(b, e.loc, off, e.value(n));
+      Value kv = arith::RemUIOp::create(
+          b, e.loc, arith::AddIOp::create(b, e.loc, r, e.value(n)), e.value(n));
+      k = kv;
+      back = arith::SubIOp::create(b, e.loc, e.value(n), kv).getResult();
+    }
+    Value to = e.addMod(me, k, n), from = e.addMod(me, back, n);
     Value send = e.toBuffer(op.getInput());
     Value recv = e.allocLike(op.getInput());
     auto group = GroupOp::create(b, e.loc);
@@ -473,17 +498,15 @@ struct UpdateHaloLowering : OpRewritePattern<shard::UpdateHaloOp> {
       int64_t d = splitDims[k];
       OpFoldResult lo = halos[2 * k], hi = halos[2 * k + 1];
       ArrayRef<int16_t> axes = splitAxes[d].asArrayRef();
-      int64_t n = groupSize(op, op.getGridAttr(), axes);
-      if (n > 1 && !(isZero(lo) && isZero(hi))) {
+      OpFoldResult n = groupSize(e, op, op.getGridAttr(), axes);
+      std::optional<int64_t> staticN = getConstantIntValue(n);
+      if (!(staticN && *staticN == 1) && !(isZero(lo) && isZero(hi))) {
         Value comm = e.comm(op.getGridAttr(), axes);
         Value me = CommRankOp::create(b, loc, b.getIndexType(), comm);
-        Value count = arith::ConstantIndexOp::create(b, loc, n);
-        auto step = [&](int64_t by) {
-          Value sum = arith::AddIOp::create(
-              b, loc, me, arith::ConstantIndexOp::create(b, loc, by));
-          return arith::RemUIOp::create(b, loc, sum, count).getResult();
-        };
-        Value down = step(n - 1), up = step(1);
+        Value last = arith::SubIOp::create(
+            b, loc, e.value(n), arith::ConstantIndexOp::create(b, loc, 1));
+        Value down = e.addMod(me, last, n),
+              up = e.addMod(me, b.getIndexAttr(1), n);
         // Slab `size` rows long along d, starting at `at`.
         auto slabSizes = [&](OpFoldResult size) {
           SmallVector<OpFoldResult> s = sizes;
@@ -531,8 +554,7 @@ struct UpdateHaloLowering : OpRewritePattern<shard::UpdateHaloOp> {
         if (recvUpper)
           place(recvUpper, sub(full[d], hi), hi,
                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, me,
-                                      arith::ConstantIndexOp::create(b, loc,
-                                                                     n - 1)));
+                                      last));
         if (recvLower)
           place(recvLower, b.getIndexAttr(0), lo,
                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, me,
@@ -563,7 +585,7 @@ struct ReduceScatterLowering : OpRewritePattern<shard::ReduceScatterOp> {
     Emitter e(b, op.getLoc());
     int64_t axis = op.getScatterAxis().getSExtValue();
     int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
-    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+    OpFoldResult n = groupSize(e, op, op.getGridAttr(), op.getGridAxes());
     auto perm = Emitter::frontPerm(rank, axis);
     Type acc = accumulatorType(op.getInput().getType(), op.getType());
     Value front =
@@ -643,7 +665,7 @@ struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
     int64_t concat = op.getConcatAxis().getSExtValue();
     auto inType = op.getInput().getType();
     int64_t rank = inType.getRank();
-    int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
+    OpFoldResult n = groupSize(e, op, op.getGridAttr(), op.getGridAxes());
 
     // Send: split axis leading, so block j (rows j*P ...) goes to rank j.
     auto perm = Emitter::frontPerm(rank, split);
@@ -655,8 +677,7 @@ struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
 
     // Received blocks, in rank order: [N, P, others...].
     SmallVector<OpFoldResult> gotSizes = e.sizes(got);
-    SmallVector<OpFoldResult> expanded = {b.getIndexAttr(n),
-                                          e.div(gotSizes[0], n)};
+    SmallVector<OpFoldResult> expanded = {n, e.div(gotSizes[0], n)};
     expanded.append(gotSizes.begin() + 1, gotSizes.end());
     SmallVector<ReassociationIndices> reassoc = {{0, 1}};
     for (int64_t d = 2; d <= rank; ++d)
@@ -772,23 +793,20 @@ LogicalResult checkSupported(Operation *op) {
       if (failed(checkType(t)))
         return failure();
   }
-  // A collective's group must have a static size.
-  if (auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid")) {
+  // NCCL takes a static root: its in-group index must be known, which on
+  // several axes needs their sizes.
+  if (isa<shard::BroadcastOp, shard::ScatterOp>(op)) {
+    auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+    auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
     auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
-    SmallVector<int16_t> axes;
-    if (auto list = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
-      axes.assign(list.asArrayRef().begin(), list.asArrayRef().end());
-    if (auto shift = dyn_cast<shard::ShiftOp>(op))
-      axes = {static_cast<int16_t>(shift.getShiftAxis().getSExtValue())};
-    if (isa<shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp,
-            shard::UpdateHaloOp>(op))
-      for (int64_t a = 0; gridOp && a < gridOp.getRank(); ++a)
-        axes.push_back(a);
-    for (int16_t a : axes)
-      if (gridOp && ShapedType::isDynamic(gridOp.getShape()[a]))
-        return op->emitOpError()
-               << "runs on axis " << a << " of @" << gridOp.getSymName()
-               << ", whose size is dynamic; hp needs static grid shapes";
+    if (gridOp && axes && axes.size() > 1)
+      for (int16_t a : axes.asArrayRef())
+        if (ShapedType::isDynamic(gridOp.getShape()[a]))
+          return op->emitOpError()
+                 << "has a root on " << axes.size() << " grid axes, and axis "
+                 << a << " of @" << gridOp.getSymName()
+                 << " is dynamic: NCCL needs the root's in-group index at "
+                    "compile time";
   }
   auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
   if (reduction && !toRedOp(reduction.getValue()))
@@ -832,7 +850,8 @@ LogicalResult checkSupported(Operation *op) {
     int64_t split = a.getSplitAxis().getSExtValue();
     int64_t size = a.getInput().getType().getDimSize(split);
     int64_t n = groupSize(op, a.getGridAttr(), a.getGridAxes());
-    if (!ShapedType::isDynamic(size) && n > 0 && size % n != 0)
+    if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(n) &&
+        size % n != 0)
       return op->emitOpError()
              << "splits dim " << split << " of size " << size << " into "
              << n << " blocks, one per group member; the size must be a "

@@ -36,10 +36,10 @@ func.func @all_to_all_uneven(%x: tensor<6x4xf32>) -> tensor<?x16xf32> {
 
 // -----
 
-shard.grid @g(shape = ?)
-func.func @dynamic_grid(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{runs on axis 0 of @g, whose size is dynamic; hp needs static grid shapes}}
-  %r = shard.all_reduce %x on @g grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+shard.grid @g(shape = 2x?)
+func.func @dynamic_root(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has a root on 2 grid axes, and axis 1 of @g is dynamic: NCCL needs the root's in-group index at compile time}}
+  %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, 1] : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 
@@ -59,15 +59,6 @@ func.func @halo_dtype(%x: tensor<6x4xi16>) -> tensor<6x4xi16> {
   // expected-error @+1 {{element type 'i16' has no NCCL data type}}
   %r = shard.update_halo %x on @g split_axes = [[0]] halo_sizes = [1, 1] : tensor<6x4xi16>
   return %r : tensor<6x4xi16>
-}
-
-// -----
-
-shard.grid @g(shape = 4x?)
-func.func @neighbors_dynamic_grid(%i: index, %j: index) -> (index, index) {
-  // expected-error @+1 {{needs the size of axis 1 of @g, which is dynamic; give the grid a static shape}}
-  %d, %u = shard.neighbors_linear_indices on @g[%i, %j] split_axes = [0] : index, index
-  return %d, %u : index, index
 }
 
 // -----

@@ -8,15 +8,6 @@ func.func @no_grid() {
 
 // -----
 
-shard.grid @g(shape = 2x?)
-func.func @dynamic_grid() {
-  // expected-error @+1 {{grid @g must have a static shape}}
-  %c = nccl.comm @g axes = [0] : !nccl.comm
-  return
-}
-
-// -----
-
 shard.grid @g(shape = 2x2)
 func.func @axis_range() {
   // expected-error @+1 {{axis 2 is out of range for grid @g of rank 2}}

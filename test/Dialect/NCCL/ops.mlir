@@ -14,6 +14,8 @@ func.func @collectives(%a: memref<2x6xf32>, %b: memref<8x6xf32>, %c: memref<8x6x
   %cs = nccl.comm @g axes = [] : !nccl.comm
   // CHECK: nccl.comm_rank %[[W]] : index
   %r = nccl.comm_rank %cw : index
+  // CHECK: nccl.comm_size %[[W]] : index
+  %n = nccl.comm_size %cw : index
   // CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %[[C]] : memref<2x6xf32>, memref<8x6xf32>
   nccl.all_gather %a, %b on %c1 : memref<2x6xf32>, memref<8x6xf32>
   // CHECK: nccl.reduce_scatter %{{.*}}, %{{.*}} on %[[C]] op = sum : memref<8x6xf32>, memref<2x6xf32>
@@ -58,4 +60,15 @@ func.func @dtypes(%a: memref<2xf16>, %b: memref<2xf64>, %c: memref<2xi8>, %d: me
   nccl.all_reduce %h, %h on %c0 op = sum : memref<2xf8E4M3FN>, memref<2xf8E4M3FN>
   nccl.all_reduce %i, %i on %c0 op = sum : memref<2xf8E5M2>, memref<2xf8E5M2>
   return
+}
+
+// A grid with dynamic axes (sized at launch) has communicators too.
+shard.grid @d(shape = 2x?)
+// CHECK-LABEL: func @dynamic_grid
+func.func @dynamic_grid() -> index {
+  // CHECK: %[[C:.*]] = nccl.comm @d axes = [1] : !nccl.comm
+  %c = nccl.comm @d axes = [1] : !nccl.comm
+  // CHECK: nccl.comm_size %[[C]] : index
+  %n = nccl.comm_size %c : index
+  return %n : index
 }

@@ -12,6 +12,11 @@ definition (written here, independently of hp's lowering) and prints "ok" or
   widen   all_reduce / reduce / reduce_scatter whose result element type is
           wider (or narrower) than the input's: the sum must be exact in the
           wider type.
+  grid    grid queries (grid_shape, process indices, neighbors, shard_shape)
+          and moves (all_gather, shift) whose group size comes from the grid.
+
+--dynamic declares grid axes `?`: their sizes then come from the launch,
+while the expected values still use the real shape.
 """
 
 import argparse
@@ -20,7 +25,10 @@ import sys
 
 
 class Program:
-    def __init__(self):
+    def __init__(self, dynamic=""):
+        # dynamic: which grid axes are declared `?` (sized at launch):
+        # "" none, "last" the last axis, "all" every axis.
+        self.dynamic = dynamic
         self.grids = {}
         self.funcs = []
         self.calls = []
@@ -31,10 +39,18 @@ class Program:
         self.grids[name] = shape
         return name
 
+    def declared(self, shape):
+        sizes = [str(n) for n in shape]
+        if self.dynamic == "all":
+            sizes = ["?"] * len(shape)
+        elif self.dynamic == "last":
+            sizes[-1] = "?"
+        return "x".join(sizes)
+
     def emit(self):
         out = []
         for name, shape in self.grids.items():
-            out.append(f"shard.grid @{name}(shape = {'x'.join(map(str, shape))})")
+            out.append(f"shard.grid @{name}(shape = {self.declared(shape)})")
         out += self.funcs
         out.append("func.func @main() {")
         for c in self.calls:
@@ -218,6 +234,8 @@ def widen_case(p, idx, grid_shape, op, ty_in, ty_out, n_elems):
     tin = f"tensor<{n_elems}x{ty_in}>"
     out_elems = n_elems // devices if op == "reduce_scatter" else n_elems
     tout = f"tensor<{out_elems}x{ty_out}>"
+    # On a dynamic grid the scattered size is known at run time only.
+    declared = f"tensor<?x{ty_out}>" if op == "reduce_scatter" and p.dynamic else tout
     lines = [f"func.func @{name}() {{",
              f"  %r = shard.process_linear_index on @{g} : index",
              "  %c0 = arith.constant 0 : index",
@@ -236,7 +254,8 @@ def widen_case(p, idx, grid_shape, op, ty_in, ty_out, n_elems):
         root = ", ".join("0" for _ in grid_shape)
         lines.append(f"  %got = shard.reduce %in on @{g} grid_axes = [{axes}] root = [{root}] : ({tin}) -> {tout}")
     else:
-        lines.append(f"  %got = shard.reduce_scatter %in on @{g} grid_axes = [{axes}] scatter_axis = 0 : {tin} -> {tout}")
+        lines.append(f"  %got0 = shard.reduce_scatter %in on @{g} grid_axes = [{axes}] scatter_axis = 0 : {tin} -> {declared}")
+        lines.append(f"  %got = tensor.cast %got0 : {declared} to {tout}")
     if ty_out.startswith("f"):
         lines.append(f"  %w = arith.constant {want_sum}.0 : {ty_out}")
     else:
@@ -268,15 +287,174 @@ def widen_suite(p, devices):
         widen_case(p, i, grid, op, a, b, 4 * devices)
 
 
+def queries_case(p, idx, grid_shape):
+    """grid_shape, process_multi_index, neighbors_linear_indices and
+    shard_shape, compared with values the generator knows from the launch."""
+    name = f"queries{idx}"
+    g = p.grid(grid_shape)
+    rank = len(grid_shape)
+    idx_types = ", ".join(["index"] * rank)
+    res = (lambda v, i: f"{v}#{i}") if rank > 1 else (lambda v, i: v)
+    bind = f":{rank}" if rank > 1 else ""
+    lines = [f"func.func @{name}() {{",
+             f"  %size{bind} = shard.grid_shape @{g} : {idx_types}",
+             f"  %c{bind} = shard.process_multi_index on @{g} : {idx_types}",
+             f"  %lin = shard.process_linear_index on @{g} : index",
+             "  %ok0 = arith.constant true"]
+    ok = "%ok0"
+    k = 0
+
+    def check(cond):
+        nonlocal ok, k
+        k += 1
+        lines.append(f"  %ok{k} = arith.andi {ok}, {cond} : i1")
+        ok = f"%ok{k}"
+
+    # sizes from the launch
+    for a, n in enumerate(grid_shape):
+        lines += [f"  %n{a} = arith.constant {n} : index",
+                  f"  %sz{a} = arith.cmpi eq, {res('%size', a)}, %n{a} : index"]
+        check(f"%sz{a}")
+    # the linear index is row-major over the coordinates
+    lines.append("  %l0 = arith.constant 0 : index")
+    prev = "%l0"
+    for a in range(rank):
+        lines += [f"  %lm{a} = arith.muli {prev}, %n{a} : index",
+                  f"  %l{a + 1} = arith.addi %lm{a}, {res('%c', a)} : index"]
+        prev = f"%l{a + 1}"
+    lines.append(f"  %lok = arith.cmpi eq, {prev}, %lin : index")
+    check("%lok")
+    # neighbours along the last axis: linear index -+ 1, or -1 at the ends
+    last = rank - 1
+    device = ", ".join(res("%c", a) for a in range(rank))
+    lines += [f"  %down, %up = shard.neighbors_linear_indices on @{g}[{device}] split_axes = [{last}] : index, index",
+              "  %one = arith.constant 1 : index",
+              "  %m1 = arith.constant -1 : index",
+              "  %zero = arith.constant 0 : index",
+              f"  %first = arith.cmpi eq, {res('%c', last)}, %zero : index",
+              f"  %nl = arith.subi %n{last}, %one : index",
+              f"  %isl = arith.cmpi eq, {res('%c', last)}, %nl : index",
+              "  %linm1 = arith.subi %lin, %one : index",
+              "  %linp1 = arith.addi %lin, %one : index",
+              "  %wd = arith.select %first, %m1, %linm1 : index",
+              "  %wu = arith.select %isl, %m1, %linp1 : index",
+              "  %dok = arith.cmpi eq, %down, %wd : index",
+              "  %uok = arith.cmpi eq, %up, %wu : index"]
+    check("%dok")
+    check("%uok")
+    # shard_shape of 10 rows over the last axis: upstream puts the
+    # remainder on the last shards.
+    n = grid_shape[last]
+    lines += [f"  %s = shard.sharding @{g} split_axes = [[{last}]] : !shard.sharding",
+              f"  %rows = shard.shard_shape dims = [10] sharding = %s device = [{device}] : index"]
+    # want = 10 // n + (c >= n - 10 % n)
+    lines += [f"  %base = arith.constant {10 // n} : index",
+              f"  %firstlong = arith.constant {n - 10 % n} : index",
+              f"  %long = arith.cmpi uge, {res('%c', last)}, %firstlong : index",
+              "  %extra = arith.select %long, %one, %zero : index",
+              "  %wrows = arith.addi %base, %extra : index",
+              "  %rok = arith.cmpi eq, %rows, %wrows : index"]
+    check("%rok")
+    lines += ok_or_fail(name, ok)
+    lines += ["  return", "}"]
+    p.funcs.append("\n".join(lines))
+    p.calls.append(name)
+    p.count += 1
+
+
+def moves_case(p, idx, grid_shape):
+    """all_gather, all_to_all and shift along the last grid axis; the group
+    size is a run-time value on a dynamic grid. Rank values: 100 * linear
+    index + element."""
+    name = f"moves{idx}"
+    g = p.grid(grid_shape)
+    last = len(grid_shape) - 1
+    n = grid_shape[last]
+    dyn = p.dynamic != ""
+    gathered = "?" if dyn else str(2 * n)
+    lines = [f"func.func @{name}() {{",
+             f"  %lin = shard.process_linear_index on @{g} : index",
+             "  %c100 = arith.constant 100 : index",
+             "  %base = arith.muli %lin, %c100 : index",
+             f"  %e = tensor.empty() : tensor<{2 * n}xf32>",
+             f"  %src = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%e : tensor<{2 * n}xf32>) {{",
+             "  ^bb0(%o: f32):",
+             "    %i = linalg.index 0 : index",
+             "    %v = arith.addi %base, %i : index",
+             "    %v64 = arith.index_cast %v : index to i64",
+             "    %f = arith.sitofp %v64 : i64 to f32",
+             "    linalg.yield %f : f32",
+             f"  }} -> tensor<{2 * n}xf32>"]
+    # all_gather of the first two elements along the last axis
+    lines += [f"  %two = tensor.extract_slice %src[0] [2] [1] : tensor<{2 * n}xf32> to tensor<2xf32>",
+              f"  %ag = shard.all_gather %two on @{g} grid_axes = [{last}] gather_axis = 0 : tensor<2xf32> -> tensor<{gathered}xf32>",
+              f"  %agc = tensor.cast %ag : tensor<{gathered}xf32> to tensor<{2 * n}xf32>",
+              f"  %ae = tensor.empty() : tensor<{2 * n}xf32>",
+              # member j's two elements: 100 * (lin - c_last + j) + {0, 1}
+              f"  %aw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%ae : tensor<{2 * n}xf32>) {{",
+              "  ^bb0(%o: f32):",
+              "    %i = linalg.index 0 : index",
+              "    %c2 = arith.constant 2 : index",
+              "    %j = arith.divui %i, %c2 : index",
+              "    %r = arith.remui %i, %c2 : index",
+              f"    %n = arith.constant {n} : index",
+              "    %me = arith.remui %lin, %n : index",
+              "    %row = arith.subi %lin, %me : index",
+              "    %who = arith.addi %row, %j : index",
+              "    %w100 = arith.muli %who, %c100 : index",
+              "    %v = arith.addi %w100, %r : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              f"  }} -> tensor<{2 * n}xf32>"]
+    lines += equal_all(f"{name}_ag", "%agc", "%aw", [2 * n], "f32")
+    # shift by one along the last axis, rotating: from member (me - 1) mod n
+    lines += [f"  %sh = shard.shift %src on @{g} grid_axes = [{last}] shift_axis = {last} offset = 1 rotate : tensor<{2 * n}xf32> -> tensor<{2 * n}xf32>",
+              f"  %se = tensor.empty() : tensor<{2 * n}xf32>",
+              f"  %sw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%se : tensor<{2 * n}xf32>) {{",
+              "  ^bb0(%o: f32):",
+              "    %i = linalg.index 0 : index",
+              f"    %n = arith.constant {n} : index",
+              f"    %nm1 = arith.constant {n - 1} : index",
+              "    %me = arith.remui %lin, %n : index",
+              "    %row = arith.subi %lin, %me : index",
+              "    %prev0 = arith.addi %me, %nm1 : index",
+              "    %prev = arith.remui %prev0, %n : index",
+              "    %who = arith.addi %row, %prev : index",
+              "    %w100 = arith.muli %who, %c100 : index",
+              "    %v = arith.addi %w100, %i : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              f"  }} -> tensor<{2 * n}xf32>"]
+    lines += equal_all(f"{name}_sh", "%sh", "%sw", [2 * n], "f32")
+    lines.append(f"  %{name}_ok = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
+    lines += ok_or_fail(name, f"%{name}_ok")
+    lines += ["  return", "}"]
+    p.funcs.append("\n".join(lines))
+    p.calls.append(name)
+    p.count += 1
+
+
+def grid_suite(p, devices):
+    shapes = [(devices,)] if devices != 4 else [(4,), (2, 2)]
+    for i, shape in enumerate(shapes):
+        queries_case(p, i, shape)
+        moves_case(p, i, shape)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--suite", choices=["halo", "widen"], required=True)
+    ap.add_argument("--suite", choices=["halo", "widen", "grid"], required=True)
     ap.add_argument("--devices", type=int, default=4)
+    ap.add_argument("--dynamic", choices=["", "last", "all"], default="",
+                    help="declare the last (or every) grid axis `?`")
     ap.add_argument("--count", action="store_true",
                     help="print the number of checks a run prints instead")
     args = ap.parse_args()
-    p = Program()
-    {"halo": halo_suite, "widen": widen_suite}[args.suite](p, args.devices)
+    p = Program(args.dynamic)
+    {"halo": halo_suite, "widen": widen_suite,
+     "grid": grid_suite}[args.suite](p, args.devices)
     if args.count:
         print(p.count)
         return

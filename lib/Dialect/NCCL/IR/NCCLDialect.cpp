@@ -2,6 +2,7 @@
 
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -17,6 +18,12 @@ using namespace hp::nccl;
 
 #define GET_TYPEDEF_CLASSES
 #include "hp/Dialect/NCCL/IR/NCCLTypes.cpp.inc"
+
+Operation *NCCLDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
 
 void NCCLDialect::initialize() {
   addAttributes<

@@ -43,15 +43,19 @@ int64_t CommOp::getGroupSize() {
   return n;
 }
 
+OpFoldResult CommSizeOp::fold(FoldAdaptor) {
+  if (auto comm = getComm().getDefiningOp<CommOp>())
+    if (int64_t n = comm.getGroupSize(); n > 0)
+      return IntegerAttr::get(IndexType::get(getContext()), n);
+  return {};
+}
+
 LogicalResult CommOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(
       *this, getGridAttr());
   if (!grid)
     return emitOpError() << "'" << getGridAttr()
                          << "' does not name a shard.grid";
-  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
-    return emitOpError() << "grid " << getGridAttr()
-                         << " must have a static shape";
   llvm::SmallSet<int64_t, 4> seen;
   for (int64_t axis : getAxes()) {
     if (axis < 0 || axis >= grid.getRank())

@@ -21,6 +21,9 @@ def NCCL_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // nccl.comm_size folds to a group size: an arith.constant.
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def NCCL_RedOp : I32EnumAttr<"RedOp", "NCCL reduction", [

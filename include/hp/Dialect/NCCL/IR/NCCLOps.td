@@ -25,8 +25,12 @@ def NCCL_CommOp : NCCL_Op<"comm", [Pure,
     each (grid, axes) communicator once per process (`ncclCommSplit` of the
     world communicator); later lookups are cached.
 
-    Constraints: `grid` names a `shard.grid` with a static shape; axes are in
-    range and unique.
+    A grid with dynamic axes takes their sizes from the launch: with one
+    dynamic axis it is the world size over the static axes' product; with
+    several, the environment variable `HP_GRID_SHAPE_<grid>` (e.g. `2x4`)
+    gives the whole shape (docs/Runtime.md).
+
+    Constraints: `grid` names a `shard.grid`; axes are in range and unique.
   }];
   let arguments = (ins FlatSymbolRefAttr:$grid, DenseI64ArrayAttr:$axes);
   let results = (outs NCCL_CommType:$result);
@@ -35,6 +39,22 @@ def NCCL_CommOp : NCCL_Op<"comm", [Pure,
     /// The number of ranks in the group, or -1 when the grid is not found.
     int64_t getGroupSize();
   }];
+}
+
+def NCCL_CommSizeOp : NCCL_Op<"comm_size", [Pure]> {
+  let summary = "the number of ranks in a communicator (ncclCommCount)";
+  let description = [{
+    ```mlir
+    %n = nccl.comm_size %c : index
+    ```
+    On a grid with dynamic axes the group size is known only at run time;
+    the lowering folds it to a constant when the grid is static along the
+    communicator's axes.
+  }];
+  let arguments = (ins NCCL_CommType:$comm);
+  let results = (outs Index:$size);
+  let assemblyFormat = "$comm attr-dict `:` type($size)";
+  let hasFolder = 1;
 }
 
 def NCCL_CommRankOp : NCCL_Op<"comm_rank", [Pure]> {
