@@ -674,6 +674,16 @@ struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
     AllToAllOp::create(b, e.loc, e.toBuffer(front), recv,
                        e.comm(op.getGridAttr(), op.getGridAxes()));
     Value got = e.toTensor(recv);
+    // Splitting a static extent into a run-time number of blocks needs a
+    // dynamic extent to expand.
+    if (!getConstantIntValue(n)) {
+      auto gotType = cast<RankedTensorType>(got.getType());
+      SmallVector<int64_t> shape(gotType.getShape());
+      shape[0] = ShapedType::kDynamic;
+      got = tensor::CastOp::create(
+          b, e.loc, RankedTensorType::get(shape, gotType.getElementType()),
+          got);
+    }
 
     // Received blocks, in rank order: [N, P, others...].
     SmallVector<OpFoldResult> gotSizes = e.sizes(got);

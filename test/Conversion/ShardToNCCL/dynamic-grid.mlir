@@ -1,6 +1,6 @@
 // On a grid with an axis sized at launch the group size is a run-time value
 // (nccl.comm_size), used wherever a static lowering uses the constant.
-// RUN: hp-opt %s -convert-shard-to-nccl -cse -canonicalize | FileCheck %s
+// RUN: hp-opt %s -convert-shard-to-nccl -cse -canonicalize -split-input-file | FileCheck %s
 
 shard.grid @g(shape = 2x?)
 
@@ -59,4 +59,37 @@ func.func @shift(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @halo(%x: tensor<6x2xf32>) -> tensor<6x2xf32> {
   %r = shard.update_halo %x on @g split_axes = [[1]] halo_sizes = [1, 1] : tensor<6x2xf32>
   return %r : tensor<6x2xf32>
+}
+
+// -----
+
+shard.grid @g(shape = ?)
+
+// all_to_all: the received rows are n blocks of 8 / n; the static extent is
+// cast to a dynamic one before it is split into a run-time number of
+// blocks (expanding a static extent into dynamic ones is invalid IR).
+// CHECK-LABEL: func @all_to_all
+// CHECK: %[[N:.*]] = nccl.comm_size
+// CHECK: nccl.all_to_all
+// CHECK: %[[T:.*]] = bufferization.to_tensor
+// CHECK: %[[D:.*]] = tensor.cast %[[T]] : tensor<8x2xf32> to tensor<?x2xf32>
+// CHECK: %[[B:.*]] = arith.divui %{{.*}}, %[[N]] : index
+// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [%[[N]], %[[B]], 2] : tensor<?x2xf32> into tensor<?x?x2xf32>
+func.func @all_to_all(%x: tensor<8x2xf32>) -> tensor<?x?xf32> {
+  %r = shard.all_to_all %x on @g grid_axes = [0] split_axis = 0 concat_axis = 1 : tensor<8x2xf32> -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// scatter: the root's in-group index is its coordinate, 1 (not a product
+// with the dynamic marker); each rank keeps rows [me * 8/n, (me+1) * 8/n).
+// CHECK-LABEL: func @scatter
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = 1
+// CHECK: %[[N:.*]] = nccl.comm_size
+// CHECK: %[[ME:.*]] = nccl.comm_rank
+// CHECK: %[[B:.*]] = arith.divui %{{.*}}, %[[N]] : index
+// CHECK: %[[O:.*]] = arith.muli %[[ME]], %[[B]] : index
+// CHECK: tensor.extract_slice %{{.*}}[%[[O]], 0] [%[[B]], 2] [1, 1]
+func.func @scatter(%x: tensor<8x2xf32>) -> tensor<?x2xf32> {
+  %r = shard.scatter %x on @g grid_axes = [0] scatter_axis = 0 root = [1] : (tensor<8x2xf32>) -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
 }

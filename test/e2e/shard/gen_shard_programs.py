@@ -13,7 +13,8 @@ definition (written here, independently of hp's lowering) and prints "ok" or
           wider (or narrower) than the input's: the sum must be exact in the
           wider type.
   grid    grid queries (grid_shape, process indices, neighbors, shard_shape)
-          and moves (all_gather, shift) whose group size comes from the grid.
+          and moves (all_gather, shift, all_to_all, scatter) whose group size
+          comes from the grid.
 
 --dynamic declares grid axes `?`: their sizes then come from the launch,
 while the expected values still use the real shape.
@@ -363,7 +364,7 @@ def queries_case(p, idx, grid_shape):
 
 
 def moves_case(p, idx, grid_shape):
-    """all_gather, all_to_all and shift along the last grid axis; the group
+    """all_gather, shift, all_to_all and scatter along the last grid axis; the group
     size is a run-time value on a dynamic grid. Rank values: 100 * linear
     index + element."""
     name = f"moves{idx}"
@@ -428,7 +429,55 @@ def moves_case(p, idx, grid_shape):
               "    linalg.yield %f : f32",
               f"  }} -> tensor<{2 * n}xf32>"]
     lines += equal_all(f"{name}_sh", "%sh", "%sw", [2 * n], "f32")
-    lines.append(f"  %{name}_ok = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
+    # all_to_all along the last axis (split and concat dim 0): block j of
+    # the result is member j's block `me`: 100 * (row + j) + 2 * me + r.
+    moved = "?" if dyn else str(2 * n)
+    lines += [f"  %a2a = shard.all_to_all %src on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 0 : tensor<{2 * n}xf32> -> tensor<{moved}xf32>",
+              f"  %a2ac = tensor.cast %a2a : tensor<{moved}xf32> to tensor<{2 * n}xf32>",
+              f"  %te = tensor.empty() : tensor<{2 * n}xf32>",
+              f"  %tw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%te : tensor<{2 * n}xf32>) {{",
+              "  ^bb0(%o: f32):",
+              "    %i = linalg.index 0 : index",
+              "    %c2 = arith.constant 2 : index",
+              "    %j = arith.divui %i, %c2 : index",
+              "    %r = arith.remui %i, %c2 : index",
+              f"    %n = arith.constant {n} : index",
+              "    %me = arith.remui %lin, %n : index",
+              "    %row = arith.subi %lin, %me : index",
+              "    %who = arith.addi %row, %j : index",
+              "    %w100 = arith.muli %who, %c100 : index",
+              "    %me2 = arith.muli %me, %c2 : index",
+              "    %v0 = arith.addi %w100, %me2 : index",
+              "    %v = arith.addi %v0, %r : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              f"  }} -> tensor<{2 * n}xf32>"]
+    lines += equal_all(f"{name}_a2a", "%a2ac", "%tw", [2 * n], "f32")
+    # scatter from member 0 of the group: block me of its values.
+    block = "?" if dyn else "2"
+    lines += [f"  %sc = shard.scatter %src on @{g} grid_axes = [{last}] scatter_axis = 0 root = [0] : (tensor<{2 * n}xf32>) -> tensor<{block}xf32>",
+              f"  %scc = tensor.cast %sc : tensor<{block}xf32> to tensor<2xf32>",
+              "  %ce = tensor.empty() : tensor<2xf32>",
+              "  %cw = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]} outs(%ce : tensor<2xf32>) {",
+              "  ^bb0(%o: f32):",
+              "    %i = linalg.index 0 : index",
+              "    %c2 = arith.constant 2 : index",
+              f"    %n = arith.constant {n} : index",
+              "    %me = arith.remui %lin, %n : index",
+              "    %row = arith.subi %lin, %me : index",
+              "    %w100 = arith.muli %row, %c100 : index",
+              "    %me2 = arith.muli %me, %c2 : index",
+              "    %v0 = arith.addi %w100, %me2 : index",
+              "    %v = arith.addi %v0, %i : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              "  } -> tensor<2xf32>"]
+    lines += equal_all(f"{name}_sc", "%scc", "%cw", [2], "f32")
+    lines.append(f"  %{name}_ok0 = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
+    lines.append(f"  %{name}_ok1 = arith.andi %{name}_ok0, %{name}_a2a_ok : i1")
+    lines.append(f"  %{name}_ok = arith.andi %{name}_ok1, %{name}_sc_ok : i1")
     lines += ok_or_fail(name, f"%{name}_ok")
     lines += ["  return", "}"]
     p.funcs.append("\n".join(lines))
