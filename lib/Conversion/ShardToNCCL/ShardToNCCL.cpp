@@ -347,7 +347,6 @@ struct ScatterLowering : OpRewritePattern<shard::ScatterOp> {
 Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
                   ArrayRef<int16_t> axes, ArrayRef<int64_t> staticIndex,
                   ValueRange dynamicIndex) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
   SmallVector<OpFoldResult> index =
       getMixedValues(staticIndex, dynamicIndex, e.b.getContext());
   Value linear = arith::ConstantIndexOp::create(e.b, e.loc, 0);
