@@ -3,7 +3,6 @@
 #include "hp/Support/PassCounts.h"
 
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/Statistic.h"
 #include "llvm/Support/Format.h"
 
 #include <map>
@@ -79,9 +78,6 @@ private:
 
 void hp::reportPassCount(const Pass &pass, StringRef name,
                          StringRef description, uint64_t value) {
-  // With statistics compiled in, MLIR's own report already has them.
-  if (LLVM_ENABLE_STATS)
-    return;
   std::lock_guard<std::mutex> lock(sinkMutex);
   if (activeSink)
     activeSink->add(pass.getName(), name, description, value);

@@ -31,12 +31,15 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
     layout's and the collectives' definitions; a plan it refuses is an error
     that prints the plan, and nothing is emitted.
 
-    `hp-opt --mlir-pass-statistics` reports the statistics below. Debian's
-    LLVM is built without `LLVM_ENABLE_STATS`, which makes MLIR's own pass
-    statistics no-ops, so hp-opt collects these counts itself and appends
-    them to MLIR's report; other drivers (upstream `mlir-opt` with the
-    plugin) show them only where LLVM keeps statistics. `print-totals`
-    gives the same totals as a remark in any driver.
+    `hp-opt --mlir-pass-statistics` reports three counts: `redistributes`
+    (planned), `collectives` (in the plans) and `bytes-per-rank` (bytes one
+    rank sends, summed over the plans). Debian's LLVM is built without
+    `LLVM_ENABLE_STATS`, which makes MLIR's `Pass::Statistic` a no-op (and a
+    different object layout in code built without NDEBUG), so hp declares no
+    `Statistic` members: hp-opt collects these counts itself and appends
+    them to MLIR's report. Other drivers (upstream `mlir-opt` with the
+    plugin) do not show them; `print-totals` gives the same totals as a
+    remark in any driver.
   }];
   let options = [
     Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",
@@ -54,12 +57,6 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
     Option<"testBreakPlans", "test-break-plans", "bool", /*default=*/"false",
            "Testing only: change the first step of every plan so that it "
            "means something else (shows that verify-plans catches it)">,
-  ];
-  let statistics = [
-    Statistic<"numRedistributes", "redistributes", "Redistributes planned">,
-    Statistic<"numCollectives", "collectives", "Collectives in the plans">,
-    Statistic<"bytesPerRank", "bytes-per-rank",
-              "Bytes one rank sends, summed over the plans">,
   ];
   let dependentDialects = [
     "::hp::dtensor::DTensorDialect",

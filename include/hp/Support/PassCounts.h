@@ -1,8 +1,9 @@
 //===- PassCounts.h - pass statistics without LLVM_ENABLE_STATS -*- C++ -*-===//
 //
 // Debian's LLVM is built without LLVM_ENABLE_STATS, which turns every
-// Pass::Statistic into a no-op: `--mlir-pass-statistics` prints an empty
-// report. hp's passes also report their counts here; hp-opt installs the
+// Pass::Statistic into a no-op (whose layout differs from the one code built
+// without NDEBUG sees): `--mlir-pass-statistics` prints an empty report. hp's
+// passes report their counts here instead; hp-opt installs the
 // instrumentation below when the flag is given and adds them to the report.
 //
 //===----------------------------------------------------------------------===//
@@ -22,7 +23,7 @@ class Pass;
 namespace hp {
 
 /// Adds `value` to the count `name` of `pass`. Does nothing unless a
-/// PassCounts instrumentation is alive, or when LLVM keeps statistics itself.
+/// PassCounts instrumentation is alive.
 void reportPassCount(const mlir::Pass &pass, llvm::StringRef name,
                      llvm::StringRef description, uint64_t value);
 

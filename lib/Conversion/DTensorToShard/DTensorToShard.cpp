@@ -459,19 +459,15 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
   planner->breakPlans = testBreakPlans;
-  // Totals for the statistics, for hp's pass counts (the statistics are
-  // compiled out of Debian's LLVM) and for the print-totals remark.
+  // Totals for hp's pass counts (--mlir-pass-statistics) and the
+  // print-totals remark.
   int64_t redistributes = 0, collectives = 0;
   double bytes = 0;
   planner->onPlan = [&](const plan::Plan &plan) {
-    ++numRedistributes;
-    numCollectives += plan.numCollectives;
     ++redistributes;
     collectives += plan.numCollectives;
-    for (const plan::Step &step : plan.steps) {
-      bytesPerRank += static_cast<uint64_t>(step.bytes);
+    for (const plan::Step &step : plan.steps)
       bytes += step.bytes;
-    }
   };
   bool missingMesh = false;
   TypeConverter converter;
