@@ -75,6 +75,25 @@ void breakPlan(plan::Plan &plan, int64_t rank) {
   if (plan.steps.empty())
     return;
   plan::Step &s = plan.steps.front();
+  if (s.kind == plan::Step::Permute) {
+    // Other splits after the step: the dims' split lists swapped, or one
+    // list's nesting reversed, or a split dropped.
+    auto before = s.order;
+    std::reverse(s.order.begin(), s.order.end());
+    if (s.order == before)
+      for (auto &dims : s.order)
+        if (dims.size() > 1) {
+          std::reverse(dims.begin(), dims.end());
+          break;
+        }
+    if (s.order == before)
+      for (auto &dims : s.order)
+        if (!dims.empty()) {
+          dims.pop_back();
+          break;
+        }
+    return;
+  }
   if (s.axes.size() > 1)
     std::reverse(s.axes.begin(), s.axes.end());
   else if (s.kind == plan::Step::AllReduce ||

@@ -318,6 +318,59 @@ private:
     });
   }
 
+  /// The coordinate of the device whose block under `have` is this rank's
+  /// block under `want`: the same coordinate on every axis whose role is the
+  /// same in both; on the others, split positions match position by position
+  /// and the replicated axes by their row-major index.
+  SmallVector<OpFoldResult> peer(const plan::State &have,
+                                 const plan::State &want) {
+    int64_t numAxes = p.meshShape.size();
+    auto role = [](const plan::State &st, int64_t m) {
+      for (auto [d, dims] : llvm::enumerate(st.order))
+        for (auto [i, a] : llvm::enumerate(dims))
+          if (a == m)
+            return std::make_pair(static_cast<int64_t>(d),
+                                  static_cast<int64_t>(i));
+      return std::make_pair(int64_t(-1),
+                            static_cast<int64_t>(st.placements[m].kind));
+    };
+    SmallVector<OpFoldResult> c;
+    for (int64_t m = 0; m < numAxes; ++m)
+      c.push_back(coord(m));
+    SmallVector<OpFoldResult> s = c;
+    SmallVector<int64_t> haveFree, wantFree;
+    for (int64_t m = 0; m < numAxes; ++m) {
+      if (role(have, m) == role(want, m))
+        continue;
+      if (have.placements[m].kind == plan::Placement::Replicate)
+        haveFree.push_back(m);
+      if (want.placements[m].kind == plan::Placement::Replicate)
+        wantFree.push_back(m);
+    }
+    for (auto [d, dims] : llvm::enumerate(have.order))
+      for (auto [i, m] : llvm::enumerate(dims))
+        s[m] = c[want.order[d][i]];
+    OpFoldResult linear = a.cst(0);
+    for (int64_t m : wantFree)
+      linear = a.add(a.mul(linear, a.cst(p.meshShape[m])), c[m]);
+    for (int64_t i = static_cast<int64_t>(haveFree.size()) - 1; i >= 0; --i) {
+      int64_t m = haveFree[i];
+      s[m] = a.rem(linear, a.cst(p.meshShape[m]));
+      linear = a.div(linear, a.cst(p.meshShape[m]));
+    }
+    return s;
+  }
+
+  /// A static index list with kDynamic where `values` are not constants,
+  /// and the dynamic values.
+  std::pair<DenseI64ArrayAttr, SmallVector<Value>>
+  mixedIndex(ArrayRef<OpFoldResult> values) {
+    SmallVector<int64_t> statics;
+    SmallVector<Value> dynamics;
+    dispatchIndexOpFoldResults(values, dynamics, statics);
+    return {b.getDenseI64ArrayAttr(statics), dynamics};
+  }
+
   DenseI16ArrayAttr axesAttr(ArrayRef<int64_t> axes) {
     SmallVector<int16_t> v = llvm::map_to_vector(
         axes, [](int64_t m) { return static_cast<int16_t>(m); });
@@ -425,6 +478,28 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
     return tensor::InsertSliceOp::create(b, loc, x, out, offsets,
                                          tensor::getMixedSizes(b, loc, x),
                                          strides);
+  }
+  case plan::Step::Permute: {
+    // Only size-1 axes change roles: every rank keeps its block.
+    if (n == 1)
+      return x;
+    // One send of this rank's block to the device that needs it, one
+    // receive of the block this rank needs; convert-shard-to-nccl issues the
+    // pair in one nccl.group.
+    SmallVector<int64_t> all;
+    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
+      all.push_back(m);
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t k = 0, e = type.getRank(); k < e; ++k)
+      sizes.push_back(localSize(k, after.order[k]));
+    auto [toStatic, toDynamic] = mixedIndex(peer(after, before));
+    shard::SendOp::create(b, loc, type, grid, axesAttr(all), x, toStatic,
+                          toDynamic);
+    Value into = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    auto [fromStatic, fromDynamic] = mixedIndex(peer(before, after));
+    return shard::RecvOp::create(b, loc, into.getType(), grid, axesAttr(all),
+                                 into, fromStatic, fromDynamic);
   }
   case plan::Step::MakePartial: {
     int64_t m = axes.front();

@@ -779,6 +779,49 @@ struct ProcessLinearIndexLowering
   }
 };
 
+/// A shard.send and the next shard.recv on the same grid axes in its block,
+/// with only side-effect-free ops between them, become one nccl.group at the
+/// recv: issued together, a ring or a swap of blocks cannot deadlock. hp's
+/// permutes emit exactly this pair; an unpaired send or recv stays alone.
+void groupSendRecvPairs(Operation *root) {
+  SmallVector<shard::SendOp> sends;
+  root->walk([&](shard::SendOp op) { sends.push_back(op); });
+  PatternRewriter b(root->getContext());
+  for (shard::SendOp send : sends) {
+    shard::RecvOp recv;
+    for (Operation *op = send->getNextNode(); op; op = op->getNextNode()) {
+      if (auto r = dyn_cast<shard::RecvOp>(op)) {
+        if (r.getGridAttr() == send.getGridAttr() &&
+            r.getGridAxes() == send.getGridAxes() && r.getSource())
+          recv = r;
+        break;
+      }
+      if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+        break;
+    }
+    if (!recv)
+      continue;
+    b.setInsertionPoint(recv);
+    Emitter e(b, recv.getLoc());
+    Value to = inGroupRank(e, send, send.getGridAttr(), send.getGridAxes(),
+                           send.getDestination(), send.getDestinationDynamic());
+    Value from = inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
+                             *recv.getSource(), recv.getSourceDynamic());
+    Value comm = e.comm(recv.getGridAttr(), recv.getGridAxes());
+    Value sendBuffer = e.toBuffer(send.getInput());
+    Value recvBuffer = e.allocLike(recv.getInput());
+    auto group = GroupOp::create(b, e.loc);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&group.getBody().emplaceBlock());
+      SendOp::create(b, e.loc, sendBuffer, to, comm);
+      RecvOp::create(b, e.loc, recvBuffer, from, comm);
+    }
+    b.replaceOp(recv, e.castTo(e.toTensor(recvBuffer), recv.getType()));
+    b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
+  }
+}
+
 /// Element types and reductions NCCL cannot carry are reported up front.
 LogicalResult checkSupported(Operation *op) {
   auto checkType = [&](Type t) -> LogicalResult {
@@ -893,6 +936,7 @@ struct ConvertShardToNCCLPass
     if (unsupported.wasInterrupted() ||
         failed(hp::lowerShardQueries(getOperation())))
       return signalPassFailure();
+    groupSendRecvPairs(getOperation());
     RewritePatternSet patterns(&getContext());
     hp::populateShardToNCCLPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

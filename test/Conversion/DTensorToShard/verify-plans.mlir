@@ -24,6 +24,17 @@ func.func @reduce(%x: !dtensor.tensor<4x3xf32, @m, [replicate, partial<max>]>) -
   return %r : !dtensor.tensor<4x3xf32, @m, [replicate, replicate]>
 }
 
+// A permute is checked by what each device then holds: broken, it keeps the
+// splits where they are and the off-diagonal devices keep their blocks.
+// CHECK-LABEL: func @swap
+// CHECK: shard.send
+// CHECK: shard.recv
+// BROKEN: error: 'dtensor.redistribute' op plan failed its check (after the last step: device (0, 1) holds other elements than the target layout): [S(0), S(1)] -> [S(1), S(0)]: {{.*}}permute(axes=[0, 1], splits={{\[\[}}0], [1]]
+func.func @swap(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]> -> !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]>
+  return %r : !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]>
+}
+
 // A plan the checker cannot simulate (too many elements) is emitted with a
 // warning under verify-plans.
 // WARN: verify-plans.mlir:[[@LINE+5]]:8: warning: plan not checked: the tensor is too large to simulate on every device

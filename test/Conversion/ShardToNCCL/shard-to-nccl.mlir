@@ -203,3 +203,41 @@ func.func @all_reduce_memref_widening(%x: memref<4xf32>) -> memref<4xf64> {
   %r = shard.all_reduce %x on @g grid_axes = [0] : memref<4xf32> -> memref<4xf64>
   return %r : memref<4xf64>
 }
+
+// -----
+
+shard.grid @g(shape = 2x2)
+
+// A send followed by a recv on the same grid axes (hp's permutes emit this
+// pair) is one nccl.group, issued together so that a swap or a cycle of
+// blocks cannot deadlock; the pure ops between them stay in place.
+// CHECK-LABEL: func @send_recv_pair
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: %[[COMM:.*]] = nccl.comm @g axes = [0, 1]
+// CHECK: %[[B:.*]] = bufferization.to_buffer %[[X]]
+// CHECK: %[[R:.*]] = memref.alloc() : memref<4x4xf32>
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send %[[B]] to %{{.*}} on %[[COMM]]
+// CHECK-NEXT: nccl.recv %[[R]] from %{{.*}} on %[[COMM]]
+// CHECK-NEXT: }
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[R]]
+// CHECK: return %[[T]]
+func.func @send_recv_pair(%x: tensor<4x4xf32>, %i: index, %j: index) -> tensor<4x4xf32> {
+  %s = shard.send %x on @g grid_axes = [0, 1] destination = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = shard.recv %e on @g grid_axes = [0, 1] source = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// On other axes the two are not a pair: each is its own call.
+// CHECK-LABEL: func @unpaired
+// CHECK-NOT: nccl.group
+// CHECK: nccl.send
+// CHECK: nccl.recv
+// CHECK-NOT: nccl.group
+func.func @unpaired(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %s = shard.send %x on @g grid_axes = [0] destination = [1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = shard.recv %x on @g grid_axes = [1] source = [1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}

@@ -532,6 +532,32 @@ def random_cases(mesh, t, count, seed):
     return cases
 
 
+def permute_cases(mesh):
+    """Moves a point-to-point permute serves: mesh axes of equal size swap
+    roles, a nesting is reordered, a split moves to another axis; even,
+    uneven and empty blocks."""
+    k = len(mesh)
+    if k < 2:
+        return []
+    rest = [R] * (k - 2)
+    cases = []
+    for shape in ([8, 6], [10, 5], [3, 1], [1, 3]):
+        cases += [pair(shape, [S(0), S(1)] + rest, [S(1), S(0)] + rest),
+                  pair(shape, [S(0), S(0)] + rest, [R, S(0)] + rest),
+                  pair(shape, [S(0), R] + rest, [R, S(0)] + rest),
+                  pair(shape, [S(1), S(0)] + rest, [S(0), R] + rest)]
+    if k >= 3:
+        cases += [pair([8, 8, 8], [S(0), S(1), S(2)], [S(2), S(1), S(0)] + rest[1:]),
+                  pair([4, 3, 5], [S(0), S(0), S(1)], [S(1), R, S(0)] + rest[1:]),
+                  pair([5, 2, 3], [S(0), S(0), S(0)], [R, S(0), S(0)] + rest[1:]),
+                  pair([6, 5], [S(0), P("sum"), S(1)], [S(1), P("sum"), S(0)] + rest[1:]),
+                  # roles in a 3-cycle: the device a rank sends to is not
+                  # the one it receives from
+                  pair([4, 6, 8], [S(0), S(1), S(2)], [S(1), S(2), S(0)] + rest[1:]),
+                  pair([3, 5, 7], [S(0), R, S(1)], [R, S(1), S(0)] + rest[1:])]
+    return cases
+
+
 SUITES = {
     "1d": lambda mesh, t: one_d_cases(["sum", "max", "min", "prod"] +
                                       (["avg"] if t in FLOATS else [])),
@@ -540,6 +566,7 @@ SUITES = {
     "ranks": lambda mesh, t: rank_cases(mesh),
     "chains": lambda mesh, t: chain_cases(mesh),
     "mixed": lambda mesh, t: mixed_partial_cases(len(mesh)),
+    "permute": lambda mesh, t: permute_cases(mesh),
 }
 
 

@@ -64,6 +64,21 @@ TEST(PlanCheckerTest, AcceptsHandWrittenPlans) {
   EXPECT_EQ(checkPlan(problem({5}, {2}, {R()}, {P()}),
                       {step(Step::MakePartial, {0}, -1, -1, kSum)}),
             "");
+  // [S0,S1] -> [S1,S0] on 2x2, uneven (10x5): device (i, j) takes the block
+  // of (j, i) whole.
+  Step swap = step(Step::Permute, {0, 1});
+  swap.order = {{1}, {0}};
+  EXPECT_EQ(checkPlan(problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
+                      {swap}),
+            "");
+  // [S0,S0] -> [R,S0]: reorder the nesting (mesh dim 1 outer), then gather
+  // mesh dim 0, now inner. A partial axis rides along unchanged.
+  Step nest = step(Step::Permute, {0, 1});
+  nest.order = {{1, 0}, {}};
+  EXPECT_EQ(checkPlan(problem({9, 2}, {2, 2, 2}, {S(0), S(0), P()},
+                              {R(), S(0), P()}),
+                      {nest, step(Step::AllGather, {0}, 0)}),
+            "");
 }
 
 TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
@@ -101,6 +116,27 @@ TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
   // A fill of the outer split while an inner one remains.
   EXPECT_NE(checkPlan(problem({8}, {2, 2}, {S(0), S(0)}, {P(), S(0)}),
                       {step(Step::Fill, {0}, 0, -1, kSum)}),
+            "");
+  // A permute that claims the swap of a 2x2 mesh's roles moves along one
+  // axis only: device (0, 1) needs (1, 0)'s block, which differs on both.
+  Step swapOneAxis = step(Step::Permute, {0});
+  swapOneAxis.order = {{1}, {0}};
+  EXPECT_NE(checkPlan(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
+                      {swapOneAxis}),
+            "");
+  // A permute whose splits are not the target's: the blocks move, but not
+  // into the target layout.
+  Step noSwap = step(Step::Permute, {0, 1});
+  noSwap.order = {{0}, {1}};
+  EXPECT_NE(checkPlan(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
+                      {noSwap}),
+            "");
+  // Splits of other sizes than the source's (2x4 mesh): no device holds a
+  // block of the shape a device needs.
+  Step resize = step(Step::Permute, {0, 1});
+  resize.order = {{1}, {0}};
+  EXPECT_NE(checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}),
+                      {resize}),
             "");
   // make_partial<prod> under a partial<sum> axis adds up the ones.
   EXPECT_NE(checkPlan(problem({3}, {2, 2}, {R(), P(kSum)}, {P(kProd), P(kSum)}),

@@ -211,12 +211,22 @@ TEST(PlannerTable, UnevenIsCostedPadded) {
 // Where other planners go wrong.
 //===----------------------------------------------------------------------===//
 
-TEST(PlannerTraps, SwapShardDimsUsesAllToAll) {
-  // [S(0),S(1)] -> [S(1),S(0)]: torch's greedy planner replicates.
+TEST(PlannerTraps, SwapShardDimsIsOnePermute) {
+  // [S(0),S(1)] -> [S(1),S(0)]: torch's greedy planner replicates; with
+  // collectives alone it takes three all_to_alls (112 bytes). Device (i, j)
+  // needs the 4x4 block of (j, i): one permute, 64 bytes.
   auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
   ASSERT_TRUE(plan);
-  EXPECT_EQ(count(*plan, Step::AllGather), 0) << plan->str();
-  EXPECT_GE(count(*plan, Step::AllToAll), 1) << plan->str();
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
+  EXPECT_EQ(plan->steps[0].kind, Step::Permute);
+  EXPECT_DOUBLE_EQ(plan->cost, 64) << plan->str();
+  Options noPermutes;
+  noPermutes.permutes = false;
+  auto collectives = planRedistribute(
+      problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), noPermutes);
+  ASSERT_TRUE(collectives);
+  EXPECT_EQ(count(*collectives, Step::AllGather), 0) << collectives->str();
+  EXPECT_DOUBLE_EQ(collectives->cost, 112) << collectives->str();
 }
 
 TEST(PlannerTraps, NestedShardToInnerOnly) {
@@ -225,11 +235,20 @@ TEST(PlannerTraps, NestedShardToInnerOnly) {
   // 1/2*128 + 1/2*256 = 192 bytes (8x8 f32, local 64 bytes). The optimum
   // moves both splits to dim 1 (3/4*64), brings mesh dim 1 back to dim 0
   // (1/2*64) and gathers mesh dim 0 off dim 1 (1/2*128): 144 bytes, and
-  // never holds the full tensor.
+  // never holds the full tensor. A permute reorders the nesting instead
+  // (device (i, j) takes the 2x8 rows of (j, i): 64 bytes), then mesh dim 0,
+  // now inner, is gathered (1/2*128): 128 bytes, JAX's plan.
   auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), S(0)}), {});
   ASSERT_TRUE(plan);
-  EXPECT_DOUBLE_EQ(plan->cost, 144) << plan->str();
+  EXPECT_DOUBLE_EQ(plan->cost, 128) << plan->str();
+  EXPECT_EQ(count(*plan, Step::Permute), 1) << plan->str();
   EXPECT_LE(plan->peakBytes, 64 + 128) << plan->str();
+  Options noPermutes;
+  noPermutes.permutes = false;
+  auto collectives = planRedistribute(
+      problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), S(0)}), noPermutes);
+  ASSERT_TRUE(collectives);
+  EXPECT_DOUBLE_EQ(collectives->cost, 144) << collectives->str();
 }
 
 TEST(PlannerTraps, ShardShiftsOnTwoMeshDims) {
@@ -247,10 +266,17 @@ TEST(PlannerTraps, UnevenTwoByTwo) {
   // Local blocks are 5x3 (padded; 60 bytes). Replicating first costs
   // 1/2*120 + 1/2*200 = 160; the optimum gathers the short dim on mesh dim 1
   // (60), moves mesh dim 0 to dim 1 with padded pieces (1/2*120) and chunks
-  // locally: 120 bytes.
+  // locally: 120 bytes with collectives. Device (i, j) needs the block of
+  // (j, i): one permute of a padded 5x3 block, 60 bytes.
   auto plan = planRedistribute(problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
   ASSERT_TRUE(plan);
-  EXPECT_DOUBLE_EQ(plan->cost, 120) << plan->str();
+  EXPECT_DOUBLE_EQ(plan->cost, 60) << plan->str();
+  Options noPermutes;
+  noPermutes.permutes = false;
+  auto collectives = planRedistribute(
+      problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), noPermutes);
+  ASSERT_TRUE(collectives);
+  EXPECT_DOUBLE_EQ(collectives->cost, 120) << collectives->str();
 }
 
 TEST(PlannerTraps, ShardToPartialSum) {

@@ -182,17 +182,28 @@ private:
   /// The block a device holds of `placements` (default nesting: mesh dim
   /// order), as global indices; values left empty.
   Block layoutBlock(llvm::ArrayRef<Placement> placements, int64_t device) {
+    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> splits(
+        p.globalShape.size());
+    for (auto [m, pl] : llvm::enumerate(placements))
+      if (pl.kind == Placement::Shard)
+        splits[pl.arg].push_back(m);
+    return splitBlock(splits, device);
+  }
+
+  /// The block a device holds when dim d is split by `splits[d]` (mesh
+  /// axes, outermost first), as global indices; values left empty.
+  Block splitBlock(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
+                   int64_t device) {
     Coord c = coordOf(device);
     llvm::SmallVector<int64_t, 4> offset(p.globalShape.size(), 0);
     llvm::SmallVector<int64_t, 4> size(p.globalShape.begin(),
                                        p.globalShape.end());
-    for (auto [m, pl] : llvm::enumerate(placements)) {
-      if (pl.kind != Placement::Shard)
-        continue;
-      auto [o, l] = torchChunk(size[pl.arg], p.meshShape[m], c[m]);
-      offset[pl.arg] += o;
-      size[pl.arg] = l;
-    }
+    for (auto [d, axes] : llvm::enumerate(splits))
+      for (int64_t m : axes) {
+        auto [o, l] = torchChunk(size[d], p.meshShape[m], c[m]);
+        offset[d] += o;
+        size[d] = l;
+      }
     Block b;
     b.shape = size;
     int64_t n = b.numElements();
@@ -367,6 +378,35 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
       if (!out)
         return fail(k, "fill of blocks that differ off the filled dim");
       next[t] = std::move(*out);
+      break;
+    }
+    case Step::Permute: {
+      // Device t gets, whole, the block it holds after the step from a
+      // device that holds exactly those elements now and differs from t only
+      // on the axes the step names.
+      if (static_cast<int64_t>(step.order.size()) != rank)
+        return fail(k, "permute without the splits of every tensor dim");
+      for (const auto &axesOfDim : step.order)
+        for (int64_t m : axesOfDim)
+          if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
+            return fail(k, "permute splits along a mesh axis out of range");
+      Block want = splitBlock(step.order, t);
+      Coord c = coordOf(t);
+      std::optional<int64_t> from;
+      for (int64_t u = 0; u < numDevices && !from; ++u) {
+        Coord cu = coordOf(u);
+        bool sameElsewhere = true;
+        for (size_t m = 0; m < c.size(); ++m)
+          if (!llvm::is_contained(step.axes, static_cast<int64_t>(m)))
+            sameElsewhere &= cu[m] == c[m];
+        if (sameElsewhere && blocks[u].shape == want.shape &&
+            blocks[u].index == want.index)
+          from = u;
+      }
+      if (!from)
+        return fail(k, "permute: no device that differs only on the moved "
+                       "axes holds the block a device needs");
+      next[t] = blocks[*from];
       break;
     }
     case Step::MakePartial: {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <queue>
 
 using namespace hp::dtensor::plan;
@@ -78,7 +79,7 @@ std::string State::key() const {
 std::string Step::str() const {
   static const char *names[] = {"all_gather", "all_reduce",   "reduce_scatter",
                                 "all_to_all", "chunk",        "make_partial",
-                                "fill"};
+                                "fill",       "permute"};
   std::string s;
   llvm::raw_string_ostream os(s);
   os << names[kind] << "(axes=[";
@@ -96,6 +97,15 @@ std::string Step::str() const {
     break;
   case AllReduce:
   case MakePartial:
+    break;
+  case Permute:
+    os << ", splits=[";
+    llvm::interleaveComma(order, os, [&](const auto &dims) {
+      os << '[';
+      llvm::interleaveComma(dims, os);
+      os << ']';
+    });
+    os << ']';
     break;
   }
   if (kind == AllReduce || kind == ReduceScatter || kind == MakePartial ||
@@ -304,6 +314,65 @@ void hp::dtensor::plan::forEachSuccessor(
     Step fill{Step::Fill, {m}, d};
     fill.reduceOp = want.arg;
     fn(fill, filled);
+  }
+
+  // Permutes: every tensor dim keeps the sizes of its splits, in order, on
+  // other mesh axes or in another nesting; partial axes stay. Each device
+  // then needs exactly one whole block, held by one device that differs from
+  // it only on the axes whose role changes: one grouped send and receive per
+  // rank (the receive lower bound for such a move), however the roles move.
+  if (options.permutes) {
+    int64_t numAxes = problem.meshShape.size();
+    llvm::SmallVector<bool, 4> used(numAxes, false);
+    for (auto [m, pl] : llvm::enumerate(state.placements))
+      used[m] = pl.kind == Placement::Partial;
+    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(rank);
+    // The role of mesh axis m: (dim, position) or replicate / partial.
+    auto roleOf = [](const State &st, int64_t m) -> std::pair<int64_t, int64_t> {
+      for (auto [d, dims] : llvm::enumerate(st.order))
+        for (auto [i, a] : llvm::enumerate(dims))
+          if (a == m)
+            return {d, i};
+      return {-1, st.placements[m].kind};
+    };
+    std::function<void(int64_t, int64_t)> choose = [&](int64_t d,
+                                                        int64_t i) {
+      if (d == rank) {
+        State next = state;
+        next.order = order;
+        for (int64_t m = 0; m < numAxes; ++m)
+          if (state.placements[m].kind != Placement::Partial)
+            next.placements[m] = Placement::replicate();
+        for (auto [k, dims] : llvm::enumerate(order))
+          for (int64_t m : dims)
+            next.placements[m] = Placement::shard(k);
+        if (next.key() == state.key())
+          return;
+        Step permute{Step::Permute};
+        for (int64_t m = 0; m < numAxes; ++m)
+          if (problem.meshShape[m] > 1 && roleOf(state, m) != roleOf(next, m))
+            permute.axes.push_back(m);
+        permute.order = order;
+        costing.price(permute, 1.0, bytes);
+        fn(permute, next);
+        return;
+      }
+      if (i == static_cast<int64_t>(state.order[d].size())) {
+        choose(d + 1, 0);
+        return;
+      }
+      int64_t size = problem.meshShape[state.order[d][i]];
+      for (int64_t m = 0; m < numAxes; ++m) {
+        if (used[m] || problem.meshShape[m] != size)
+          continue;
+        used[m] = true;
+        order[d].push_back(m);
+        choose(d, i + 1);
+        order[d].pop_back();
+        used[m] = false;
+      }
+    };
+    choose(0, 0);
   }
 
   // A DTensor's value reduces its partial mesh dims innermost first, so an

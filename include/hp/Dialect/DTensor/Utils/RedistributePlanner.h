@@ -60,12 +60,17 @@ struct Step {
     MakePartial,   // replicate `axes` (one) -> partial<`reduceOp`>
     Fill,          // innermost split `axes` (one) of `dim` -> partial<`reduceOp`>:
                    // the block at its offset, the op's identity elsewhere
+    Permute,       // whole blocks move point to point: every tensor dim is
+                   // split by `order` afterwards, over mesh axes of the same
+                   // sizes as before; `axes` are the axes whose role changes
   };
   Kind kind;
   llvm::SmallVector<int64_t, 4> axes;
   int64_t dim = -1;
   int64_t dstDim = -1;
   int64_t reduceOp = 0;
+  /// Permute: the splits of every tensor dim after the step, outermost first.
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order;
   double cost = 0;
   /// Bytes one rank sends (ring algorithms, padded pieces), unweighted.
   double bytes = 0;
@@ -82,6 +87,8 @@ struct Options {
   llvm::SmallVector<double, 4> axisWeights;
   /// Allow collectives on several mesh axes at once.
   bool mergeAxes = true;
+  /// Allow point-to-point permutes of whole blocks.
+  bool permutes = true;
 };
 
 struct Problem {
