@@ -10,6 +10,12 @@
 // an all_gather, and a split that is not innermost replicated first.
 // Costs use the planner's model with alpha = 0 (bytes only).
 //
+// Also: hp restricted to collectives (no point-to-point permutes) over the
+// optimum, the physical receive lower bound for pairs without partials (the
+// most bytes one rank must receive: its target block minus what it already
+// holds) with hp's cost over it, and planning time on 4-D meshes with rank-4
+// tensors (random pairs from a fixed seed).
+//
 //===----------------------------------------------------------------------===//
 
 #include "../unittests/Dialect/DTensor/PlanBruteForce.h"
@@ -18,6 +24,7 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <random>
 #include <vector>
 
 using namespace hp::dtensor::plan;
@@ -131,6 +138,54 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
   return cost;
 }
 
+/// Per tensor dim, the interval [offset, offset + size) device `coord` holds
+/// under `placements` (torch.chunk, mesh dims in order).
+std::vector<std::pair<int64_t, int64_t>>
+boxOf(const Problem &p, llvm::ArrayRef<Placement> placements,
+      const std::vector<int64_t> &coord) {
+  std::vector<std::pair<int64_t, int64_t>> box;
+  for (int64_t g : p.globalShape)
+    box.push_back({0, g});
+  for (auto [m, pl] : llvm::enumerate(placements)) {
+    if (pl.kind != Placement::Shard)
+      continue;
+    auto &[offset, size] = box[pl.arg];
+    int64_t n = p.meshShape[m], c = (size + n - 1) / n;
+    int64_t o = std::min(coord[m] * c, size);
+    offset += o;
+    size = std::min(c, size - o);
+  }
+  return box;
+}
+
+/// The most bytes one rank must receive to go from the source to the target
+/// layout (no partials): its target block minus what its source block
+/// already holds. No plan of whole-element moves can do with less.
+double receiveBound(const Problem &p) {
+  int64_t devices = 1;
+  for (int64_t n : p.meshShape)
+    devices *= n;
+  double most = 0;
+  for (int64_t d = 0; d < devices; ++d) {
+    std::vector<int64_t> coord(p.meshShape.size());
+    for (int64_t m = static_cast<int64_t>(coord.size()) - 1, r = d; m >= 0; --m) {
+      coord[m] = r % p.meshShape[m];
+      r /= p.meshShape[m];
+    }
+    auto have = boxOf(p, p.source, coord), want = boxOf(p, p.target, coord);
+    double wanted = 1, kept = 1;
+    for (size_t k = 0; k < want.size(); ++k) {
+      wanted *= want[k].second;
+      int64_t lo = std::max(have[k].first, want[k].first);
+      int64_t hi = std::min(have[k].first + have[k].second,
+                            want[k].first + want[k].second);
+      kept *= std::max<int64_t>(0, hi - lo);
+    }
+    most = std::max(most, (wanted - kept) * p.elementBytes);
+  }
+  return most;
+}
+
 std::vector<std::vector<Placement>> allPlacements(int64_t meshRank,
                                                   int64_t tensorRank) {
   std::vector<Placement> options = {Placement::replicate(),
@@ -156,19 +211,23 @@ int main() {
   std::vector<std::vector<int64_t>> meshes = {{2},    {3},    {4},      {2, 2},
                                               {2, 3}, {2, 4}, {2, 2, 2}};
   Options options; // alpha = 0: bytes only, as in the property test
+  Options collectivesOnly;
+  collectivesOnly.permutes = false;
   double sumHp = 0, sumGreedy = 0, worstHp = 0, maxPlanUs = 0, sumPlanUs = 0;
-  long cases = 0, greedyCases = 0;
-  std::printf("%-10s %4s %7s %10s %10s %12s %12s %11s %11s\n", "mesh", "rank",
-              "pairs", "hp/opt", "max", "greedy/opt", "max", "plan us",
-              "max us");
+  double sumColl = 0, sumBound = 0, worstBound = 0;
+  long cases = 0, greedyCases = 0, boundCases = 0;
+  std::printf("%-10s %4s %7s %8s %8s %10s %8s %10s %8s %9s %8s %8s\n", "mesh",
+              "rank", "pairs", "hp/opt", "max", "greedy/opt", "max",
+              "coll/opt", "hp/recv", "max", "plan us", "max us");
   for (const auto &mesh : meshes)
     for (int64_t rank : {2, 3}) {
       std::vector<int64_t> shape = rank == 2 ? std::vector<int64_t>{10, 7}
                                              : std::vector<int64_t>{6, 5, 4};
       auto lists = allPlacements(mesh.size(), rank);
       double cellHp = 0, cellGreedy = 0, cellWorst = 0, cellGreedyWorst = 0;
-      double cellUs = 0, cellMaxUs = 0;
-      long cellCases = 0, cellGreedyCases = 0;
+      double cellUs = 0, cellMaxUs = 0, cellColl = 0, cellBound = 0,
+             cellBoundWorst = 0;
+      long cellCases = 0, cellGreedyCases = 0, cellBoundCases = 0;
       for (const auto &src : lists)
         for (const auto &dst : lists) {
           Problem p;
@@ -195,6 +254,18 @@ int main() {
           cellUs += us;
           cellMaxUs = std::max(cellMaxUs, us);
           ++cellCases;
+          if (std::optional<Plan> c = planRedistribute(p, collectivesOnly))
+            cellColl += c->cost / best;
+          bool partial = false;
+          for (const Placement &pl : src)
+            partial |= pl.kind == Placement::Partial;
+          for (const Placement &pl : dst)
+            partial |= pl.kind == Placement::Partial;
+          if (double bound = receiveBound(p); !partial && bound > 0) {
+            cellBound += plan->cost / bound;
+            cellBoundWorst = std::max(cellBoundWorst, plan->cost / bound);
+            ++cellBoundCases;
+          }
           if (std::optional<double> g = greedyCost(p, options)) {
             cellGreedy += *g / best;
             cellGreedyWorst = std::max(cellGreedyWorst, *g / best);
@@ -205,10 +276,17 @@ int main() {
       for (int64_t n : mesh)
         name += (name.empty() ? "(" : ",") + std::to_string(n);
       name += ")";
-      std::printf("%-10s %4lld %7ld %10.4f %10.4f %12.4f %12.4f %11.1f %11.1f\n",
+      std::printf("%-10s %4lld %7ld %8.4f %8.4f %10.4f %8.2f %10.4f %8.4f "
+                  "%9.4f %8.1f %8.1f\n",
                   name.c_str(), static_cast<long long>(rank), cellCases,
                   cellHp / cellCases, cellWorst, cellGreedy / cellGreedyCases,
-                  cellGreedyWorst, cellUs / cellCases, cellMaxUs);
+                  cellGreedyWorst, cellColl / cellCases,
+                  cellBound / std::max(1L, cellBoundCases), cellBoundWorst,
+                  cellUs / cellCases, cellMaxUs);
+      sumColl += cellColl;
+      sumBound += cellBound;
+      worstBound = std::max(worstBound, cellBoundWorst);
+      boundCases += cellBoundCases;
       sumHp += cellHp;
       sumGreedy += cellGreedy;
       worstHp = std::max(worstHp, cellWorst);
@@ -222,7 +300,64 @@ int main() {
   std::printf("mean greedy/optimum  %.4f over %ld redistributes (%ld it "
               "cannot plan)\n",
               sumGreedy / greedyCases, greedyCases, cases - greedyCases);
+  std::printf("mean collectives-only/optimum %.4f (what point-to-point "
+              "permutes save)\n",
+              sumColl / cases);
+  std::printf("mean hp/receive bound %.4f (worst %.4f) over %ld pairs "
+              "without partials\n",
+              sumBound / boundCases, worstBound, boundCases);
   std::printf("planning time        mean %.1f us, max %.1f us (target < 1000 us)\n",
               sumPlanUs / cases, maxPlanUs);
+
+  // Planning time on 4-D meshes, rank-4 tensors: random pairs, fixed seed.
+  std::printf("\n4-D meshes, rank-4 tensors (random pairs, seed 20261202):\n");
+  std::printf("%-14s %7s %10s %10s\n", "mesh", "pairs", "mean us", "max us");
+  double worst4dMean = 0, worst4dMax = 0;
+  for (std::vector<int64_t> mesh : {std::vector<int64_t>{8, 16, 8, 4},
+                                    std::vector<int64_t>{2, 2, 2, 2},
+                                    std::vector<int64_t>{4, 4, 4, 4}}) {
+    std::mt19937_64 rng(20261202);
+    auto pick = [&] {
+      std::vector<Placement> pl;
+      for (size_t m = 0; m < mesh.size(); ++m) {
+        int64_t c = static_cast<int64_t>(rng() % 6);
+        pl.push_back(c == 0 ? Placement::replicate()
+                     : c == 1 ? Placement::partial(0)
+                              : Placement::shard(c - 2));
+      }
+      return pl;
+    };
+    const int pairs = 300;
+    double sum = 0, most = 0;
+    for (int i = 0; i < pairs; ++i) {
+      Problem p;
+      p.globalShape = {256, 128, 96, 64};
+      p.meshShape.assign(mesh.begin(), mesh.end());
+      auto src = pick(), dst = pick();
+      p.source.assign(src.begin(), src.end());
+      p.target.assign(dst.begin(), dst.end());
+      double us = 1e300;
+      for (int run = 0; run < 3; ++run) {
+        auto t0 = std::chrono::steady_clock::now();
+        (void)planRedistribute(p, options);
+        auto t1 = std::chrono::steady_clock::now();
+        us = std::min(
+            us, std::chrono::duration<double, std::micro>(t1 - t0).count());
+      }
+      sum += us;
+      most = std::max(most, us);
+    }
+    std::string name;
+    for (int64_t n : mesh)
+      name += (name.empty() ? "(" : ",") + std::to_string(n);
+    name += ")";
+    std::printf("%-14s %7d %10.1f %10.1f\n", name.c_str(), pairs, sum / pairs,
+                most);
+    worst4dMean = std::max(worst4dMean, sum / pairs);
+    worst4dMax = std::max(worst4dMax, most);
+  }
+  std::printf("4-D planning time    worst mean %.1f us, max %.1f us (targets "
+              "< 1000 us mean, < 10000 us max)\n",
+              worst4dMean, worst4dMax);
   return worstHp > 1.0 + 1e-9 ? 1 : 0;
 }

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host \
   hp-bench-plan-quality hp-bench-mpi-baseline
-echo "== plan_quality: planner cost vs exhaustive optimum vs torch-like greedy"
+echo "== plan_quality: planner cost vs exhaustive optimum, receive bound, torch-like greedy; 4-D planning time"
 build/bench/hp-bench-plan-quality
 echo
 echo "== compile_scaling: hp-partition on 1k/10k/100k local regions"
