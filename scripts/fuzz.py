@@ -138,15 +138,45 @@ def crashed(rc, err):
         "Stack dump" in err or "PLEASE submit a bug report" in err
 
 
+HP_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HP_SOURCE = re.compile(re.escape(HP_ROOT) +
+                       r"/(lib|tools|include/hp)/[\w/.-]+\.(cpp|h):[1-9]\d*:\d+")
+
+
+_hp_names = None
+
+
+def hp_names():
+    """Names of the functions and types hp's sources define (lib/, tools/):
+    its lowerings live in anonymous namespaces, whose frames carry no hp::."""
+    global _hp_names
+    if _hp_names is None:
+        _hp_names = set()
+        for sub in ("lib", "tools"):
+            for path in glob.glob(os.path.join(HP_ROOT, sub, "**", "*.cpp"),
+                                  recursive=True):
+                text = open(path, errors="replace").read()
+                _hp_names.update(re.findall(
+                    r"^(?:struct|class)\s+(\w+)", text, re.M))
+                _hp_names.update(re.findall(
+                    r"^[\w:<>,\s*&]+?\b(\w+)\([^;]*$", text, re.M))
+    return _hp_names
+
+
 def attribute(err):
-    """hp when a frame of the crashing stack is hp code. Frames name their
-    function; the file next to a static helper is often a neighbouring
-    object file of the binary, so file names are not evidence."""
+    """hp when a frame of the crashing stack is hp code: its function is in
+    hp's namespace, its debug location is a line of hp's sources, or it is
+    an anonymous-namespace function or pattern hp's sources define. A file
+    name with line 0 sits next to a static helper of a neighbouring object
+    file, so it is not evidence on its own."""
     frames = [l for l in err.splitlines() if re.match(r"\s*#\d+ ", l)]
     frames = [f for f in frames
               if not re.search(r"llvm::sys::|SignalHandler|libc\.so|__restore_rt", f)]
     for f in frames[:20]:
-        if re.search(r"\bhp::|\bhp[A-Z]\w+\(", f):
+        if re.search(r"\bhp::|\bhp[A-Z]\w+\(", f) or HP_SOURCE.search(f):
+            return "hp"
+        m = re.search(r"\(anonymous namespace\)::(\w+)", f)
+        if m and m.group(1) in hp_names():
             return "hp"
     return "upstream"
 

@@ -167,6 +167,15 @@ LogicalResult lowerShardShape(shard::ShardShapeOp op) {
                           "in the same function; a sharding passed in as an "
                           "argument has no runtime value in hp");
   shard::GridOp grid = gridOf(sharding, sharding.getGridAttr());
+  // Upstream's sharding verifier refuses repeated axes but not axes out of
+  // range.
+  for (shard::GridAxesAttr axes : sharding.getSplitAxes().getAxes())
+    for (int16_t a : axes.asArrayRef())
+      if (a < 0 || a >= grid.getRank())
+        return op.emitOpError()
+               << "has a sharding that splits along grid axis " << a
+               << ", but @" << grid.getSymName() << " has " << grid.getRank()
+               << " axes";
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<Value> dims, device;

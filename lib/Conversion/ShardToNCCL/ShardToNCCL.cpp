@@ -881,7 +881,34 @@ LogicalResult checkSupported(Operation *op) {
       return failure();
   if (auto r = dyn_cast<shard::RecvOp>(op); r && !r.getSource())
     return op->emitOpError("needs a source to lower to ncclRecv");
+  // Upstream's verifiers leave these axis lists unchecked.
+  auto checkAxes = [&](FlatSymbolRefAttr gridName,
+                       ArrayRef<ArrayRef<int16_t>> lists) -> LogicalResult {
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+    if (!grid)
+      return success(); // the symbol verifier reports it
+    llvm::SmallDenseSet<int16_t> seen;
+    for (ArrayRef<int16_t> list : lists)
+      for (int16_t a : list) {
+        if (a < 0 || a >= grid.getRank())
+          return op->emitOpError()
+                 << "splits along grid axis " << a << ", but @"
+                 << grid.getSymName() << " has " << grid.getRank() << " axes";
+        if (!seen.insert(a).second)
+          return op->emitOpError() << "lists grid axis " << a << " twice";
+      }
+    return success();
+  };
+  if (auto n = dyn_cast<shard::NeighborsLinearIndicesOp>(op))
+    if (failed(checkAxes(n.getGridAttr(), {n.getSplitAxes()})))
+      return failure();
   if (auto h = dyn_cast<shard::UpdateHaloOp>(op)) {
+    SmallVector<ArrayRef<int16_t>> lists;
+    for (shard::GridAxesAttr axes : h.getSplitAxes().getAxes())
+      lists.push_back(axes.asArrayRef());
+    if (failed(checkAxes(h.getGridAttr(), lists)))
+      return failure();
     if (failed(checkType(h.getDestination().getType())))
       return failure();
     auto type = cast<ShapedType>(h.getDestination().getType());

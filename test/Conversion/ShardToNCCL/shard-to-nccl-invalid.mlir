@@ -97,3 +97,43 @@ func.func @recv_anywhere(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = shard.recv %x on @g grid_axes = [0] : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Upstream's verifiers leave these axis lists unchecked; hp reports them
+// (a fuzzed update_halo on axis 7 of a 2-D grid crashed the lowering).
+shard.grid @g(shape = 1x4)
+func.func @halo_axis_range(%x: tensor<6x7xf32>) -> tensor<6x7xf32> {
+  // expected-error @+1 {{splits along grid axis 7, but @g has 2 axes}}
+  %r = shard.update_halo %x on @g split_axes = [[7]] halo_sizes = [1, 1] : tensor<6x7xf32>
+  return %r : tensor<6x7xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 1x4)
+func.func @halo_axis_twice(%x: tensor<6x7xf32>) -> tensor<6x7xf32> {
+  // expected-error @+1 {{lists grid axis 1 twice}}
+  %r = shard.update_halo %x on @g split_axes = [[1], [1]] halo_sizes = [1, 1, 1, 1] : tensor<6x7xf32>
+  return %r : tensor<6x7xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 1x4)
+func.func @neighbors_axis_range(%i: index, %j: index) -> (index, index) {
+  // expected-error @+1 {{splits along grid axis 5, but @g has 2 axes}}
+  %d, %u = shard.neighbors_linear_indices on @g[%i, %j] split_axes = [5] : index, index
+  return %d, %u : index, index
+}
+
+// -----
+
+shard.grid @g(shape = 1x4)
+func.func @shard_shape_axis_range() -> index {
+  %s = shard.sharding @g split_axes = [[7]] : !shard.sharding
+  // expected-error @+1 {{has a sharding that splits along grid axis 7, but @g has 2 axes}}
+  %n = shard.shard_shape dims = [8] sharding = %s device = [0, 0] : index
+  return %n : index
+}
+
