@@ -1,6 +1,13 @@
 // The shard ops that are not collectives: grid queries become index
 // arithmetic, sharding metadata is erased.
 // RUN: hp-opt %s -convert-shard-to-nccl -canonicalize -split-input-file | FileCheck %s
+// The pass alone (no canonicalize) takes the dead grid_shape that upstream's
+// shard-partition leaves behind and leaves no shard query.
+// RUN: hp-opt %s -convert-shard-to-nccl -split-input-file | FileCheck %s --check-prefix=ALONE
+// ALONE-NOT: shard.grid_shape
+// ALONE-NOT: shard.neighbors_linear_indices
+// ALONE-NOT: shard.shard_shape
+// ALONE-NOT: shard.sharding
 
 shard.grid @g(shape = 3x4x5)
 
