@@ -673,15 +673,38 @@ struct AllToAllLowering : OpRewritePattern<shard::AllToAllOp> {
     AllToAllOp::create(b, e.loc, e.toBuffer(front), recv,
                        e.comm(op.getGridAttr(), op.getGridAxes()));
     Value got = e.toTensor(recv);
-    // Splitting a static extent into a run-time number of blocks needs a
-    // dynamic extent to expand.
+    // A run-time number of blocks: one reshape into two dynamic extents is
+    // more than upstream's buffer lowering takes (expand-strided-metadata
+    // crashes on it), so the blocks are placed by index arithmetic: result
+    // element (.., p on split, j*C + c on concat, ..) is received row
+    // j*P + p, column c.
     if (!getConstantIntValue(n)) {
-      auto gotType = cast<RankedTensorType>(got.getType());
-      SmallVector<int64_t> shape(gotType.getShape());
-      shape[0] = ShapedType::kDynamic;
-      got = tensor::CastOp::create(
-          b, e.loc, RankedTensorType::get(shape, gotType.getElementType()),
-          got);
+      SmallVector<OpFoldResult> sizes = e.sizes(op.getInput());
+      OpFoldResult blockRows = e.div(sizes[split], n);
+      OpFoldResult blockCols = sizes[concat];
+      sizes[split] = blockRows;
+      sizes[concat] = e.mul(sizes[concat], n);
+      SmallVector<int64_t> shape;
+      SmallVector<Value> dynamic;
+      dispatchIndexOpFoldResults(sizes, dynamic, shape);
+      Value result = tensor::GenerateOp::create(
+          b, e.loc, RankedTensorType::get(shape, inType.getElementType()),
+          dynamic, [&](OpBuilder &nb, Location nl, ValueRange idx) {
+            Value cols = getValueOrCreateConstantIndexOp(nb, nl, blockCols);
+            Value rows = getValueOrCreateConstantIndexOp(nb, nl, blockRows);
+            Value j = arith::DivUIOp::create(nb, nl, idx[concat], cols);
+            Value c = arith::RemUIOp::create(nb, nl, idx[concat], cols);
+            SmallVector<Value> at;
+            at.push_back(arith::AddIOp::create(
+                nb, nl, arith::MulIOp::create(nb, nl, j, rows), idx[split]));
+            for (int64_t d = 0; d < rank; ++d)
+              if (d != split)
+                at.push_back(d == concat ? c : idx[d]);
+            tensor::YieldOp::create(
+                nb, nl, tensor::ExtractOp::create(nb, nl, got, at).getResult());
+          });
+      b.replaceOp(op, e.castTo(result, op.getType()));
+      return success();
     }
 
     // Received blocks, in rank order: [N, P, others...].

@@ -65,16 +65,27 @@ func.func @halo(%x: tensor<6x2xf32>) -> tensor<6x2xf32> {
 
 shard.grid @g(shape = ?)
 
-// all_to_all: the received rows are n blocks of 8 / n; the static extent is
-// cast to a dynamic one before it is split into a run-time number of
-// blocks (expanding a static extent into dynamic ones is invalid IR).
+// all_to_all: the received rows are n blocks of 8 / n rows; block j goes to
+// columns [2j, 2j + 2). With n known only at run time the blocks are placed
+// by index arithmetic (one reshape into two dynamic extents crashes
+// upstream's expand-strided-metadata, found by fuzzing): result (p, q) is
+// received row (q / 2) * (8 / n) + p, column q % 2.
 // CHECK-LABEL: func @all_to_all
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK: %[[N:.*]] = nccl.comm_size
 // CHECK: nccl.all_to_all
 // CHECK: %[[T:.*]] = bufferization.to_tensor
-// CHECK: %[[D:.*]] = tensor.cast %[[T]] : tensor<8x2xf32> to tensor<?x2xf32>
-// CHECK: %[[B:.*]] = arith.divui %{{.*}}, %[[N]] : index
-// CHECK: tensor.expand_shape %[[D]] {{\[\[}}0, 1], [2]] output_shape [%[[N]], %[[B]], 2] : tensor<?x2xf32> into tensor<?x?x2xf32>
+// CHECK: %[[P:.*]] = arith.divui %[[C8]], %[[N]] : index
+// CHECK: %[[W:.*]] = arith.muli %[[N]], %[[C2]] : index
+// CHECK: tensor.generate %[[P]], %[[W]] {
+// CHECK-NEXT: ^bb0(%[[R:.*]]: index, %[[Q:.*]]: index):
+// CHECK-NEXT: %[[J:.*]] = arith.divui %[[Q]], %[[C2]] : index
+// CHECK-NEXT: %[[C:.*]] = arith.remui %[[Q]], %[[C2]] : index
+// CHECK-NEXT: %[[JP:.*]] = arith.muli %[[J]], %[[P]] : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %[[JP]], %[[R]] : index
+// CHECK-NEXT: tensor.extract %[[T]][%[[ROW]], %[[C]]] : tensor<8x2xf32>
+// CHECK-NOT: expand_shape
 func.func @all_to_all(%x: tensor<8x2xf32>) -> tensor<?x?xf32> {
   %r = shard.all_to_all %x on @g grid_axes = [0] split_axis = 0 concat_axis = 1 : tensor<8x2xf32> -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>

@@ -475,7 +475,52 @@ def moves_case(p, idx, grid_shape):
               "    linalg.yield %f : f32",
               "  } -> tensor<2xf32>"]
     lines += equal_all(f"{name}_sc", "%scc", "%cw", [2], "f32")
-    lines.append(f"  %{name}_ok0 = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
+    # all_to_all of a 2-D block: split rows, concat columns. Input element
+    # (r, c) is 100 * lin + 10 * r + c on a (2n)x2 block; result (p, 2j + c)
+    # is member j's row 2 * me + p.
+    cols = "?" if dyn else str(2 * n)
+    rows2 = "?" if dyn else "2"
+    lines += [f"  %m2e = tensor.empty() : tensor<{2 * n}x2xf32>",
+              f"  %m2 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} outs(%m2e : tensor<{2 * n}x2xf32>) {{",
+              "  ^bb0(%o: f32):",
+              "    %i = linalg.index 0 : index",
+              "    %j = linalg.index 1 : index",
+              "    %c10 = arith.constant 10 : index",
+              "    %i10 = arith.muli %i, %c10 : index",
+              "    %v0 = arith.addi %base, %i10 : index",
+              "    %v = arith.addi %v0, %j : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              f"  }} -> tensor<{2 * n}x2xf32>",
+              f"  %t2 = shard.all_to_all %m2 on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 1 : tensor<{2 * n}x2xf32> -> tensor<{rows2}x{cols}xf32>",
+              f"  %t2c = tensor.cast %t2 : tensor<{rows2}x{cols}xf32> to tensor<2x{2 * n}xf32>",
+              f"  %w2e = tensor.empty() : tensor<2x{2 * n}xf32>",
+              f"  %w2 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} outs(%w2e : tensor<2x{2 * n}xf32>) {{",
+              "  ^bb0(%o: f32):",
+              "    %p = linalg.index 0 : index",
+              "    %q = linalg.index 1 : index",
+              "    %c2 = arith.constant 2 : index",
+              "    %c10 = arith.constant 10 : index",
+              f"    %n = arith.constant {n} : index",
+              "    %jj = arith.divui %q, %c2 : index",
+              "    %cc = arith.remui %q, %c2 : index",
+              "    %me = arith.remui %lin, %n : index",
+              "    %row = arith.subi %lin, %me : index",
+              "    %who = arith.addi %row, %jj : index",
+              "    %w100 = arith.muli %who, %c100 : index",
+              "    %me2 = arith.muli %me, %c2 : index",
+              "    %r0 = arith.addi %me2, %p : index",
+              "    %r10 = arith.muli %r0, %c10 : index",
+              "    %v0 = arith.addi %w100, %r10 : index",
+              "    %v = arith.addi %v0, %cc : index",
+              "    %v64 = arith.index_cast %v : index to i64",
+              "    %f = arith.sitofp %v64 : i64 to f32",
+              "    linalg.yield %f : f32",
+              f"  }} -> tensor<2x{2 * n}xf32>"]
+    lines += equal_all(f"{name}_t2", "%t2c", "%w2", [2, 2 * n], "f32")
+    lines.append(f"  %{name}_ok0a = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
+    lines.append(f"  %{name}_ok0 = arith.andi %{name}_ok0a, %{name}_t2_ok : i1")
     lines.append(f"  %{name}_ok1 = arith.andi %{name}_ok0, %{name}_a2a_ok : i1")
     lines.append(f"  %{name}_ok = arith.andi %{name}_ok1, %{name}_sc_ok : i1")
     lines += ok_or_fail(name, f"%{name}_ok")
