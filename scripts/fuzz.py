@@ -7,7 +7,8 @@ deleted/duplicated/swapped lines), runs each mutant through parse+verify,
 the hp pipelines and single passes, and reports
 
   * crashes (a signal, LLVM's stack dump), attributed to hp when the stack
-    names hp code and to upstream MLIR otherwise;
+    holds hp code or when an upstream pass crashed on IR hp's passes built,
+    and to upstream MLIR when the input alone crashes upstream code;
   * timeouts;
   * output accepted and printed that does not parse again (custom and
     generic form).
@@ -163,7 +164,24 @@ def hp_names():
     return _hp_names
 
 
-def attribute(err):
+HP_PASSES = ("--hp-", "--dtensor-", "--convert-dtensor", "--convert-shard-to-nccl",
+             "--convert-nccl", "--nccl-", "--copy-unproven")
+
+
+def attribute(err, args=()):
+    """Whose crash: `hp` when hp's code is on the stack (below), or when an
+    upstream pass crashed after hp's passes ran (hp built the IR it choked
+    on, so hp must build something else); `upstream` when the input itself
+    crashes an upstream parser or verifier, or no hp pass ran."""
+    owner = attribute_stack(err)
+    if owner == "hp" or "parseSourceFile" in err:
+        return owner
+    if any(a.startswith(HP_PASSES) for a in args):
+        return "hp"
+    return "upstream"
+
+
+def attribute_stack(err):
     """hp when a frame of the crashing stack is hp code: its function is in
     hp's namespace, its debug location is a line of hp's sources, or it is
     an anonymous-namespace function or pattern hp's sources define. A file
@@ -210,7 +228,7 @@ def check_batch(hp_opt, mutants, args, timeout, out_dir, findings):
             if rc2 != 0:
                 kind, err = "reparse", err2
         if kind:
-            owner = attribute(err) if kind != "timeout" else "hp"
+            owner = attribute(err, args) if kind != "timeout" else "hp"
             n = len(findings)
             path = os.path.join(out_dir, f"{kind}-{owner}-{n}.mlir")
             with open(path, "w") as f:
