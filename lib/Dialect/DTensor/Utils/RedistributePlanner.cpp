@@ -63,16 +63,20 @@ State State::fromPlacements(llvm::ArrayRef<Placement> placements,
 }
 
 std::string State::key() const {
-  std::string k;
-  for (const Placement &p : placements) {
-    k += static_cast<char>('a' + p.kind);
-    k += static_cast<char>('0' + (p.kind == Placement::Replicate ? 0 : p.arg));
-  }
-  for (const auto &dims : order) {
-    k += '|';
-    for (int64_t m : dims)
-      k += static_cast<char>('0' + m);
-  }
+  // Two characters per mesh axis, its role: the tensor dim it splits (plus
+  // one) and its nesting position, or 0 and its partial op (plus one), or
+  // two zeros for replicate. The roles fix the placements and the orders,
+  // and the key of a mesh of up to 7 axes stays in the small-string buffer
+  // (no allocation per successor).
+  std::string k(2 * placements.size(), '\0');
+  for (auto [m, p] : llvm::enumerate(placements))
+    if (p.kind == Placement::Partial)
+      k[2 * m + 1] = static_cast<char>(1 + p.arg);
+  for (auto [d, dims] : llvm::enumerate(order))
+    for (auto [i, m] : llvm::enumerate(dims)) {
+      k[2 * m] = static_cast<char>(1 + d);
+      k[2 * m + 1] = static_cast<char>(i);
+    }
   return k;
 }
 
@@ -327,31 +331,38 @@ void hp::dtensor::plan::forEachSuccessor(
     for (auto [m, pl] : llvm::enumerate(state.placements))
       used[m] = pl.kind == Placement::Partial;
     llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(rank);
-    // The role of mesh axis m: (dim, position) or replicate / partial.
-    auto roleOf = [](const State &st, int64_t m) -> std::pair<int64_t, int64_t> {
-      for (auto [d, dims] : llvm::enumerate(st.order))
+    // Each mesh axis's role as (tensor dim, position), or (-1, kind) when it
+    // splits nothing.
+    using Role = std::pair<int64_t, int64_t>;
+    auto rolesOf = [&](llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits) {
+      llvm::SmallVector<Role, 4> roles(numAxes);
+      for (int64_t m = 0; m < numAxes; ++m)
+        roles[m] = {-1, state.placements[m].kind == Placement::Partial
+                            ? Placement::Partial
+                            : Placement::Replicate};
+      for (auto [d, dims] : llvm::enumerate(splits))
         for (auto [i, a] : llvm::enumerate(dims))
-          if (a == m)
-            return {d, i};
-      return {-1, st.placements[m].kind};
+          roles[a] = {static_cast<int64_t>(d), static_cast<int64_t>(i)};
+      return roles;
     };
+    llvm::SmallVector<Role, 4> roles = rolesOf(state.order);
     std::function<void(int64_t, int64_t)> choose = [&](int64_t d,
                                                         int64_t i) {
       if (d == rank) {
+        if (order == state.order)
+          return;
+        llvm::SmallVector<Role, 4> nextRoles = rolesOf(order);
+        Step permute{Step::Permute};
+        for (int64_t m = 0; m < numAxes; ++m)
+          if (problem.meshShape[m] > 1 && roles[m] != nextRoles[m])
+            permute.axes.push_back(m);
         State next = state;
         next.order = order;
         for (int64_t m = 0; m < numAxes; ++m)
           if (state.placements[m].kind != Placement::Partial)
-            next.placements[m] = Placement::replicate();
-        for (auto [k, dims] : llvm::enumerate(order))
-          for (int64_t m : dims)
-            next.placements[m] = Placement::shard(k);
-        if (next.key() == state.key())
-          return;
-        Step permute{Step::Permute};
-        for (int64_t m = 0; m < numAxes; ++m)
-          if (problem.meshShape[m] > 1 && roleOf(state, m) != roleOf(next, m))
-            permute.axes.push_back(m);
+            next.placements[m] = nextRoles[m].first < 0
+                                     ? Placement::replicate()
+                                     : Placement::shard(nextRoles[m].first);
         permute.order = order;
         costing.price(permute, 1.0, bytes);
         fn(permute, next);
