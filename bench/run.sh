@@ -8,6 +8,9 @@ bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host \
 echo "== plan_quality: planner cost vs exhaustive optimum, receive bound, torch-like greedy; 4-D planning time"
 build/bench/hp-bench-plan-quality
 echo
+echo "== jax_compare: hp vs JAX (XLA) on 8 host devices (skipped without jax)"
+python3 bench/jax_compare.py 2>/dev/null
+echo
 echo "== compile_scaling: hp-partition on 1k/10k/100k local regions"
 python3 bench/compile_scaling.py
 echo
