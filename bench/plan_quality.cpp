@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../unittests/Dialect/DTensor/PlanBruteForce.h"
+#include "../unittests/Dialect/DTensor/PlanTestSupport.h"
 
 #include <chrono>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include <vector>
 
 using namespace hp::dtensor::plan;
+using hp::dtensor::plan::testing::allPlacements;
 
 namespace {
 
@@ -186,24 +188,6 @@ double receiveBound(const Problem &p) {
   return most;
 }
 
-std::vector<std::vector<Placement>> allPlacements(int64_t meshRank,
-                                                  int64_t tensorRank) {
-  std::vector<Placement> options = {Placement::replicate(),
-                                    Placement::partial(0)};
-  for (int64_t d = 0; d < tensorRank; ++d)
-    options.push_back(Placement::shard(d));
-  std::vector<std::vector<Placement>> all = {{}};
-  for (int64_t m = 0; m < meshRank; ++m) {
-    std::vector<std::vector<Placement>> next;
-    for (const auto &prefix : all)
-      for (const Placement &pl : options) {
-        next.push_back(prefix);
-        next.back().push_back(pl);
-      }
-    all = std::move(next);
-  }
-  return all;
-}
 
 } // namespace
 

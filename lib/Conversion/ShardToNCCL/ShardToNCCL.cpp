@@ -390,6 +390,23 @@ struct RecvLowering : OpRewritePattern<shard::RecvOp> {
   }
 };
 
+/// `input` sent to in-group rank `to` and a tensor shaped like `like`
+/// received from `from`, issued together in one nccl.group (no deadlock in a
+/// ring or a swap); returns the received tensor.
+Value emitSendRecv(Emitter &e, Value comm, Value input, Value to, Value like,
+                   Value from) {
+  Value send = e.toBuffer(input);
+  Value recv = e.allocLike(like);
+  auto group = GroupOp::create(e.b, e.loc);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(&group.getBody().emplaceBlock());
+    SendOp::create(e.b, e.loc, send, to, comm);
+    RecvOp::create(e.b, e.loc, recv, from, comm);
+  }
+  return e.toTensor(recv);
+}
+
 /// shift: a grouped send to coordinate + offset and recv from coordinate -
 /// offset along the shift axis. Without `rotate` the edge results are
 /// undefined, so wrapping around (one pattern for every rank) is valid and
@@ -418,16 +435,8 @@ struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
       back = arith::SubIOp::create(b, e.loc, e.value(n), kv).getResult();
     }
     Value to = e.addMod(me, k, n), from = e.addMod(me, back, n);
-    Value send = e.toBuffer(op.getInput());
-    Value recv = e.allocLike(op.getInput());
-    auto group = GroupOp::create(b, e.loc);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&group.getBody().emplaceBlock());
-      SendOp::create(b, e.loc, send, to, comm);
-      RecvOp::create(b, e.loc, recv, from, comm);
-    }
-    b.replaceOp(op, e.castTo(e.toTensor(recv), op.getType()));
+    Value got = emitSendRecv(e, comm, op.getInput(), to, op.getInput(), from);
+    b.replaceOp(op, e.castTo(got, op.getType()));
     return success();
   }
 };
@@ -831,16 +840,9 @@ void groupSendRecvPairs(Operation *root) {
     Value from = inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
                              *recv.getSource(), recv.getSourceDynamic());
     Value comm = e.comm(recv.getGridAttr(), recv.getGridAxes());
-    Value sendBuffer = e.toBuffer(send.getInput());
-    Value recvBuffer = e.allocLike(recv.getInput());
-    auto group = GroupOp::create(b, e.loc);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&group.getBody().emplaceBlock());
-      SendOp::create(b, e.loc, sendBuffer, to, comm);
-      RecvOp::create(b, e.loc, recvBuffer, from, comm);
-    }
-    b.replaceOp(recv, e.castTo(e.toTensor(recvBuffer), recv.getType()));
+    Value got =
+        emitSendRecv(e, comm, send.getInput(), to, recv.getInput(), from);
+    b.replaceOp(recv, e.castTo(got, recv.getType()));
     b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
   }
 }

@@ -9,29 +9,17 @@
 
 #include "hp/Dialect/DTensor/Utils/PlanChecker.h"
 
+#include "PlanTestSupport.h"
+
 #include "gtest/gtest.h"
 
 #include <cstdlib>
 
 using namespace hp::dtensor::plan;
 
+using namespace hp::dtensor::plan::testing;
+
 namespace {
-
-enum : int64_t { kSum = 0, kAvg = 1, kMax = 2, kMin = 3, kProd = 4 };
-
-Placement S(int64_t d) { return Placement::shard(d); }
-Placement R() { return Placement::replicate(); }
-Placement P(int64_t op = kSum) { return Placement::partial(op); }
-
-Problem problem(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> mesh,
-                llvm::ArrayRef<Placement> src, llvm::ArrayRef<Placement> dst) {
-  Problem p;
-  p.globalShape.assign(shape.begin(), shape.end());
-  p.meshShape.assign(mesh.begin(), mesh.end());
-  p.source.assign(src.begin(), src.end());
-  p.target.assign(dst.begin(), dst.end());
-  return p;
-}
 
 Step step(Step::Kind kind, llvm::ArrayRef<int64_t> axes, int64_t dim = -1,
           int64_t dstDim = -1, int64_t op = kSum) {
@@ -165,26 +153,6 @@ TEST(PlanCheckerTest, CatchesADeliberatelyWrongStepInPlannedPlans) {
   EXPECT_GT(mutated, 0);
 }
 
-std::vector<std::vector<Placement>> allPlacements(int64_t meshRank,
-                                                  int64_t tensorRank,
-                                                  llvm::ArrayRef<int64_t> ops) {
-  std::vector<Placement> options = {R()};
-  for (int64_t op : ops)
-    options.push_back(P(op));
-  for (int64_t d = 0; d < tensorRank; ++d)
-    options.push_back(S(d));
-  std::vector<std::vector<Placement>> all = {{}};
-  for (int64_t m = 0; m < meshRank; ++m) {
-    std::vector<std::vector<Placement>> next;
-    for (const auto &prefix : all)
-      for (const Placement &p : options) {
-        next.push_back(prefix);
-        next.back().push_back(p);
-      }
-    all = std::move(next);
-  }
-  return all;
-}
 
 /// Whether a partial source can reach `dst`: P(a) -> P(b) on one mesh dim is
 /// not a redistribute (the verifier refuses it).

@@ -7,31 +7,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "PlanBruteForce.h"
+#include "PlanTestSupport.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 
 using namespace hp::dtensor::plan;
+using namespace hp::dtensor::plan::testing;
 
 namespace {
 
-constexpr int64_t kSum = 0;
-
-Placement S(int64_t d) { return Placement::shard(d); }
-Placement R() { return Placement::replicate(); }
-Placement P(int64_t op = kSum) { return Placement::partial(op); }
-
-Problem problem(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<int64_t> mesh,
-                llvm::ArrayRef<Placement> src, llvm::ArrayRef<Placement> dst) {
-  Problem p;
-  p.globalShape.assign(shape.begin(), shape.end());
-  p.meshShape.assign(mesh.begin(), mesh.end());
-  p.source.assign(src.begin(), src.end());
-  p.target.assign(dst.begin(), dst.end());
-  p.elementBytes = 4;
-  return p;
-}
 
 int count(const Plan &plan, Step::Kind kind) {
   int n = 0;
@@ -40,23 +26,6 @@ int count(const Plan &plan, Step::Kind kind) {
   return n;
 }
 
-std::vector<std::vector<Placement>> allPlacements(int64_t meshRank,
-                                                  int64_t tensorRank) {
-  std::vector<Placement> options = {R(), P()};
-  for (int64_t d = 0; d < tensorRank; ++d)
-    options.push_back(S(d));
-  std::vector<std::vector<Placement>> all = {{}};
-  for (int64_t m = 0; m < meshRank; ++m) {
-    std::vector<std::vector<Placement>> next;
-    for (const auto &prefix : all)
-      for (const Placement &p : options) {
-        next.push_back(prefix);
-        next.back().push_back(p);
-      }
-    all = std::move(next);
-  }
-  return all;
-}
 
 void checkOptimalOnMesh(llvm::ArrayRef<int64_t> mesh,
                         llvm::ArrayRef<int64_t> shape, const Options &o) {

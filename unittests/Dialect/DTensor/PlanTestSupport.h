@@ -1,0 +1,62 @@
+//===- PlanTestSupport.h - placement lists and problems for tests -*- C++ -*-===//
+//
+// Shared by the planner and checker tests and bench/plan_quality: short
+// placement constructors, a Problem from its parts, and every placement
+// list of a mesh rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HP_UNITTESTS_PLANTESTSUPPORT_H
+#define HP_UNITTESTS_PLANTESTSUPPORT_H
+
+#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+
+#include <vector>
+
+namespace hp::dtensor::plan::testing {
+
+enum : int64_t { kSum = 0, kAvg = 1, kMax = 2, kMin = 3, kProd = 4 };
+
+inline Placement S(int64_t d) { return Placement::shard(d); }
+inline Placement R() { return Placement::replicate(); }
+inline Placement P(int64_t op = kSum) { return Placement::partial(op); }
+
+inline Problem problem(llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<int64_t> mesh,
+                       llvm::ArrayRef<Placement> src,
+                       llvm::ArrayRef<Placement> dst) {
+  Problem p;
+  p.globalShape.assign(shape.begin(), shape.end());
+  p.meshShape.assign(mesh.begin(), mesh.end());
+  p.source.assign(src.begin(), src.end());
+  p.target.assign(dst.begin(), dst.end());
+  p.elementBytes = 4;
+  return p;
+}
+
+/// Every list of R, P(op) for each of `ops`, and S(d) for every tensor dim,
+/// over `meshRank` mesh dims.
+inline std::vector<std::vector<Placement>>
+allPlacements(int64_t meshRank, int64_t tensorRank,
+              llvm::ArrayRef<int64_t> ops = {kSum}) {
+  std::vector<Placement> options = {R()};
+  for (int64_t op : ops)
+    options.push_back(P(op));
+  for (int64_t d = 0; d < tensorRank; ++d)
+    options.push_back(S(d));
+  std::vector<std::vector<Placement>> all = {{}};
+  for (int64_t m = 0; m < meshRank; ++m) {
+    std::vector<std::vector<Placement>> next;
+    for (const auto &prefix : all)
+      for (const Placement &p : options) {
+        next.push_back(prefix);
+        next.back().push_back(p);
+      }
+    all = std::move(next);
+  }
+  return all;
+}
+
+} // namespace hp::dtensor::plan::testing
+
+#endif // HP_UNITTESTS_PLANTESTSUPPORT_H
