@@ -331,38 +331,30 @@ void hp::dtensor::plan::forEachSuccessor(
     for (auto [m, pl] : llvm::enumerate(state.placements))
       used[m] = pl.kind == Placement::Partial;
     llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(rank);
-    // Each mesh axis's role as (tensor dim, position), or (-1, kind) when it
-    // splits nothing.
-    using Role = std::pair<int64_t, int64_t>;
-    auto rolesOf = [&](llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits) {
-      llvm::SmallVector<Role, 4> roles(numAxes);
-      for (int64_t m = 0; m < numAxes; ++m)
-        roles[m] = {-1, state.placements[m].kind == Placement::Partial
-                            ? Placement::Partial
-                            : Placement::Replicate};
-      for (auto [d, dims] : llvm::enumerate(splits))
-        for (auto [i, a] : llvm::enumerate(dims))
-          roles[a] = {static_cast<int64_t>(d), static_cast<int64_t>(i)};
-      return roles;
-    };
-    llvm::SmallVector<Role, 4> roles = rolesOf(state.order);
+    // The positions (d, i) where the chosen axis differs from the current
+    // one; both axes there change roles.
+    llvm::SmallVector<std::pair<int64_t, int64_t>, 8> moved;
     std::function<void(int64_t, int64_t)> choose = [&](int64_t d,
                                                         int64_t i) {
       if (d == rank) {
-        if (order == state.order)
+        if (moved.empty())
           return;
-        llvm::SmallVector<Role, 4> nextRoles = rolesOf(order);
         Step permute{Step::Permute};
-        for (int64_t m = 0; m < numAxes; ++m)
-          if (problem.meshShape[m] > 1 && roles[m] != nextRoles[m])
-            permute.axes.push_back(m);
         State next = state;
         next.order = order;
-        for (int64_t m = 0; m < numAxes; ++m)
-          if (state.placements[m].kind != Placement::Partial)
-            next.placements[m] = nextRoles[m].first < 0
-                                     ? Placement::replicate()
-                                     : Placement::shard(nextRoles[m].first);
+        for (auto [k, j] : moved)
+          next.placements[state.order[k][j]] = Placement::replicate();
+        for (auto [k, j] : moved)
+          next.placements[order[k][j]] = Placement::shard(k);
+        for (int64_t m = 0; m < numAxes; ++m) {
+          if (problem.meshShape[m] == 1)
+            continue;
+          bool changes = false;
+          for (auto [k, j] : moved)
+            changes |= order[k][j] == m || state.order[k][j] == m;
+          if (changes)
+            permute.axes.push_back(m);
+        }
         permute.order = order;
         costing.price(permute, 1.0, bytes);
         fn(permute, next);
@@ -372,13 +364,18 @@ void hp::dtensor::plan::forEachSuccessor(
         choose(d + 1, 0);
         return;
       }
-      int64_t size = problem.meshShape[state.order[d][i]];
+      int64_t current = state.order[d][i];
+      int64_t size = problem.meshShape[current];
       for (int64_t m = 0; m < numAxes; ++m) {
         if (used[m] || problem.meshShape[m] != size)
           continue;
         used[m] = true;
         order[d].push_back(m);
+        if (m != current)
+          moved.push_back({d, i});
         choose(d, i + 1);
+        if (m != current)
+          moved.pop_back();
         order[d].pop_back();
         used[m] = false;
       }
