@@ -525,15 +525,25 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                        c.cost += step.cost;
                        c.collectives += step.isCollective;
                        ++c.steps;
-                       c.peak = std::max(
-                           c.peak, inBytes + localBytes(problem, next));
                        auto [it, inserted] =
                            index.try_emplace(next.key(), visits.size());
+                       // The peak is the last tie-break: measured only for
+                       // a state that is not settled and not already
+                       // reached more cheaply.
+                       if (!inserted) {
+                         const Visit &v = visits[it->second];
+                         PathCost upper = c;
+                         upper.peak = -1; // below any peak: c ignoring it
+                         if (v.done || v.cost < upper)
+                           return;
+                       }
+                       c.peak = std::max(
+                           c.peak, inBytes + localBytes(problem, next));
                        if (inserted) {
                          visits.push_back(Visit{c, next, id, step, false});
                        } else {
                          Visit &v = visits[it->second];
-                         if (v.done || !(c < v.cost))
+                         if (!(c < v.cost))
                            return;
                          v.cost = c;
                          v.parent = id;
