@@ -247,6 +247,26 @@ MlirType parseType(ContextRef context, const std::string &text) {
   return t;
 }
 
+/// The C API handles of a list of wrapped objects.
+std::vector<MlirType> raw(const std::vector<Type> &types) {
+  std::vector<MlirType> out;
+  for (const Type &t : types)
+    out.push_back(t.type);
+  return out;
+}
+std::vector<MlirValue> raw(const std::vector<Value> &values) {
+  std::vector<MlirValue> out;
+  for (const Value &v : values)
+    out.push_back(v.value);
+  return out;
+}
+std::vector<MlirAttribute> raw(const std::vector<Attribute> &attributes) {
+  std::vector<MlirAttribute> out;
+  for (const Attribute &a : attributes)
+    out.push_back(a.attr);
+  return out;
+}
+
 MlirAttribute parseAttribute(ContextRef context, const std::string &text) {
   MlirAttribute a = mlirAttributeParseGet(context->ctx, toRef(text));
   if (mlirAttributeIsNull(a))
@@ -256,10 +276,8 @@ MlirAttribute parseAttribute(ContextRef context, const std::string &text) {
 
 MlirAttribute placementList(ContextRef context,
                             const std::vector<Attribute> &list) {
-  std::vector<MlirAttribute> raw;
-  for (const Attribute &a : list)
-    raw.push_back(a.attr);
-  return mlirArrayAttrGet(context->ctx, raw.size(), raw.data());
+  std::vector<MlirAttribute> attrs = raw(list);
+  return mlirArrayAttrGet(context->ctx, attrs.size(), attrs.data());
 }
 
 using InPlacements =
@@ -358,11 +376,10 @@ NB_MODULE(_hp, m) {
   m.def("dtensor_type",
         [](ContextRef c, const std::vector<int64_t> &shape, const std::string &element,
            const std::string &mesh, const std::vector<Attribute> &placements) {
-          std::vector<MlirAttribute> raw;
-          for (const Attribute &a : placements)
-            raw.push_back(a.attr);
+          std::vector<MlirAttribute> attrs = raw(placements);
           MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(),
-                                        parseType(c, element), toRef(mesh), raw.size(), raw.data());
+                                        parseType(c, element), toRef(mesh), attrs.size(),
+                                        attrs.data());
           if (mlirTypeIsNull(t))
             c->fail("invalid dtensor type");
           c->diagnostics.clear();
@@ -406,14 +423,8 @@ NB_MODULE(_hp, m) {
            std::optional<std::vector<std::optional<std::string>>> argNames) {
           MlirContext ctx = module.context->ctx;
           MlirLocation loc = callerLocation(ctx);
-          std::vector<MlirType> a, r;
-          std::vector<MlirLocation> locs;
-          for (const Type &t : args) {
-            a.push_back(t.type);
-            locs.push_back(loc);
-          }
-          for (const Type &t : results)
-            r.push_back(t.type);
+          std::vector<MlirType> a = raw(args), r = raw(results);
+          std::vector<MlirLocation> locs(a.size(), loc);
           MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
           MlirNamedAttribute attrs[2] = {
               mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("sym_name")),
@@ -446,12 +457,8 @@ NB_MODULE(_hp, m) {
            const std::vector<Type> &results, std::optional<std::string> attributes) {
           MlirContext ctx = block.context->ctx;
           MlirOperationState state = mlirOperationStateGet(toRef(name), callerLocation(ctx));
-          std::vector<MlirValue> ops;
-          for (const Value &v : operands)
-            ops.push_back(v.value);
-          std::vector<MlirType> types;
-          for (const Type &t : results)
-            types.push_back(t.type);
+          std::vector<MlirValue> ops = raw(operands);
+          std::vector<MlirType> types = raw(results);
           mlirOperationStateAddOperands(&state, ops.size(), ops.data());
           mlirOperationStateAddResults(&state, types.size(), types.data());
           std::vector<MlirNamedAttribute> named;
@@ -497,12 +504,10 @@ NB_MODULE(_hp, m) {
                     std::vector<int64_t> shape;
                     for (intptr_t i = 0, e = hpDTensorTypeGetRank(t); i < e; ++i)
                       shape.push_back(hpDTensorTypeGetDimSize(t, i));
-                    std::vector<MlirAttribute> raw;
-                    for (const Attribute &a : *list)
-                      raw.push_back(a.attr);
+                    std::vector<MlirAttribute> attrs = raw(*list);
                     MlirType declared = hpDTensorTypeGet(
                         ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
-                        hpDTensorTypeGetMesh(t), raw.size(), raw.data());
+                        hpDTensorTypeGetMesh(t), attrs.size(), attrs.data());
                     if (mlirTypeIsNull(declared))
                       c->fail("invalid in_placements for '" + name + "'");
                     local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
@@ -514,9 +519,7 @@ NB_MODULE(_hp, m) {
           }
           MlirAttribute in = inPlacementsAttr(c, inPlacements);
           MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
-          std::vector<MlirType> resultTypes;
-          for (const Type &t : results)
-            resultTypes.push_back(t.type);
+          std::vector<MlirType> resultTypes = raw(results);
           MlirOperation op = hpDTensorLocalRegionOpCreate(
               callerLocation(ctx), toRef(mesh), values.size(), values.data(), names.data(),
               blockTypes.data(), in, out, redistributeInputs, resultTypes.size(), resultTypes.data());
@@ -536,14 +539,10 @@ NB_MODULE(_hp, m) {
            const std::vector<Type> &results) {
           ContextRef c = block.context;
           MlirContext ctx = c->ctx;
-          std::vector<MlirValue> values;
-          for (const Value &v : args)
-            values.push_back(v.value);
+          std::vector<MlirValue> values = raw(args);
           MlirAttribute in = inPlacementsAttr(c, inPlacements);
           MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
-          std::vector<MlirType> resultTypes;
-          for (const Type &t : results)
-            resultTypes.push_back(t.type);
+          std::vector<MlirType> resultTypes = raw(results);
           MlirOperation op = hpDTensorLocalCallOpCreate(
               callerLocation(ctx), toRef(callee), toRef(mesh), values.size(),
               values.data(), in, out, redistributeInputs, unchecked, resultTypes.size(),
@@ -556,11 +555,9 @@ NB_MODULE(_hp, m) {
         nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
         nb::arg("unchecked") = false, nb::arg("results") = std::vector<Type>{});
   m.def("add_yield", [](Block &block, const std::vector<Value> &values) {
-    std::vector<MlirValue> raw;
-    for (const Value &v : values)
-      raw.push_back(v.value);
+    std::vector<MlirValue> operands = raw(values);
     MlirOperation op = hpDTensorYieldOpCreate(callerLocation(block.context->ctx),
-                                              raw.size(), raw.data());
+                                              operands.size(), operands.data());
     mlirBlockAppendOwnedOperation(block.block, op);
     return Operation{block.context, op};
   });

@@ -127,6 +127,11 @@ bool hpOperationIsADTensorMeshOp(MlirOperation op) {
   return isa<MeshOp>(unwrap(op));
 }
 
+/// A placement attribute a C caller may leave null (the op's default).
+template <typename T> static T optionalAttr(MlirAttribute attr) {
+  return mlirAttributeIsNull(attr) ? T() : dyn_cast<T>(unwrap(attr));
+}
+
 MlirOperation hpDTensorLocalRegionOpCreate(
     MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
     const MlirValue *args, const MlirStringRef *argNames,
@@ -152,12 +157,8 @@ MlirOperation hpDTensorLocalRegionOpCreate(
   auto op = LocalRegionOp::create(
       b, location, results, operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)),
       b.getStrArrayAttr(names),
-      mlirAttributeIsNull(inPlacements)
-          ? DictionaryAttr()
-          : dyn_cast<DictionaryAttr>(unwrap(inPlacements)),
-      mlirAttributeIsNull(outPlacements)
-          ? ArrayAttr()
-          : dyn_cast<ArrayAttr>(unwrap(outPlacements)),
+      optionalAttr<DictionaryAttr>(inPlacements),
+      optionalAttr<ArrayAttr>(outPlacements),
       redistributeInputs ? b.getUnitAttr() : UnitAttr());
   Block *body = b.createBlock(&op.getBody(), {}, argTypes, argLocs);
   (void)body;
@@ -185,12 +186,8 @@ MlirOperation hpDTensorLocalCallOpCreate(
   auto op = LocalCallOp::create(
       b, location, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
       operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)),
-      mlirAttributeIsNull(inPlacements)
-          ? DictionaryAttr()
-          : dyn_cast<DictionaryAttr>(unwrap(inPlacements)),
-      mlirAttributeIsNull(outPlacements)
-          ? ArrayAttr()
-          : dyn_cast<ArrayAttr>(unwrap(outPlacements)),
+      optionalAttr<DictionaryAttr>(inPlacements),
+      optionalAttr<ArrayAttr>(outPlacements),
       redistributeInputs ? b.getUnitAttr() : UnitAttr(),
       unchecked ? b.getUnitAttr() : UnitAttr());
   return wrap(op.getOperation());
