@@ -7,6 +7,7 @@
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

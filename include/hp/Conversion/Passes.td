@@ -95,6 +95,7 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::hp::nccl::NCCLDialect",
+    "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",

@@ -12,6 +12,7 @@
 
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,11 +74,8 @@ SmallVector<int16_t> allAxes(shard::GridOp grid) {
 /// Row-major linear index of `index` (one value per entry of `sizes`).
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> index,
                 ArrayRef<Value> sizes) {
-  Value linear = constIndex(b, loc, 0);
-  for (auto [i, n] : llvm::zip(index, sizes))
-    linear = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, linear, n), i);
-  return linear;
+  return affine::AffineLinearizeIndexOp::create(b, loc, index,
+                                                ValueRange(sizes));
 }
 
 Value product(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
@@ -129,11 +127,10 @@ LogicalResult lowerNeighbors(shard::NeighborsLinearIndicesOp op) {
   // The device whose group index is `target`, other coordinates unchanged.
   auto deviceAt = [&](Value target) {
     SmallVector<Value> coord = device;
-    Value rest = target;
-    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
-      coord[axes[i]] = arith::RemUIOp::create(b, loc, rest, groupSizes[i]);
-      rest = arith::DivUIOp::create(b, loc, rest, groupSizes[i]);
-    }
+    auto digits = affine::AffineDelinearizeIndexOp::create(
+        b, loc, target, ValueRange(groupSizes));
+    for (auto [a, digit] : llvm::zip(axes, digits.getResults()))
+      coord[a] = digit;
     return linearize(b, loc, coord, shape);
   };
   Value one = constIndex(b, loc, 1), minusOne = constIndex(b, loc, -1);

@@ -14,6 +14,7 @@
 
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -347,16 +348,14 @@ struct ScatterLowering : OpRewritePattern<shard::ScatterOp> {
 Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
                   ArrayRef<int16_t> axes, ArrayRef<int64_t> staticIndex,
                   ValueRange dynamicIndex) {
-  SmallVector<OpFoldResult> index =
-      getMixedValues(staticIndex, dynamicIndex, e.b.getContext());
-  Value linear = arith::ConstantIndexOp::create(e.b, e.loc, 0);
-  for (auto [a, i] : llvm::zip(axes, index)) {
-    Value n = e.value(groupSize(e, op, gridName, {a}));
-    linear = arith::AddIOp::create(
-        e.b, e.loc, arith::MulIOp::create(e.b, e.loc, linear, n),
-        getValueOrCreateConstantIndexOp(e.b, e.loc, i));
-  }
-  return linear;
+  SmallVector<Value> index;
+  for (OpFoldResult i :
+       getMixedValues(staticIndex, dynamicIndex, e.b.getContext()))
+    index.push_back(e.value(i));
+  SmallVector<OpFoldResult> sizes;
+  for (int16_t a : axes)
+    sizes.push_back(groupSize(e, op, gridName, {a}));
+  return affine::AffineLinearizeIndexOp::create(e.b, e.loc, index, sizes);
 }
 
 struct SendLowering : OpRewritePattern<shard::SendOp> {

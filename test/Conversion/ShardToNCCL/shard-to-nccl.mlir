@@ -213,13 +213,15 @@ shard.grid @g(shape = 2x2)
 // blocks cannot deadlock; the pure ops between them stay in place.
 // CHECK-LABEL: func @send_recv_pair
 // CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>, %[[I:.*]]: index, %[[J:.*]]: index)
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// The peers' in-group ranks are row-major over the grid axes: j * 2 + i.
+// CHECK: %[[TO:.*]] = affine.linearize_index [%[[J]], %[[I]]] by (2, 2) : index
+// CHECK: %[[FROM:.*]] = affine.linearize_index [%[[J]], %[[I]]] by (2, 2) : index
 // CHECK: %[[COMM:.*]] = nccl.comm @g axes = [0, 1]
 // CHECK: %[[B:.*]] = bufferization.to_buffer %[[X]]
 // CHECK: %[[R:.*]] = memref.alloc() : memref<4x4xf32>
 // CHECK: nccl.group {
-// CHECK-NEXT: nccl.send %[[B]] to %{{.*}} on %[[COMM]]
-// CHECK-NEXT: nccl.recv %[[R]] from %{{.*}} on %[[COMM]]
+// CHECK-NEXT: nccl.send %[[B]] to %[[TO]] on %[[COMM]]
+// CHECK-NEXT: nccl.recv %[[R]] from %[[FROM]] on %[[COMM]]
 // CHECK-NEXT: }
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[R]]
 // CHECK: return %[[T]]
