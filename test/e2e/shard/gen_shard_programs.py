@@ -363,161 +363,112 @@ def queries_case(p, idx, grid_shape):
     p.count += 1
 
 
+def index_tensor(tag, shape, value):
+    """Lines defining %<tag>: an f32 tensor of `shape` whose element at
+    indices (%i, %j, ..) is the index %v the `value` lines compute from them
+    (values defined before the tensor may be used)."""
+    names = ["%i", "%j"][:len(shape)]
+    dims = ", ".join(f"d{k}" for k in range(len(shape)))
+    ty = f"tensor<{'x'.join(map(str, shape))}xf32>"
+    parallel = ", ".join(['"parallel"'] * len(shape))
+    return ([f"  %{tag}_e = tensor.empty() : {ty}",
+             f"  %{tag} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], "
+             f"iterator_types = [{parallel}]}} outs(%{tag}_e : {ty}) {{",
+             "  ^bb0(%o: f32):"] +
+            [f"    {v} = linalg.index {k} : index" for k, v in enumerate(names)] +
+            [f"    {line}" for line in value] +
+            ["    %v64 = arith.index_cast %v : index to i64",
+             "    %f = arith.sitofp %v64 : i64 to f32",
+             "    linalg.yield %f : f32",
+             f"  }} -> {ty}"])
+
+
 def moves_case(p, idx, grid_shape):
-    """all_gather, shift, all_to_all and scatter along the last grid axis; the group
-    size is a run-time value on a dynamic grid. Rank values: 100 * linear
-    index + element."""
+    """all_gather, shift, all_to_all and scatter along the last grid axis;
+    the group size is a run-time value on a dynamic grid. Rank values:
+    100 * linear index + element. `me` is the rank's coordinate on the last
+    axis, `row` the linear index of member 0 of its group."""
     name = f"moves{idx}"
     g = p.grid(grid_shape)
     last = len(grid_shape) - 1
     n = grid_shape[last]
     dyn = p.dynamic != ""
-    gathered = "?" if dyn else str(2 * n)
+    vec = f"tensor<{2 * n}xf32>"
     lines = [f"func.func @{name}() {{",
              f"  %lin = shard.process_linear_index on @{g} : index",
+             "  %c2 = arith.constant 2 : index",
+             "  %c10 = arith.constant 10 : index",
              "  %c100 = arith.constant 100 : index",
+             f"  %n = arith.constant {n} : index",
+             f"  %nm1 = arith.constant {n - 1} : index",
              "  %base = arith.muli %lin, %c100 : index",
-             f"  %e = tensor.empty() : tensor<{2 * n}xf32>",
-             f"  %src = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%e : tensor<{2 * n}xf32>) {{",
-             "  ^bb0(%o: f32):",
-             "    %i = linalg.index 0 : index",
-             "    %v = arith.addi %base, %i : index",
-             "    %v64 = arith.index_cast %v : index to i64",
-             "    %f = arith.sitofp %v64 : i64 to f32",
-             "    linalg.yield %f : f32",
-             f"  }} -> tensor<{2 * n}xf32>"]
-    # all_gather of the first two elements along the last axis
-    lines += [f"  %two = tensor.extract_slice %src[0] [2] [1] : tensor<{2 * n}xf32> to tensor<2xf32>",
+             "  %me = arith.remui %lin, %n : index",
+             "  %me2 = arith.muli %me, %c2 : index",
+             "  %row = arith.subi %lin, %me : index"]
+    lines += index_tensor("src", [2 * n], ["%v = arith.addi %base, %i : index"])
+    # all_gather of the first two elements: member j's 100 * (row + j) + r.
+    gathered = "?" if dyn else str(2 * n)
+    lines += [f"  %two = tensor.extract_slice %src[0] [2] [1] : {vec} to tensor<2xf32>",
               f"  %ag = shard.all_gather %two on @{g} grid_axes = [{last}] gather_axis = 0 : tensor<2xf32> -> tensor<{gathered}xf32>",
-              f"  %agc = tensor.cast %ag : tensor<{gathered}xf32> to tensor<{2 * n}xf32>",
-              f"  %ae = tensor.empty() : tensor<{2 * n}xf32>",
-              # member j's two elements: 100 * (lin - c_last + j) + {0, 1}
-              f"  %aw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%ae : tensor<{2 * n}xf32>) {{",
-              "  ^bb0(%o: f32):",
-              "    %i = linalg.index 0 : index",
-              "    %c2 = arith.constant 2 : index",
-              "    %j = arith.divui %i, %c2 : index",
-              "    %r = arith.remui %i, %c2 : index",
-              f"    %n = arith.constant {n} : index",
-              "    %me = arith.remui %lin, %n : index",
-              "    %row = arith.subi %lin, %me : index",
-              "    %who = arith.addi %row, %j : index",
-              "    %w100 = arith.muli %who, %c100 : index",
-              "    %v = arith.addi %w100, %r : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              f"  }} -> tensor<{2 * n}xf32>"]
+              f"  %agc = tensor.cast %ag : tensor<{gathered}xf32> to {vec}"]
+    lines += index_tensor("aw", [2 * n], [
+        "%jj = arith.divui %i, %c2 : index",
+        "%r = arith.remui %i, %c2 : index",
+        "%who = arith.addi %row, %jj : index",
+        "%w100 = arith.muli %who, %c100 : index",
+        "%v = arith.addi %w100, %r : index"])
     lines += equal_all(f"{name}_ag", "%agc", "%aw", [2 * n], "f32")
-    # shift by one along the last axis, rotating: from member (me - 1) mod n
-    lines += [f"  %sh = shard.shift %src on @{g} grid_axes = [{last}] shift_axis = {last} offset = 1 rotate : tensor<{2 * n}xf32> -> tensor<{2 * n}xf32>",
-              f"  %se = tensor.empty() : tensor<{2 * n}xf32>",
-              f"  %sw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%se : tensor<{2 * n}xf32>) {{",
-              "  ^bb0(%o: f32):",
-              "    %i = linalg.index 0 : index",
-              f"    %n = arith.constant {n} : index",
-              f"    %nm1 = arith.constant {n - 1} : index",
-              "    %me = arith.remui %lin, %n : index",
-              "    %row = arith.subi %lin, %me : index",
-              "    %prev0 = arith.addi %me, %nm1 : index",
-              "    %prev = arith.remui %prev0, %n : index",
-              "    %who = arith.addi %row, %prev : index",
-              "    %w100 = arith.muli %who, %c100 : index",
-              "    %v = arith.addi %w100, %i : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              f"  }} -> tensor<{2 * n}xf32>"]
+    # shift by one, rotating: from member (me - 1) mod n.
+    lines += [f"  %sh = shard.shift %src on @{g} grid_axes = [{last}] shift_axis = {last} offset = 1 rotate : {vec} -> {vec}"]
+    lines += index_tensor("sw", [2 * n], [
+        "%prev0 = arith.addi %me, %nm1 : index",
+        "%prev = arith.remui %prev0, %n : index",
+        "%who = arith.addi %row, %prev : index",
+        "%w100 = arith.muli %who, %c100 : index",
+        "%v = arith.addi %w100, %i : index"])
     lines += equal_all(f"{name}_sh", "%sh", "%sw", [2 * n], "f32")
-    # all_to_all along the last axis (split and concat dim 0): block j of
-    # the result is member j's block `me`: 100 * (row + j) + 2 * me + r.
+    # all_to_all (split and concat dim 0): block j of the result is member
+    # j's block `me`: 100 * (row + j) + 2 * me + r.
     moved = "?" if dyn else str(2 * n)
-    lines += [f"  %a2a = shard.all_to_all %src on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 0 : tensor<{2 * n}xf32> -> tensor<{moved}xf32>",
-              f"  %a2ac = tensor.cast %a2a : tensor<{moved}xf32> to tensor<{2 * n}xf32>",
-              f"  %te = tensor.empty() : tensor<{2 * n}xf32>",
-              f"  %tw = linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}} outs(%te : tensor<{2 * n}xf32>) {{",
-              "  ^bb0(%o: f32):",
-              "    %i = linalg.index 0 : index",
-              "    %c2 = arith.constant 2 : index",
-              "    %j = arith.divui %i, %c2 : index",
-              "    %r = arith.remui %i, %c2 : index",
-              f"    %n = arith.constant {n} : index",
-              "    %me = arith.remui %lin, %n : index",
-              "    %row = arith.subi %lin, %me : index",
-              "    %who = arith.addi %row, %j : index",
-              "    %w100 = arith.muli %who, %c100 : index",
-              "    %me2 = arith.muli %me, %c2 : index",
-              "    %v0 = arith.addi %w100, %me2 : index",
-              "    %v = arith.addi %v0, %r : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              f"  }} -> tensor<{2 * n}xf32>"]
+    lines += [f"  %a2a = shard.all_to_all %src on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 0 : {vec} -> tensor<{moved}xf32>",
+              f"  %a2ac = tensor.cast %a2a : tensor<{moved}xf32> to {vec}"]
+    lines += index_tensor("tw", [2 * n], [
+        "%jj = arith.divui %i, %c2 : index",
+        "%r = arith.remui %i, %c2 : index",
+        "%who = arith.addi %row, %jj : index",
+        "%w100 = arith.muli %who, %c100 : index",
+        "%v0 = arith.addi %w100, %me2 : index",
+        "%v = arith.addi %v0, %r : index"])
     lines += equal_all(f"{name}_a2a", "%a2ac", "%tw", [2 * n], "f32")
     # scatter from member 0 of the group: block me of its values.
     block = "?" if dyn else "2"
-    lines += [f"  %sc = shard.scatter %src on @{g} grid_axes = [{last}] scatter_axis = 0 root = [0] : (tensor<{2 * n}xf32>) -> tensor<{block}xf32>",
-              f"  %scc = tensor.cast %sc : tensor<{block}xf32> to tensor<2xf32>",
-              "  %ce = tensor.empty() : tensor<2xf32>",
-              "  %cw = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]} outs(%ce : tensor<2xf32>) {",
-              "  ^bb0(%o: f32):",
-              "    %i = linalg.index 0 : index",
-              "    %c2 = arith.constant 2 : index",
-              f"    %n = arith.constant {n} : index",
-              "    %me = arith.remui %lin, %n : index",
-              "    %row = arith.subi %lin, %me : index",
-              "    %w100 = arith.muli %row, %c100 : index",
-              "    %me2 = arith.muli %me, %c2 : index",
-              "    %v0 = arith.addi %w100, %me2 : index",
-              "    %v = arith.addi %v0, %i : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              "  } -> tensor<2xf32>"]
+    lines += [f"  %sc = shard.scatter %src on @{g} grid_axes = [{last}] scatter_axis = 0 root = [0] : ({vec}) -> tensor<{block}xf32>",
+              f"  %scc = tensor.cast %sc : tensor<{block}xf32> to tensor<2xf32>"]
+    lines += index_tensor("cw", [2], [
+        "%w100 = arith.muli %row, %c100 : index",
+        "%v0 = arith.addi %w100, %me2 : index",
+        "%v = arith.addi %v0, %i : index"])
     lines += equal_all(f"{name}_sc", "%scc", "%cw", [2], "f32")
-    # all_to_all of a 2-D block: split rows, concat columns. Input element
-    # (r, c) is 100 * lin + 10 * r + c on a (2n)x2 block; result (p, 2j + c)
-    # is member j's row 2 * me + p.
+    # all_to_all of a 2-D block, split rows, concat columns. Input (r, c) is
+    # 100 * lin + 10 * r + c on a (2n)x2 block; result (p, 2j + c) is member
+    # j's row 2 * me + p.
     cols = "?" if dyn else str(2 * n)
     rows2 = "?" if dyn else "2"
-    lines += [f"  %m2e = tensor.empty() : tensor<{2 * n}x2xf32>",
-              f"  %m2 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} outs(%m2e : tensor<{2 * n}x2xf32>) {{",
-              "  ^bb0(%o: f32):",
-              "    %i = linalg.index 0 : index",
-              "    %j = linalg.index 1 : index",
-              "    %c10 = arith.constant 10 : index",
-              "    %i10 = arith.muli %i, %c10 : index",
-              "    %v0 = arith.addi %base, %i10 : index",
-              "    %v = arith.addi %v0, %j : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              f"  }} -> tensor<{2 * n}x2xf32>",
-              f"  %t2 = shard.all_to_all %m2 on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 1 : tensor<{2 * n}x2xf32> -> tensor<{rows2}x{cols}xf32>",
-              f"  %t2c = tensor.cast %t2 : tensor<{rows2}x{cols}xf32> to tensor<2x{2 * n}xf32>",
-              f"  %w2e = tensor.empty() : tensor<2x{2 * n}xf32>",
-              f"  %w2 = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]}} outs(%w2e : tensor<2x{2 * n}xf32>) {{",
-              "  ^bb0(%o: f32):",
-              "    %p = linalg.index 0 : index",
-              "    %q = linalg.index 1 : index",
-              "    %c2 = arith.constant 2 : index",
-              "    %c10 = arith.constant 10 : index",
-              f"    %n = arith.constant {n} : index",
-              "    %jj = arith.divui %q, %c2 : index",
-              "    %cc = arith.remui %q, %c2 : index",
-              "    %me = arith.remui %lin, %n : index",
-              "    %row = arith.subi %lin, %me : index",
-              "    %who = arith.addi %row, %jj : index",
-              "    %w100 = arith.muli %who, %c100 : index",
-              "    %me2 = arith.muli %me, %c2 : index",
-              "    %r0 = arith.addi %me2, %p : index",
-              "    %r10 = arith.muli %r0, %c10 : index",
-              "    %v0 = arith.addi %w100, %r10 : index",
-              "    %v = arith.addi %v0, %cc : index",
-              "    %v64 = arith.index_cast %v : index to i64",
-              "    %f = arith.sitofp %v64 : i64 to f32",
-              "    linalg.yield %f : f32",
-              f"  }} -> tensor<2x{2 * n}xf32>"]
+    lines += index_tensor("m2", [2 * n, 2], [
+        "%i10 = arith.muli %i, %c10 : index",
+        "%v0 = arith.addi %base, %i10 : index",
+        "%v = arith.addi %v0, %j : index"])
+    lines += [f"  %t2 = shard.all_to_all %m2 on @{g} grid_axes = [{last}] split_axis = 0 concat_axis = 1 : tensor<{2 * n}x2xf32> -> tensor<{rows2}x{cols}xf32>",
+              f"  %t2c = tensor.cast %t2 : tensor<{rows2}x{cols}xf32> to tensor<2x{2 * n}xf32>"]
+    lines += index_tensor("w2", [2, 2 * n], [
+        "%jj = arith.divui %j, %c2 : index",
+        "%cc = arith.remui %j, %c2 : index",
+        "%who = arith.addi %row, %jj : index",
+        "%w100 = arith.muli %who, %c100 : index",
+        "%r0 = arith.addi %me2, %i : index",
+        "%r10 = arith.muli %r0, %c10 : index",
+        "%v0 = arith.addi %w100, %r10 : index",
+        "%v = arith.addi %v0, %cc : index"])
     lines += equal_all(f"{name}_t2", "%t2c", "%w2", [2, 2 * n], "f32")
     lines.append(f"  %{name}_ok0a = arith.andi %{name}_ag_ok, %{name}_sh_ok : i1")
     lines.append(f"  %{name}_ok0 = arith.andi %{name}_ok0a, %{name}_t2_ok : i1")
