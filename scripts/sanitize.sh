@@ -14,9 +14,13 @@ if [ ! -f build-sanitize/build.ninja ]; then
 fi
 targets="hp-opt hp-runner hp-lsp-server hp_nccl_host hp_runtime_cpu"
 # The GPU runtime exists where the CUDA toolkit does; lit links against it.
+# The target list is read whole first: `ninja ... | grep -q` under pipefail
+# fails when grep's early exit kills ninja with SIGPIPE.
+all_targets=$(ninja -C build-sanitize -t targets all) || exit 1
 for t in hp_cuda_runtime hp_runtime_gpu; do
-  ninja -C build-sanitize -t targets all | grep -q "^$t:" && targets="$targets $t"
+  grep -q "^$t:" <<<"$all_targets" && targets="$targets $t"
 done
+echo "sanitize targets: $targets"
 cmake --build build-sanitize --target $targets || exit 1
 
 # Debian's libMLIR is not instrumented: its inline code poisons memory that
