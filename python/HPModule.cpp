@@ -363,6 +363,12 @@ NB_MODULE(_hp, m) {
   m.def("shard_attr", [](ContextRef c, int64_t dim) {
     return Attribute{c, hpDTensorShardAttrGet(c->ctx, dim)};
   });
+  m.def("strided_shard_attr", [](ContextRef c, int64_t dim, int64_t splitFactor) {
+    MlirAttribute a = hpDTensorStridedShardAttrGet(c->ctx, dim, splitFactor);
+    if (mlirAttributeIsNull(a))
+      c->fail("invalid strided_shard");
+    return Attribute{c, a};
+  });
   m.def("replicate_attr", [](ContextRef c) {
     return Attribute{c, hpDTensorReplicateAttrGet(c->ctx)};
   });

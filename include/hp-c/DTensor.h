@@ -43,6 +43,16 @@ MLIR_CAPI_EXPORTED MlirAttribute hpDTensorShardAttrGet(MlirContext ctx,
 MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorShardAttr(MlirAttribute attr);
 MLIR_CAPI_EXPORTED int64_t hpDTensorShardAttrGetDim(MlirAttribute attr);
 
+/// `#dtensor.strided_shard<dim, splitFactor>`; null if dim < 0 or
+/// splitFactor < 1 (the error goes to the context's diagnostic handlers).
+MLIR_CAPI_EXPORTED MlirAttribute
+hpDTensorStridedShardAttrGet(MlirContext ctx, int64_t dim, int64_t splitFactor);
+MLIR_CAPI_EXPORTED bool
+hpAttributeIsADTensorStridedShardAttr(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t hpDTensorStridedShardAttrGetDim(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t
+hpDTensorStridedShardAttrGetSplitFactor(MlirAttribute attr);
+
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorReplicateAttrGet(MlirContext ctx);
 MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorReplicateAttr(MlirAttribute attr);
 

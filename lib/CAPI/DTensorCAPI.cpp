@@ -36,6 +36,23 @@ int64_t hpDTensorShardAttrGetDim(MlirAttribute attr) {
   return cast<ShardAttr>(unwrap(attr)).getDim();
 }
 
+MlirAttribute hpDTensorStridedShardAttrGet(MlirContext ctx, int64_t dim,
+                                           int64_t splitFactor) {
+  MLIRContext *context = unwrap(ctx);
+  return wrap(StridedShardAttr::getChecked(
+      [&] { return emitError(UnknownLoc::get(context)); }, context, dim,
+      splitFactor));
+}
+bool hpAttributeIsADTensorStridedShardAttr(MlirAttribute attr) {
+  return isa<StridedShardAttr>(unwrap(attr));
+}
+int64_t hpDTensorStridedShardAttrGetDim(MlirAttribute attr) {
+  return cast<StridedShardAttr>(unwrap(attr)).getDim();
+}
+int64_t hpDTensorStridedShardAttrGetSplitFactor(MlirAttribute attr) {
+  return cast<StridedShardAttr>(unwrap(attr)).getSplitFactor();
+}
+
 MlirAttribute hpDTensorReplicateAttrGet(MlirContext ctx) {
   return wrap(ReplicateAttr::get(unwrap(ctx)));
 }

@@ -15,7 +15,7 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
-    "Partial", "Placement", "Replicate", "Shard", "Type", "Value",
+    "Partial", "Placement", "Replicate", "Shard", "StridedShard", "Type", "Value",
     "RunError", "dtensor_type", "from_local", "local_call", "local_region",
     "redistribute", "run", "to_local",
 ]
@@ -52,13 +52,38 @@ class Shard(Placement):
         return dim is None or dim == self.dim
 
     def __eq__(self, other):
-        return isinstance(other, Shard) and other.dim == self.dim
+        return type(other) is Shard and other.dim == self.dim
 
     def __hash__(self):
         return hash(("S", self.dim))
 
     def __repr__(self):
         return f"S({self.dim})"
+
+
+class StridedShard(Shard):
+    """Torch's ``_StridedShard(dim, split_factor)``: on a mesh dim of size n,
+    ``dim`` is cut into ``n * split_factor`` chunks and coordinate i holds
+    chunks i, i + n, ... (the FSDP-over-TP layout)."""
+
+    def __init__(self, dim, split_factor):
+        super().__init__(dim)
+        if split_factor < 1:
+            raise ValueError(f"strided_shard split factor must be at least 1, got {split_factor}")
+        self.split_factor = split_factor
+
+    def to_mlir(self, ctx):
+        return _hp.strided_shard_attr(ctx, self.dim, self.split_factor)
+
+    def __eq__(self, other):
+        return (isinstance(other, StridedShard) and other.dim == self.dim
+                and other.split_factor == self.split_factor)
+
+    def __hash__(self):
+        return hash(("SS", self.dim, self.split_factor))
+
+    def __repr__(self):
+        return f"SS({self.dim}, {self.split_factor})"
 
 
 class Replicate(Placement):

@@ -334,3 +334,35 @@ def test_ops_built_from_python_carry_the_building_line(ctx):
     hp.add_op(entry, "func.return", [s], [])
     remarks = module.run("hp-partition{print-plans}")
     assert any(f"test_hp.py:{line}:1: remark: plan [R] -> [S(0)]" in r for r in remarks), remarks
+
+
+def test_strided_shard_fsdp_over_tp(ctx):
+    """torch's _StridedShard: the FSDP-over-TP layout, its attribute, its
+    rules, and one permute back to the default nesting."""
+    assert repr(hp.StridedShard(0, 4)) == "SS(0, 4)"
+    assert hp.StridedShard(0, 4) != hp.Shard(0) and hp.Shard(0) != hp.StridedShard(0, 4)
+    assert hp.StridedShard(0, 4).is_shard(0)
+    assert str(hp.StridedShard(1, 2).to_mlir(ctx)) == "#dtensor.strided_shard<1, 2>"
+    with pytest.raises(ValueError, match="at least 1"):
+        hp.StridedShard(0, 0)
+    mesh = hp.DeviceMesh("m", (2, 4), ("dp", "tp"))
+    fsdp = hp.dtensor_type(ctx, (16, 8), "f32", mesh, [hp.StridedShard(0, 4), hp.Shard(0)])
+    assert str(fsdp) == "!dtensor.tensor<16x8xf32, @m, [strided_shard<0, 4>, shard<0>]>"
+    assert str(hp._hp.local_type(fsdp, [2, 4])) == "tensor<2x8xf32>"
+    default = hp.dtensor_type(ctx, (16, 8), "f32", mesh, [hp.Shard(0), hp.Shard(0)])
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    entry = hp.add_function(module, "f", [fsdp], [default])
+    r = hp.redistribute(entry, entry.arguments[0], default)
+    hp.add_op(entry, "func.return", [r], [])
+    module.verify()
+    remarks = module.run("convert-dtensor-to-shard{print-plans verify-plans latency-bytes=0}")
+    assert any("permute" in str(r) and "64 B sent per rank" in str(r) for r in remarks)
+    assert "shard.send" in str(module) and "shard.all_gather" not in str(module)
+    # The split factor must be the later tp size.
+    bad = hp.Module.create(ctx)
+    mesh.add_to(bad)
+    wrong = hp.dtensor_type(ctx, (16, 8), "f32", mesh, [hp.StridedShard(0, 2), hp.Shard(0)])
+    hp.add_function(bad, "g", [wrong], [])
+    with pytest.raises(ValueError, match="needs split factor 4"):
+        bad.verify()

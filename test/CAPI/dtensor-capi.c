@@ -44,6 +44,19 @@ int main(void) {
   // CHECK: #dtensor.partial<max> isPartial=1 isShard=0 op=2
   printf("replicate=%d\n", hpAttributeIsADTensorReplicateAttr(r));
   // CHECK: replicate=1
+  MlirAttribute ss = hpDTensorStridedShardAttrGet(ctx, 0, 4);
+  mlirAttributePrint(ss, print, NULL);
+  printf(" isStrided=%d isShard=%d dim=%lld factor=%lld\n",
+         hpAttributeIsADTensorStridedShardAttr(ss),
+         hpAttributeIsADTensorShardAttr(ss),
+         (long long)hpDTensorStridedShardAttrGetDim(ss),
+         (long long)hpDTensorStridedShardAttrGetSplitFactor(ss));
+  // CHECK: #dtensor.strided_shard<0, 4> isStrided=1 isShard=0 dim=0 factor=4
+  fflush(stdout); /* the diagnostic below goes to stderr */
+  printf("bad strided_shard is null: %d\n",
+         mlirAttributeIsNull(hpDTensorStridedShardAttrGet(ctx, 0, 0)));
+  // CHECK: strided_shard split factor must be at least 1, got 0
+  // CHECK: bad strided_shard is null: 1
 
   /* Types. */
   int64_t shape[2] = {10, 8};

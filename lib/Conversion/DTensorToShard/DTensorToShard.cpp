@@ -44,6 +44,9 @@ struct MeshTable {
 plan::Placement toPlanPlacement(Attribute attr) {
   if (auto shard = dyn_cast<ShardAttr>(attr))
     return plan::Placement::shard(shard.getDim());
+  if (auto strided = dyn_cast<StridedShardAttr>(attr))
+    return plan::Placement::stridedShard(strided.getDim(),
+                                         strided.getSplitFactor());
   if (auto partial = dyn_cast<PartialAttr>(attr))
     return plan::Placement::partial(
         static_cast<int64_t>(partial.getReduceOp()));

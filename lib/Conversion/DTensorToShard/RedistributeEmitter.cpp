@@ -320,8 +320,11 @@ private:
 
   /// The coordinate of the device whose block under `have` is this rank's
   /// block under `want`: the same coordinate on every axis whose role is the
-  /// same in both; on the others, split positions match position by position
-  /// and the replicated axes by their row-major index.
+  /// same in both; per tensor dim, the chunk this rank needs (its split
+  /// coordinates read as a mixed-radix number, outermost first) written in
+  /// the radices of `have`'s splits (position by position where the sizes
+  /// match; a reordered nesting where the dim splits evenly); the replicated
+  /// axes by their row-major index.
   SmallVector<OpFoldResult> peer(const plan::State &have,
                                  const plan::State &want) {
     int64_t numAxes = p.meshShape.size();
@@ -347,9 +350,28 @@ private:
       if (want.placements[m].kind == plan::Placement::Replicate)
         wantFree.push_back(m);
     }
-    for (auto [d, dims] : llvm::enumerate(have.order))
-      for (auto [i, m] : llvm::enumerate(dims))
-        s[m] = c[want.order[d][i]];
+    for (auto [d, dims] : llvm::enumerate(have.order)) {
+      const auto &wanted = want.order[d];
+      bool samePositions =
+          dims.size() == wanted.size() &&
+          llvm::all_of(llvm::zip(dims, wanted), [&](auto pair) {
+            return p.meshShape[std::get<0>(pair)] ==
+                   p.meshShape[std::get<1>(pair)];
+          });
+      if (samePositions) {
+        for (auto [i, m] : llvm::enumerate(dims))
+          s[m] = c[wanted[i]];
+        continue;
+      }
+      OpFoldResult chunk = a.cst(0);
+      for (int64_t m : wanted)
+        chunk = a.add(a.mul(chunk, a.cst(p.meshShape[m])), c[m]);
+      for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+        int64_t m = dims[i];
+        s[m] = a.rem(chunk, a.cst(p.meshShape[m]));
+        chunk = a.div(chunk, a.cst(p.meshShape[m]));
+      }
+    }
     OpFoldResult linear = a.cst(0);
     for (int64_t m : wantFree)
       linear = a.add(a.mul(linear, a.cst(p.meshShape[m])), c[m]);

@@ -2,7 +2,7 @@
 
 // Malformed syntax gives a located parse error, never a crash.
 
-// expected-error @+1 {{expected a placement (shard<d>, replicate or partial<op>), got 'shrd'}}
+// expected-error @+1 {{expected a placement (shard<d>, strided_shard<d, f>, replicate or partial<op>), got 'shrd'}}
 func.func @bad_keyword(%a: !dtensor.tensor<4xf32, @m, [shrd<0>]>) { return }
 
 // -----
@@ -62,7 +62,7 @@ func.func @bad_in_entry(%y: tensor<2xf32>) {
 // -----
 
 func.func @bad_out_entry(%y: tensor<2xf32>) {
-  // expected-error @+1 {{expected a placement (shard<d>, replicate or partial<op>), got 'nothing'}}
+  // expected-error @+1 {{expected a placement (shard<d>, strided_shard<d, f>, replicate or partial<op>), got 'nothing'}}
   dtensor.local_region on @m args(%y as "y") out_placements = [nothing] : (tensor<2xf32>) -> () {
   ^bb0(%k: tensor<2xf32>):
     dtensor.yield
@@ -132,3 +132,9 @@ func.func @duplicate_key(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
   }
   return
 }
+
+// -----
+
+dtensor.mesh @m shape = [2, 2]
+// expected-error @+1 {{expected ','}}
+func.func private @f(!dtensor.tensor<8xf32, @m, [strided_shard<0>, shard<0>]>)

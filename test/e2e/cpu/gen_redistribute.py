@@ -28,14 +28,28 @@ def chunk(size, parts, i):
 
 
 def local_block(shape, mesh, placements, coord):
-    """torch.chunk offsets and sizes, nested in mesh-dim order."""
-    offs, sizes = [0] * len(shape), list(shape)
+    """Offsets and sizes of the block at `coord`, from torch's definitions
+    applied in mesh-dim order to the indices held so far: Shard(d) keeps
+    torch.chunk piece i of n; _StridedShard(d, f) cuts n*f torch.chunk pieces
+    and keeps pieces i, i+n, ..., i+(f-1)n, concatenated."""
+    held = [list(range(g)) for g in shape]
     for m, p in enumerate(placements):
-        if p[0] == "S":
-            d = p[1]
-            o, s = chunk(sizes[d], mesh[m], coord[m])
-            offs[d] += o
-            sizes[d] = s
+        if p[0] not in ("S", "SS"):
+            continue
+        d, n = p[1], mesh[m]
+        f = p[2] if p[0] == "SS" else 1
+        kept = []
+        for k in range(f):
+            o, s = chunk(len(held[d]), n * f, coord[m] + k * n)
+            kept += held[d][o:o + s]
+        held[d] = kept
+    offs, sizes = [], []
+    for d, idx in enumerate(held):
+        if idx != list(range(idx[0], idx[0] + len(idx))) if idx else False:
+            raise SystemExit(f"{placements} on {shape}: the block of {coord} "
+                             f"is not contiguous in dim {d}")
+        offs.append(idx[0] if idx else 0)
+        sizes.append(len(idx))
     return offs, sizes
 
 
@@ -51,6 +65,8 @@ def local_shape(shape, mesh, placements):
 def ptext(p):
     if p[0] == "S":
         return f"shard<{p[1]}>"
+    if p[0] == "SS":
+        return f"strided_shard<{p[1]}, {p[2]}>"
     if p[0] == "R":
         return "replicate"
     return f"partial<{p[1]}>"
@@ -398,6 +414,10 @@ def S(d):
 R = ("R",)
 
 
+def SS(d, f):
+    return ("SS", d, f)
+
+
 def P(op="sum"):
     return ("P", op)
 
@@ -409,6 +429,9 @@ def parse_placement(text):
     m = re.fullmatch(r"S(\d+)", text)
     if m:
         return S(int(m.group(1)))
+    m = re.fullmatch(r"SS(\d+)_(\d+)", text)
+    if m:
+        return SS(int(m.group(1)), int(m.group(2)))
     m = re.fullmatch(r"P(?:\((\w+)\))?", text)
     if m:
         return P(m.group(1) or "sum")
@@ -558,6 +581,41 @@ def permute_cases(mesh):
     return cases
 
 
+def strided_cases(mesh):
+    """strided_shard (torch's _StridedShard, the FSDP-over-TP layout) to and
+    from the default nesting, replicate, partial and other dims; the other
+    dims uneven or empty. 2-D meshes (2x2, 2x4, 4x2) and 2x2x2."""
+    k = len(mesh)
+    cases = []
+    if k == 2:
+        f = mesh[1]
+        st = [SS(0, f), S(0)]
+        for shape in ([8, 6], [8, 5], [mesh[0] * f, 1]):
+            cases += [pair(shape, st, [S(0), S(0)]),
+                      pair(shape, [S(0), S(0)], st),
+                      pair(shape, st, [R, R]),
+                      pair(shape, st, [S(1), S(0)]),
+                      pair(shape, [S(1), R], st),
+                      pair(shape, st, [P("sum"), S(0)]),
+                      pair(shape, [P("max"), R], st),
+                      pair(shape, st, [R, S(1)])]
+        cases += [pair([5, 8], [S(1), S(0)], [SS(1, f), S(1)]),
+                  pair([6, 8], [SS(1, f), S(1)], [S(0), S(1)]),
+                  # both mesh dims strided on different tensor dims
+                  pair([8, 8], [SS(0, f), S(0)], [S(1), SS(1, 1)]),
+                  (([8, 4]), [[R, R], [SS(0, f), S(0)], [S(0), S(0)],
+                              [SS(0, f), S(0)], [R, S(1)]])]
+    elif k == 3:
+        a, b, c = mesh
+        cases += [pair([8, 3], [SS(0, b * c), S(0), S(0)], [S(0), S(0), S(0)]),
+                  pair([8, 3], [S(0), S(0), S(0)], [S(0), SS(0, c), S(0)]),
+                  pair([8, 3], [SS(0, b * c), SS(0, c), S(0)], [R, R, R]),
+                  pair([8, 5], [R, P("sum"), R], [SS(0, b * c), SS(0, c), S(0)]),
+                  pair([8, 5], [SS(0, b), S(0), S(1)], [S(1), S(0), S(0)]),
+                  pair([16, 2], [S(0), SS(0, c), S(0)], [SS(0, b * c), S(0), S(0)])]
+    return cases
+
+
 SUITES = {
     "1d": lambda mesh, t: one_d_cases(["sum", "max", "min", "prod"] +
                                       (["avg"] if t in FLOATS else [])),
@@ -567,6 +625,7 @@ SUITES = {
     "chains": lambda mesh, t: chain_cases(mesh),
     "mixed": lambda mesh, t: mixed_partial_cases(len(mesh)),
     "permute": lambda mesh, t: permute_cases(mesh),
+    "strided": lambda mesh, t: strided_cases(mesh),
 }
 
 

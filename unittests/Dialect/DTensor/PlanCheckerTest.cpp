@@ -250,6 +250,57 @@ INSTANTIATE_TEST_SUITE_P(
                       llvm::SmallVector<int64_t, 4>{4, 2},
                       llvm::SmallVector<int64_t, 4>{1, 4}));
 
+TEST(PlanCheckerSweepStrided, EveryPairWithAStridedShard) {
+  // The checker lays strided shards out by torch's chunk definition, not by
+  // the nesting order the planner reads them as: every plan to or from
+  // them, on meshes up to 8 devices, even and uneven other dims.
+  Options costings[2];
+  costings[0].latencyBytes = 0;
+  costings[1].latencyBytes = 65536;
+  int64_t checked = 0;
+  for (llvm::SmallVector<int64_t, 4> mesh :
+       {llvm::SmallVector<int64_t, 4>{2, 2}, {2, 4}, {4, 2}, {2, 3},
+        {2, 2, 2}})
+    for (llvm::SmallVector<int64_t, 4> shape :
+         {llvm::SmallVector<int64_t, 4>{24, 5}, {8, 8}, {24, 1}}) {
+      auto lists = allPlacements(mesh.size(), shape.size(), {kSum, kMax});
+      auto strided = stridedVariants(lists, mesh, shape);
+      for (const auto &a : strided)
+        for (const auto &b : lists)
+          for (auto [src, dst] : {std::pair(a, b), std::pair(b, a)}) {
+            if (!reachable(src, dst))
+              continue;
+            Problem p = problem(shape, mesh, src, dst);
+            for (const Options &o : costings) {
+              std::optional<Plan> plan = planRedistribute(p, o);
+              ASSERT_TRUE(plan);
+              ASSERT_EQ(checkPlan(p, plan->steps), "")
+                  << placementsToString(src) << " -> "
+                  << placementsToString(dst) << ": " << plan->str();
+              ++checked;
+            }
+          }
+    }
+  EXPECT_GT(checked, 1000);
+}
+
+TEST(PlanCheckerTest, StridedShardIsTorchsChunkDefinition) {
+  // On (2, 2), 4x1: [SS(0,2), S(0)] puts rows 0, 2, 1, 3 on devices
+  // (0,0), (0,1), (1,0), (1,1); the default nesting puts rows 0, 1, 2, 3.
+  // No step at all is then wrong, and a permute to splits [[1, 0]] right.
+  Problem p = problem({4, 1}, {2, 2}, {S(0), S(0)}, {SS(0, 2), S(0)});
+  EXPECT_NE(checkPlan(p, {}), "");
+  Step permute{Step::Permute, {0, 1}};
+  permute.order = {{1, 0}, {}};
+  EXPECT_EQ(checkPlan(p, {permute}), "");
+  // The same permute does not give the default nesting back from itself.
+  Problem q = problem({4, 1}, {2, 2}, {SS(0, 2), S(0)}, {S(0), S(0)});
+  EXPECT_NE(checkPlan(q, {permute}), "");
+  Step back = permute;
+  back.order = {{0, 1}, {}};
+  EXPECT_EQ(checkPlan(q, {back}), "");
+}
+
 TEST(PlanCheckerSweep3D, Rank1And3) {
   for (llvm::SmallVector<int64_t, 4> mesh :
        {llvm::SmallVector<int64_t, 4>{2, 1, 3},

@@ -20,6 +20,9 @@ enum : int64_t { kSum = 0, kAvg = 1, kMax = 2, kMin = 3, kProd = 4 };
 inline Placement S(int64_t d) { return Placement::shard(d); }
 inline Placement R() { return Placement::replicate(); }
 inline Placement P(int64_t op = kSum) { return Placement::partial(op); }
+inline Placement SS(int64_t d, int64_t f) {
+  return Placement::stridedShard(d, f);
+}
 
 inline Problem problem(llvm::ArrayRef<int64_t> shape,
                        llvm::ArrayRef<int64_t> mesh,
@@ -55,6 +58,44 @@ allPlacements(int64_t meshRank, int64_t tensorRank,
     all = std::move(next);
   }
   return all;
+}
+
+/// The lists of `base` with one or more shards turned into strided_shard:
+/// every non-empty subset of the mesh dims whose tensor dim a later mesh dim
+/// shards too, each with the split factor hp requires (the product of the
+/// later mesh dims sharding that tensor dim), where that tensor dim divides
+/// evenly over all its shards.
+inline std::vector<std::vector<Placement>>
+stridedVariants(const std::vector<std::vector<Placement>> &base,
+                llvm::ArrayRef<int64_t> mesh, llvm::ArrayRef<int64_t> shape) {
+  std::vector<std::vector<Placement>> out;
+  for (const auto &list : base) {
+    std::vector<int64_t> candidates, factor;
+    for (size_t m = 0; m < list.size(); ++m) {
+      if (list[m].kind != Placement::Shard)
+        continue;
+      int64_t d = list[m].arg, later = 1, all = 1;
+      for (size_t k = 0; k < list.size(); ++k)
+        if (list[k].kind == Placement::Shard && list[k].arg == d) {
+          all *= mesh[k];
+          if (k > m)
+            later *= mesh[k];
+        }
+      if (later > 1 && shape[d] % all == 0) {
+        candidates.push_back(m);
+        factor.push_back(later);
+      }
+    }
+    for (uint64_t subset = 1; subset < (uint64_t(1) << candidates.size());
+         ++subset) {
+      std::vector<Placement> v = list;
+      for (size_t i = 0; i < candidates.size(); ++i)
+        if (subset >> i & 1)
+          v[candidates[i]] = SS(list[candidates[i]].arg, factor[i]);
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
 }
 
 } // namespace hp::dtensor::plan::testing

@@ -68,6 +68,30 @@ TEST_P(PlannerOptimality, Rank3WithLatencyAndWeights) {
   checkOptimalOnMesh(GetParam().mesh, {6, 5, 4}, o);
 }
 
+TEST_P(PlannerOptimality, StridedShardsBothWays) {
+  // Every pair with a strided_shard on either side, against every list.
+  std::vector<int64_t> mesh = GetParam().mesh;
+  for (llvm::SmallVector<int64_t, 4> shape :
+       {llvm::SmallVector<int64_t, 4>{8, 4}, {24, 3}}) {
+    auto lists = allPlacements(mesh.size(), shape.size());
+    auto strided = stridedVariants(lists, mesh, shape);
+    if (mesh.size() < 2)
+      EXPECT_TRUE(strided.empty());
+    for (const auto &a : strided)
+      for (const auto &b : lists)
+        for (auto [src, dst] : {std::pair(a, b), std::pair(b, a)}) {
+          Problem p = problem(shape, mesh, src, dst);
+          std::optional<Plan> plan = planRedistribute(p, Options{});
+          ASSERT_TRUE(plan.has_value())
+              << placementsToString(src) << " -> " << placementsToString(dst);
+          double best = hp::dtensor::plan::testing::bruteForceCost(p, {});
+          ASSERT_NEAR(plan->cost, best, 1e-6 * std::max(1.0, best))
+              << placementsToString(src) << " -> " << placementsToString(dst)
+              << ": " << plan->str();
+        }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Meshes, PlannerOptimality,
     ::testing::Values(MeshCase{{2}}, MeshCase{{3}}, MeshCase{{4}},
@@ -196,6 +220,33 @@ TEST(PlannerTraps, SwapShardDimsIsOnePermute) {
   ASSERT_TRUE(collectives);
   EXPECT_EQ(count(*collectives, Step::AllGather), 0) << collectives->str();
   EXPECT_DOUBLE_EQ(collectives->cost, 112) << collectives->str();
+}
+
+TEST(PlannerTraps, StridedShardToDefaultNestingIsOnePermute) {
+  // FSDP over TP on (dp=2, tp=4), 16x8 f32: device (i, j) holds chunk
+  // i + 2j of 8 (16 bytes); [S(0), S(0)] wants chunk 4i + j. Six of the
+  // eight devices hold the wrong chunk and receive one 64-byte block each:
+  // one permute, where torch gathers and re-chunks.
+  for (auto [src, dst] :
+       {std::pair(std::vector<Placement>{SS(0, 4), S(0)},
+                  std::vector<Placement>{S(0), S(0)}),
+        std::pair(std::vector<Placement>{S(0), S(0)},
+                  std::vector<Placement>{SS(0, 4), S(0)})}) {
+    Options o;
+    std::optional<Plan> plan =
+        planRedistribute(problem({16, 8}, {2, 4}, src, dst), o);
+    ASSERT_TRUE(plan);
+    ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
+    EXPECT_EQ(plan->steps[0].kind, Step::Permute);
+    EXPECT_DOUBLE_EQ(plan->cost, 64);
+  }
+  // Gathering it back is one all_gather over (tp, dp), tp outermost.
+  std::optional<Plan> plan = planRedistribute(
+      problem({16, 8}, {2, 4}, {SS(0, 4), S(0)}, {R(), R()}), Options{});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
+  EXPECT_EQ(plan->steps[0].kind, Step::AllGather);
+  EXPECT_EQ(plan->steps[0].axes, (llvm::SmallVector<int64_t, 4>{1, 0}));
 }
 
 TEST(PlannerTraps, NestedShardToInnerOnly) {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/Analysis/Variance.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -34,7 +35,7 @@ uint64_t hp::dtensor::layoutVarianceBits(DTensorType type,
                                          ArrayRef<int64_t> meshShape) {
   uint64_t bits = 0;
   for (auto [a, p] : llvm::enumerate(type.getPlacements()))
-    if (isa<ShardAttr, PartialAttr>(p) && a < meshShape.size() &&
+    if (isa<ShardAttr, StridedShardAttr, PartialAttr>(p) && a < meshShape.size() &&
         meshShape[a] > 1 && a < 64)
       bits |= uint64_t(1) << a;
   return bits;
@@ -43,9 +44,9 @@ uint64_t hp::dtensor::layoutVarianceBits(DTensorType type,
 SmallVector<uint64_t, 4> hp::dtensor::layoutDimAxes(DTensorType type) {
   SmallVector<uint64_t, 4> dims(type.getRank(), 0);
   for (auto [a, p] : llvm::enumerate(type.getPlacements()))
-    if (auto shard = dyn_cast<ShardAttr>(p))
-      if (shard.getDim() < type.getRank() && a < 64)
-        dims[shard.getDim()] |= uint64_t(1) << a;
+    if (int64_t d = getShardedDim(p); d != kNotSharded)
+      if (d < type.getRank() && a < 64)
+        dims[d] |= uint64_t(1) << a;
   return dims;
 }
 

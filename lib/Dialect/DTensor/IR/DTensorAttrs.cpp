@@ -1,6 +1,7 @@
 //===- DTensorAttrs.cpp - placement attributes ----------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -25,6 +26,18 @@ LogicalResult ShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 int64_t dim) {
   if (dim < 0)
     return emitError() << "shard dim must be non-negative, got " << dim;
+  return success();
+}
+
+LogicalResult
+StridedShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t dim, int64_t splitFactor) {
+  if (dim < 0)
+    return emitError() << "strided_shard dim must be non-negative, got "
+                       << dim;
+  if (splitFactor < 1)
+    return emitError() << "strided_shard split factor must be at least 1, got "
+                       << splitFactor;
   return success();
 }
 
@@ -95,6 +108,9 @@ void hp::dtensor::printPlacement(AsmPrinter &printer, Attribute placement) {
   if (auto shard = dyn_cast<ShardAttr>(placement)) {
     printer << "shard";
     shard.print(printer);
+  } else if (auto strided = dyn_cast<StridedShardAttr>(placement)) {
+    printer << "strided_shard";
+    strided.print(printer);
   } else if (isa<ReplicateAttr>(placement)) {
     printer << "replicate";
   } else if (auto partial = dyn_cast<PartialAttr>(placement)) {
@@ -127,12 +143,15 @@ ParseResult hp::dtensor::parsePlacement(AsmParser &parser,
   }
   if (keyword == "shard")
     placement = ShardAttr::parse(parser, Type());
+  else if (keyword == "strided_shard")
+    placement = StridedShardAttr::parse(parser, Type());
   else if (keyword == "replicate")
     placement = ReplicateAttr::get(parser.getContext());
   else if (keyword == "partial")
     placement = PartialAttr::parse(parser, Type());
   else
-    return parser.emitError(loc, "expected a placement (shard<d>, replicate or "
+    return parser.emitError(loc, "expected a placement (shard<d>, "
+                                 "strided_shard<d, f>, replicate or "
                                  "partial<op>), got '")
            << keyword << "'";
   return success(placement != nullptr);
@@ -160,6 +179,9 @@ std::string hp::dtensor::placementListToString(ArrayAttr list) {
   llvm::interleaveComma(list, os, [&](Attribute p) {
     if (auto shard = dyn_cast<ShardAttr>(p))
       os << "shard<" << shard.getDim() << ">";
+    else if (auto strided = dyn_cast<StridedShardAttr>(p))
+      os << "strided_shard<" << strided.getDim() << ", "
+         << strided.getSplitFactor() << ">";
     else if (isa<ReplicateAttr>(p))
       os << "replicate";
     else if (auto partial = dyn_cast<PartialAttr>(p))
@@ -181,11 +203,73 @@ hp::dtensor::verifyPlacements(function_ref<InFlightDiagnostic()> emitError,
   for (Attribute p : placements) {
     if (!isa<PlacementAttrInterface>(p))
       return emitError() << what << " has a non-placement entry " << p;
-    auto shard = dyn_cast<ShardAttr>(p);
-    if (shard && tensorRank >= 0 && shard.getDim() >= tensorRank)
-      return emitError() << what << ": shard dim " << shard.getDim()
+    int64_t dim = getShardedDim(p);
+    if (dim != kNotSharded && tensorRank >= 0 && dim >= tensorRank)
+      return emitError() << what << ": "
+                         << (isa<StridedShardAttr>(p) ? "strided_shard"
+                                                      : "shard")
+                         << " dim " << dim
                          << " is out of range for a tensor of rank "
                          << tensorRank;
+  }
+  return success();
+}
+
+int64_t hp::dtensor::getShardedDim(Attribute placement) {
+  if (auto shard = dyn_cast<ShardAttr>(placement))
+    return shard.getDim();
+  if (auto strided = dyn_cast<StridedShardAttr>(placement))
+    return strided.getDim();
+  return kNotSharded;
+}
+
+SmallVector<SmallVector<int64_t, 4>, 4>
+hp::dtensor::getSplitOrder(ArrayAttr placements, int64_t tensorRank) {
+  SmallVector<int64_t> dims = llvm::map_to_vector(placements, getShardedDim);
+  SmallVector<bool> strided = llvm::map_to_vector(
+      placements, [](Attribute p) { return isa<StridedShardAttr>(p); });
+  return nestingOrder(dims, strided, tensorRank);
+}
+
+LogicalResult
+hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef what, ArrayAttr placements,
+                                 ArrayRef<int64_t> meshShape,
+                                 ArrayRef<int64_t> globalShape) {
+  for (auto [m, p] : llvm::enumerate(placements)) {
+    auto strided = dyn_cast<StridedShardAttr>(p);
+    if (!strided)
+      continue;
+    int64_t d = strided.getDim(), later = 1, all = meshShape[m];
+    for (size_t k = m + 1; k < placements.size(); ++k)
+      if (getShardedDim(placements[k]) == d)
+        later *= meshShape[k];
+    if (strided.getSplitFactor() != later)
+      return emitError() << what << ": strided_shard<" << d << ", "
+                         << strided.getSplitFactor() << "> on mesh dim " << m
+                         << " needs split factor " << later
+                         << ", the product of the sizes of the later mesh "
+                            "dims that shard tensor dim "
+                         << d << " (it splits inside them)";
+    if (strided.getSplitFactor() == 1 ||
+        d >= static_cast<int64_t>(globalShape.size()))
+      continue;
+    for (size_t k = 0; k < m; ++k)
+      if (getShardedDim(placements[k]) == d)
+        all *= meshShape[k];
+    all *= later;
+    if (ShapedType::isDynamic(globalShape[d]))
+      return emitError() << what << ": tensor dim " << d
+                         << " has a strided_shard, so its size must be "
+                            "static";
+    if (globalShape[d] % all != 0)
+      return emitError() << what << ": tensor dim " << d << " of size "
+                         << globalShape[d]
+                         << " has a strided_shard but does not divide evenly "
+                            "over the "
+                         << all
+                         << " devices that shard it (torch's definitions of "
+                            "uneven strided shards disagree)";
   }
   return success();
 }

@@ -67,7 +67,10 @@ static MeshInfo verifyDTensorOnMesh(Operation *op, DTensorType type,
     return {};
   if (failed(verifyPlacements([&] { return op->emitOpError(); }, what,
                               type.getPlacements(), mesh.getRank(),
-                              type.getRank())))
+                              type.getRank())) ||
+      failed(verifyStridedShards([&] { return op->emitOpError(); }, what,
+                                 type.getPlacements(), mesh.getShape(),
+                                 type.getShape())))
     return {};
   return mesh;
 }
@@ -193,7 +196,10 @@ static LogicalResult verifyTypeOnMesh(Operation *op, Operation *scope,
     }
     if (failed(verifyPlacements([&] { return op->emitOpError(); },
                                 "dtensor type", dtensor.getPlacements(),
-                                mesh.getRank(), dtensor.getRank())))
+                                mesh.getRank(), dtensor.getRank())) ||
+        failed(verifyStridedShards([&] { return op->emitOpError(); },
+                                   "dtensor type", dtensor.getPlacements(),
+                                   mesh.getShape(), dtensor.getShape())))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -487,7 +493,6 @@ parseCallTypes(OpAsmParser &parser,
 
 ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
-  MLIRContext *ctx = b.getContext();
 
   FlatSymbolRefAttr mesh;
   if (parser.parseKeyword("on") ||
@@ -758,16 +763,21 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
       if (!list)
         continue;
       int64_t tensorRank = -1;
+      ArrayRef<int64_t> globalShape;
       for (auto [arg, name] : llvm::zip(c.args, c.names))
         if (name == entry.getName().getValue()) {
-          if (auto d = dyn_cast<DTensorType>(arg.getType()))
+          if (auto d = dyn_cast<DTensorType>(arg.getType())) {
             tensorRank = d.getRank();
-          else if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+            globalShape = d.getShape();
+          } else if (auto t = dyn_cast<RankedTensorType>(arg.getType())) {
             tensorRank = t.getRank();
+          }
         }
       std::string what =
           ("in_placements entry '" + entry.getName().getValue() + "'").str();
-      if (failed(verifyPlacements(err, what, list, meshRank, tensorRank)))
+      if (failed(verifyPlacements(err, what, list, meshRank, tensorRank)) ||
+          failed(verifyStridedShards(err, what, list, mesh.getShape(),
+                                     globalShape)))
         return failure();
     }
   }
@@ -812,7 +822,10 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
                        << " is on " << c.mesh;
     if (failed(verifyPlacements(err, "operand " + c.label(i),
                                 type.getPlacements(), meshRank,
-                                type.getRank())))
+                                type.getRank())) ||
+        failed(verifyStridedShards(err, "operand " + c.label(i),
+                                   type.getPlacements(), mesh.getShape(),
+                                   type.getShape())))
       return failure();
     ArrayAttr placements = type.getPlacements();
     if (ArrayAttr declared = c.declaredIn(i)) {
@@ -852,9 +865,11 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
       return c.error() << "result #" << i << " has type " << resultType
                        << ", but wrapping " << yielded
                        << " needs a !dtensor.tensor on the mesh " << c.mesh;
-    if (failed(verifyPlacements(
-            err, "out_placements entry #" + std::to_string(i), placements,
-            meshRank, dtensor.getRank())))
+    std::string what = "out_placements entry #" + std::to_string(i);
+    if (failed(verifyPlacements(err, what, placements, meshRank,
+                                dtensor.getRank())) ||
+        failed(verifyStridedShards(err, what, placements, mesh.getShape(),
+                                   dtensor.getShape())))
       return failure();
     RankedTensorType local = getLocalType(dtensor, mesh);
     if (local != yielded)

@@ -109,12 +109,9 @@ RankedTensorType hp::dtensor::getLocalType(ArrayRef<int64_t> globalShape,
                                            Type elementType,
                                            ArrayRef<int64_t> meshShape,
                                            ArrayAttr placements) {
-  SmallVector<int64_t> shardDims = llvm::map_to_vector(
-      placements, [](Attribute p) -> int64_t {
-        if (auto shard = dyn_cast<ShardAttr>(p))
-          return shard.getDim();
-        return kNotSharded;
-      });
+  // Local sizes do not depend on the nesting order: a strided split is
+  // even (verifyStridedShards) or lays out like a shard.
+  SmallVector<int64_t> shardDims = llvm::map_to_vector(placements, getShardedDim);
   return RankedTensorType::get(
       computeLocalShape(globalShape, meshShape, shardDims), elementType);
 }

@@ -50,13 +50,8 @@ std::string draw(DTensorType type, ArrayRef<int64_t> meshShape) {
     os << " " << devices << " devices, too many to draw";
     return text;
   }
-  SmallVector<int64_t> shardDims;
-  bool partial = false;
-  for (Attribute p : type.getPlacements()) {
-    auto shard = dyn_cast<ShardAttr>(p);
-    shardDims.push_back(shard ? shard.getDim() : kNotSharded);
-    partial |= isa<PartialAttr>(p);
-  }
+  bool partial = llvm::any_of(type.getPlacements(), llvm::IsaPred<PartialAttr>);
+  auto splits = getSplitOrder(type.getPlacements(), type.getRank());
   ArrayRef<int64_t> shape = type.getShape();
   bool matrix = shape.size() == 2;
   // Block (row range, column range) -> the devices holding it.
@@ -65,7 +60,7 @@ std::string draw(DTensorType type, ArrayRef<int64_t> meshShape) {
       blocks;
   std::set<std::pair<int64_t, int64_t>> rows, cols;
   for (int64_t d = 0; d < devices; ++d) {
-    LocalBlock b = computeLocalBlock(shape, meshShape, shardDims,
+    LocalBlock b = computeSplitBlock(shape, meshShape, splits,
                                      delinearize(d, meshShape));
     std::pair<int64_t, int64_t> row{b.offsets[0], b.sizes[0]};
     std::pair<int64_t, int64_t> col =

@@ -196,3 +196,19 @@ llvm::SmallVector<int64_t> hp::dtensor::groupMember(
   }
   return member;
 }
+
+llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4>
+hp::dtensor::nestingOrder(llvm::ArrayRef<int64_t> shardDims,
+                          llvm::ArrayRef<bool> strided, int64_t tensorRank) {
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(tensorRank);
+  for (int64_t m = static_cast<int64_t>(shardDims.size()) - 1; m >= 0; --m) {
+    int64_t d = shardDims[m];
+    if (d == kNotSharded || d >= tensorRank)
+      continue;
+    if (strided[m])
+      order[d].push_back(m);
+    else
+      order[d].insert(order[d].begin(), m);
+  }
+  return order;
+}

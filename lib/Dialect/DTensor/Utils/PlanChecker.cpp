@@ -179,15 +179,46 @@ private:
     return {offset, size};
   }
 
-  /// The block a device holds of `placements` (default nesting: mesh dim
-  /// order), as global indices; values left empty.
+  /// The block a device holds of `placements`, as global indices; values
+  /// left empty. Torch's definitions, applied in mesh-dim order to the
+  /// global indices of each tensor dim the device holds so far: Shard(d)
+  /// keeps torch.chunk piece i of n; _StridedShard(d, f) cuts n * f
+  /// torch.chunk pieces and keeps pieces i, i + n, ..., i + (f - 1) * n.
+  /// No nesting order is derived: the blocks need not be contiguous.
   Block layoutBlock(llvm::ArrayRef<Placement> placements, int64_t device) {
-    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> splits(
-        p.globalShape.size());
-    for (auto [m, pl] : llvm::enumerate(placements))
-      if (pl.kind == Placement::Shard)
-        splits[pl.arg].push_back(m);
-    return splitBlock(splits, device);
+    Coord c = coordOf(device);
+    std::vector<std::vector<int64_t>> held(p.globalShape.size());
+    for (auto [d, g] : llvm::enumerate(p.globalShape))
+      for (int64_t i = 0; i < g; ++i)
+        held[d].push_back(i);
+    for (auto [m, pl] : llvm::enumerate(placements)) {
+      if (pl.kind != Placement::Shard && pl.kind != Placement::StridedShard)
+        continue;
+      std::vector<int64_t> &list = held[pl.arg];
+      int64_t n = p.meshShape[m];
+      int64_t f = pl.kind == Placement::StridedShard ? pl.splitFactor : 1;
+      std::vector<int64_t> kept;
+      for (int64_t k = 0; k < f; ++k) {
+        auto [o, l] = torchChunk(list.size(), n * f, c[m] + k * n);
+        kept.insert(kept.end(), list.begin() + o, list.begin() + o + l);
+      }
+      list = std::move(kept);
+    }
+    Block b;
+    for (const auto &list : held)
+      b.shape.push_back(list.size());
+    int64_t n = b.numElements();
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t rest = e, global = 0, stride = 1;
+      for (int64_t d = static_cast<int64_t>(held.size()) - 1; d >= 0; --d) {
+        global += held[d][rest % b.shape[d]] * stride;
+        rest /= b.shape[d];
+        stride *= p.globalShape[d];
+      }
+      b.index.push_back(global);
+    }
+    b.value.assign(b.index.size(), 0);
+    return b;
   }
 
   /// The block a device holds when dim d is split by `splits[d]` (mesh

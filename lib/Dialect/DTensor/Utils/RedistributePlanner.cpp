@@ -22,6 +22,8 @@
 #include <queue>
 
 using namespace hp::dtensor::plan;
+using hp::dtensor::kNotSharded;
+using hp::dtensor::nestingOrder;
 using hp::dtensor::paddedPiece;
 
 static const char *reduceOpName(int64_t op) {
@@ -45,6 +47,9 @@ std::string hp::dtensor::plan::placementsToString(
     case Placement::Partial:
       os << "P(" << reduceOpName(p.arg) << ')';
       break;
+    case Placement::StridedShard:
+      os << "SS(" << p.arg << ',' << p.splitFactor << ')';
+      break;
     }
   });
   os << ']';
@@ -54,11 +59,17 @@ std::string hp::dtensor::plan::placementsToString(
 State State::fromPlacements(llvm::ArrayRef<Placement> placements,
                             int64_t tensorRank) {
   State s;
-  s.placements.assign(placements.begin(), placements.end());
-  s.order.resize(tensorRank);
-  for (auto [m, p] : llvm::enumerate(placements))
-    if (p.kind == Placement::Shard)
-      s.order[p.arg].push_back(m);
+  llvm::SmallVector<int64_t, 4> dims;
+  llvm::SmallVector<bool, 4> strided;
+  for (const Placement &p : placements) {
+    bool split = p.kind == Placement::Shard || p.kind == Placement::StridedShard;
+    dims.push_back(split ? p.arg : kNotSharded);
+    strided.push_back(p.kind == Placement::StridedShard);
+    s.placements.push_back(p.kind == Placement::StridedShard
+                               ? Placement::shard(p.arg)
+                               : p);
+  }
+  s.order = nestingOrder(dims, strided, tensorRank);
   return s;
 }
 
@@ -321,40 +332,55 @@ void hp::dtensor::plan::forEachSuccessor(
   }
 
   // Permutes: every tensor dim keeps the sizes of its splits, in order, on
-  // other mesh axes or in another nesting; partial axes stay. Each device
-  // then needs exactly one whole block, held by one device that differs from
-  // it only on the axes whose role changes: one grouped send and receive per
-  // rank (the receive lower bound for such a move), however the roles move.
+  // other mesh axes or in another nesting; partial axes stay. A dim that
+  // its splits divide evenly may also reorder the sizes (its chunks are the
+  // same whatever the nesting). Each device then needs exactly one whole
+  // block, held by one device: one grouped send and receive per rank (the
+  // receive lower bound for such a move), however the roles move.
   if (options.permutes) {
     int64_t numAxes = problem.meshShape.size();
     llvm::SmallVector<bool, 4> used(numAxes, false);
     for (auto [m, pl] : llvm::enumerate(state.placements))
       used[m] = pl.kind == Placement::Partial;
+    // Per dim: whether its splits divide it evenly, and the split sizes not
+    // yet placed (used only where they may be reordered).
+    llvm::SmallVector<bool, 4> even(rank, false);
+    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> left(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t n = costing.groupSize(state.order[d]);
+      even[d] = state.order[d].size() > 1 && problem.globalShape[d] % n == 0;
+      for (int64_t m : state.order[d])
+        left[d].push_back(problem.meshShape[m]);
+    }
     llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(rank);
-    // The positions (d, i) where the chosen axis differs from the current
-    // one; both axes there change roles.
-    llvm::SmallVector<std::pair<int64_t, int64_t>, 8> moved;
     std::function<void(int64_t, int64_t)> choose = [&](int64_t d,
                                                         int64_t i) {
       if (d == rank) {
-        if (moved.empty())
+        if (order == state.order)
           return;
         Step permute{Step::Permute};
         State next = state;
         next.order = order;
-        for (auto [k, j] : moved)
-          next.placements[state.order[k][j]] = Placement::replicate();
-        for (auto [k, j] : moved)
-          next.placements[order[k][j]] = Placement::shard(k);
-        for (int64_t m = 0; m < numAxes; ++m) {
-          if (problem.meshShape[m] == 1)
+        // Axes that split a dim whose splits change may all move (a
+        // reordered nesting renumbers every chunk), and so may the axes
+        // whose role changes between replicate and a split.
+        llvm::SmallVector<bool, 4> moves(numAxes, false);
+        for (int64_t k = 0; k < rank; ++k) {
+          if (order[k] == state.order[k])
             continue;
-          bool changes = false;
-          for (auto [k, j] : moved)
-            changes |= order[k][j] == m || state.order[k][j] == m;
-          if (changes)
-            permute.axes.push_back(m);
+          for (int64_t m : state.order[k]) {
+            moves[m] = true;
+            next.placements[m] = Placement::replicate();
+          }
+          for (int64_t m : order[k])
+            moves[m] = true;
         }
+        for (int64_t k = 0; k < rank; ++k)
+          for (int64_t m : order[k])
+            next.placements[m] = Placement::shard(k);
+        for (int64_t m = 0; m < numAxes; ++m)
+          if (moves[m] && problem.meshShape[m] != 1)
+            permute.axes.push_back(m);
         permute.order = order;
         costing.price(permute, 1.0, bytes);
         fn(permute, next);
@@ -364,20 +390,23 @@ void hp::dtensor::plan::forEachSuccessor(
         choose(d + 1, 0);
         return;
       }
-      int64_t current = state.order[d][i];
-      int64_t size = problem.meshShape[current];
+      int64_t size = problem.meshShape[state.order[d][i]];
       for (int64_t m = 0; m < numAxes; ++m) {
-        if (used[m] || problem.meshShape[m] != size)
+        if (used[m])
           continue;
+        int64_t n = problem.meshShape[m];
+        auto it = llvm::find(left[d], n);
+        if (even[d] ? it == left[d].end() : n != size)
+          continue;
+        if (even[d])
+          left[d].erase(it);
         used[m] = true;
         order[d].push_back(m);
-        if (m != current)
-          moved.push_back({d, i});
         choose(d, i + 1);
-        if (m != current)
-          moved.pop_back();
         order[d].pop_back();
         used[m] = false;
+        if (even[d])
+          left[d].push_back(n);
       }
     };
     choose(0, 0);

@@ -91,6 +91,26 @@ verifyPlacements(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                  llvm::StringRef what, mlir::ArrayAttr placements,
                  int64_t meshRank, int64_t tensorRank);
 
+/// The tensor dim a shard or strided_shard placement splits, or
+/// kNotSharded.
+int64_t getShardedDim(mlir::Attribute placement);
+
+/// Per tensor dim, the mesh dims that split it, outermost first: mesh-dim
+/// order, except that a strided_shard splits inside the later mesh dims
+/// sharding the same tensor dim.
+llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4>
+getSplitOrder(mlir::ArrayAttr placements, int64_t tensorRank);
+
+/// The strided_shard rules that need the mesh shape and the global shape
+/// (placements already checked by verifyPlacements): the split factor is
+/// the product of the later mesh dims sharding the same tensor dim, and a
+/// strided dim with split factor > 1 is static and splits evenly.
+mlir::LogicalResult
+verifyStridedShards(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                    llvm::StringRef what, mlir::ArrayAttr placements,
+                    llvm::ArrayRef<int64_t> meshShape,
+                    llvm::ArrayRef<int64_t> globalShape);
+
 /// Whether a redistribute from `from` to `to` is legal (no P(a)->P(b)).
 /// On failure, `badMeshDim` is the first offending mesh dim.
 bool isLegalRedistribute(mlir::ArrayAttr from, mlir::ArrayAttr to,

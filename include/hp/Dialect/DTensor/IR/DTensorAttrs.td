@@ -9,7 +9,8 @@ def DTensor_PlacementAttrInterface : AttrInterface<"PlacementAttrInterface"> {
   let cppNamespace = "::hp::dtensor";
   let description = [{
     Implemented by the attributes that describe how a tensor is laid out along
-    one mesh dimension: `shard<d>`, `replicate` and `partial<op>`.
+    one mesh dimension: `shard<d>`, `strided_shard<d, f>`, `replicate` and
+    `partial<op>`.
   }];
 }
 
@@ -32,6 +33,37 @@ def DTensor_ShardAttr : DTensor_Placement<"Shard", "shard"> {
   }];
   let parameters = (ins "int64_t":$dim);
   let assemblyFormat = "`<` $dim `>`";
+  let genVerifyDecl = 1;
+}
+
+def DTensor_StridedShardAttr
+    : DTensor_Placement<"StridedShard", "strided_shard"> {
+  let summary = "tensor dim split in strided chunks (torch `_StridedShard`)";
+  let description = [{
+    `#dtensor.strided_shard<d, f>` (`strided_shard<d, f>` in placement
+    lists): on a mesh dimension of size `n`, tensor dimension `d` of the
+    block held so far is cut into `n * f` chunks (torch.chunk rules) and
+    coordinate `i` holds chunks `i, i + n, ..., i + (f - 1) * n`,
+    concatenated in that order. Later mesh dimensions that shard `d` split
+    that block as usual. On `(dp, tp)`, `[strided_shard<0, |tp|>, shard<0>]`
+    is the layout FSDP builds over a tensor-parallel shard: device `(i, j)`
+    holds chunk `i + j * |dp|`, as if `tp` split the dim first.
+
+    hp reads it as a nesting order: `f` must be the product of the sizes of
+    the later mesh dimensions that shard `d`, and the strided axis then
+    splits inside them (right to left). Where `f > 1`, the global size of
+    `d` must divide evenly over all the mesh dimensions that shard it: on
+    uneven sizes torch's own definitions of this layout disagree (its
+    chunking puts `arange(5)` on a 2x2 mesh as `[0,1] [4] [2] [3]`, the
+    right-to-left layout FSDP builds and gathers back is
+    `[0,1] [3] [2] [4]`), so hp refuses them with an error.
+
+    Constraints: `d >= 0`, `f >= 1`; the rules above are checked where the
+    mesh and the tensor are known. `strided_shard<d, 1>` lays out like
+    `shard<d>`.
+  }];
+  let parameters = (ins "int64_t":$dim, "int64_t":$splitFactor);
+  let assemblyFormat = "`<` $dim `,` $splitFactor `>`";
   let genVerifyDecl = 1;
 }
 

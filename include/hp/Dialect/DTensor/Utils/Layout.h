@@ -85,6 +85,14 @@ LocalBlock computeSplitBlock(llvm::ArrayRef<int64_t> globalShape,
                              llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
                              llvm::ArrayRef<int64_t> coord);
 
+/// Per tensor dim, the mesh dims that split it, outermost first, when mesh
+/// dim `m` shards tensor dim `shardDims[m]` (or kNotSharded) and is strided
+/// where `strided[m]`: read right to left, a shard splits outside the later
+/// mesh dims sharding its tensor dim, a strided_shard inside them.
+llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4>
+nestingOrder(llvm::ArrayRef<int64_t> shardDims, llvm::ArrayRef<bool> strided,
+             int64_t tensorRank);
+
 /// Largest piece of `size` split over `axes` in nested order.
 int64_t paddedPiece(int64_t size, llvm::ArrayRef<int64_t> meshShape,
                     llvm::ArrayRef<int64_t> axes);

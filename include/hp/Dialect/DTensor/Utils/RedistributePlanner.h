@@ -18,18 +18,25 @@
 
 namespace hp::dtensor::plan {
 
-/// One mesh dim's placement. `arg` is the tensor dim for Shard and the
-/// reduce op (hp::dtensor::ReduceOp value) for Partial.
+/// One mesh dim's placement. `arg` is the tensor dim for Shard and
+/// StridedShard and the reduce op (hp::dtensor::ReduceOp value) for Partial.
+/// StridedShard only appears in a Problem's source and target: states hold
+/// Shard and the nesting order it implies.
 struct Placement {
-  enum Kind : uint8_t { Replicate, Shard, Partial };
+  enum Kind : uint8_t { Replicate, Shard, Partial, StridedShard };
   Kind kind = Replicate;
   int64_t arg = 0;
+  int64_t splitFactor = 1;
 
   static Placement replicate() { return {Replicate, 0}; }
   static Placement shard(int64_t dim) { return {Shard, dim}; }
   static Placement partial(int64_t op) { return {Partial, op}; }
+  static Placement stridedShard(int64_t dim, int64_t splitFactor) {
+    return {StridedShard, dim, splitFactor};
+  }
   bool operator==(const Placement &o) const {
-    return kind == o.kind && (kind == Replicate || arg == o.arg);
+    return kind == o.kind && (kind == Replicate || arg == o.arg) &&
+           (kind != StridedShard || splitFactor == o.splitFactor);
   }
   bool operator!=(const Placement &o) const { return !(*this == o); }
 };
@@ -41,7 +48,8 @@ struct State {
   llvm::SmallVector<Placement, 4> placements;
   llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order;
 
-  /// The state a type with `placements` denotes: default shard order.
+  /// The state a type with `placements` denotes: mesh-dim shard order, with
+  /// strided shards inside the later splits of their dim (nestingOrder).
   static State fromPlacements(llvm::ArrayRef<Placement> placements,
                               int64_t tensorRank);
   std::string key() const;
