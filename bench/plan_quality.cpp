@@ -191,9 +191,14 @@ double receiveBound(const Problem &p) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // --timing-only: just the 4-D planning times (the quick loop when tuning
+  // the search).
+  bool timingOnly = argc > 1 && std::string(argv[1]) == "--timing-only";
   std::vector<std::vector<int64_t>> meshes = {{2},    {3},    {4},      {2, 2},
                                               {2, 3}, {2, 4}, {2, 2, 2}};
+  if (timingOnly)
+    meshes.clear();
   Options options; // alpha = 0: bytes only, as in the property test
   Options collectivesOnly;
   collectivesOnly.permutes = false;

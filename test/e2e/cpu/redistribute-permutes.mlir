@@ -17,7 +17,7 @@
 // RUN: not grep FAIL %t4.out
 // RUN: %python %S/gen_redistribute.py --mesh 2x2x2 --type f64 --suite permute > %t8.mlir
 // RUN: hp-opt %t8.mlir --hp-partition="verify-plans latency-bytes=0" | grep -c "shard.send" | FileCheck %s --check-prefix=SENDS8
-// SENDS8: 22
+// SENDS8: 21
 // RUN: hp-opt %t8.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t8.ll.mlir
 // RUN: %hp-runner -np 8 %t8.ll.mlir -e main --entry-point-result=void > %t8.out
 // RUN: FileCheck %t8.mlir < %t8.out

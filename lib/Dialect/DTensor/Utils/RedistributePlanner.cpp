@@ -1,6 +1,6 @@
 //===- RedistributePlanner.cpp - cheapest collective sequences ------------===//
 //
-// Dijkstra over placement states. A state is the placements plus the shard
+// A* over placement states. A state is the placements plus the shard
 // order of every tensor dim; edges are the steps of
 // docs/RedistributePlanning.md, each costed as the bytes one rank sends with
 // ring algorithms (padded to the largest chunk for uneven splits) times the
@@ -513,6 +513,164 @@ struct Visit {
   int64_t parent = -1;
   Step step;
   bool done = false;
+  /// Lower bound on the cost from this state to the target (bytes,
+  /// collectives and steps).
+  PathCost remaining;
+};
+} // namespace
+
+namespace {
+/// An admissible lower bound on the cost still to pay from a state, for A*.
+///
+/// Let Q be the target's partial mesh axes and G a group of devices that
+/// differ only on Q (g devices; g = 1 without partial targets). Their target
+/// blocks are one block T, which the group must end up knowing: every
+/// element of T the group does not hold yet needs at least one value
+/// delivered to some member. Every step costs at least what any one device
+/// receives in it (ring collectives receive what they send; a permute
+/// receives at most one block), hence at least the group's receipts over g.
+/// So the cost still to pay is at least (|T| - |T held by G|) / g bytes,
+/// times the smallest axis weight, plus one latency term while anything is
+/// missing. Per tensor dim the group holds at most the box its members'
+/// blocks span (the piece of the splits outside the first Q axis) and at
+/// most one padded piece per combination of the digits of the Q axes that
+/// split the dim; it holds nothing while a partial axis outside Q is
+/// unreduced (the planner makes axes partial only towards partial targets,
+/// so such shares are genuine).
+///
+/// Evaluated on the corner devices (every coordinate first or last): O(mesh
+/// rank) each, and the corners are where swapped or reordered splits differ.
+class RemainingBound {
+public:
+  RemainingBound(const Problem &problem, const Options &options,
+                 const State &goal)
+      : problem(problem) {
+    int64_t numAxes = problem.meshShape.size();
+    minWeight = HUGE_VAL;
+    for (int64_t m = 0; m < numAxes; ++m)
+      minWeight = std::min(minWeight,
+                           m < static_cast<int64_t>(options.axisWeights.size())
+                               ? options.axisWeights[m]
+                               : 1.0);
+    latency = options.latencyBytes;
+    groupSize = 1;
+    inQ.assign(numAxes, false);
+    for (auto [m, p] : llvm::enumerate(goal.placements))
+      if (p.kind == Placement::Partial) {
+        inQ[m] = true;
+        groupSize *= problem.meshShape[m];
+      }
+    active = minWeight > 0 && minWeight != HUGE_VAL;
+    if (!active)
+      return;
+    llvm::SmallVector<int64_t, 4> varying;
+    for (int64_t m = 0; m < numAxes; ++m)
+      if (problem.meshShape[m] > 1 && !inQ[m])
+        varying.push_back(m);
+    // At most 2^6 corners; beyond that the first 64 combinations.
+    int64_t count = int64_t(1) << std::min<int64_t>(varying.size(), 6);
+    for (int64_t bits = 0; bits < count; ++bits) {
+      llvm::SmallVector<int64_t, 4> coord(numAxes, 0);
+      for (auto [i, m] : llvm::enumerate(varying))
+        if (i < 6 && (bits >> i & 1))
+          coord[m] = problem.meshShape[m] - 1;
+      auto &want = wanted.emplace_back();
+      for (auto [d, g] : llvm::enumerate(problem.globalShape))
+        want.push_back(span(goal.order[d], g, coord));
+      corners.push_back(coord);
+    }
+  }
+
+  double operator()(const State &state) const {
+    if (!active)
+      return 0;
+    bool unreduced = false;
+    for (auto [m, p] : llvm::enumerate(state.placements))
+      unreduced |= p.kind == Placement::Partial && !inQ[m] &&
+                   problem.meshShape[m] > 1;
+    int64_t rank = problem.globalShape.size();
+    double most = 0;
+    for (auto [coord, want] : llvm::zip_equal(corners, wanted)) {
+      double need = 1, kept = unreduced ? 0 : 1;
+      for (int64_t d = 0; d < rank; ++d) {
+        auto [wantOffset, wantSize] = want[d];
+        need *= static_cast<double>(wantSize);
+        if (unreduced)
+          continue;
+        auto [offset, size] = span(state.order[d], problem.globalShape[d], coord);
+        int64_t lo = std::max(wantOffset, offset);
+        int64_t hi = std::min(wantOffset + wantSize, offset + size);
+        // The box the group spans bounds what it holds, and so does the
+        // count of its distinct pieces (what a split inside a Q axis
+        // leaves of the box).
+        kept *= static_cast<double>(std::min(
+            std::max<int64_t>(0, hi - lo),
+            held(state.order[d], problem.globalShape[d])));
+      }
+      most = std::max(most, need - kept);
+    }
+    if (most <= 0)
+      return 0;
+    return minWeight * most * problem.elementBytes / groupSize + latency;
+  }
+
+  /// The bound as a path cost: while bytes are missing, at least one more
+  /// collective and one more step are too; and every axis that the target
+  /// has partial and the state does not needs a step of its own (only
+  /// make_partial and fill create partial axes, one each).
+  PathCost remaining(const State &state) const {
+    PathCost r;
+    r.cost = (*this)(state);
+    if (r.cost > 0) {
+      r.collectives = 1;
+      r.steps = 1;
+    }
+    for (auto [m, p] : llvm::enumerate(state.placements))
+      r.steps += inQ[m] && p.kind != Placement::Partial;
+    r.peak = 0;
+    return r;
+  }
+
+private:
+  /// Offset and size of the piece of a dim of `size` that `coord`'s group
+  /// spans when split by `splits` (outermost first): the splits outside the
+  /// first Q axis.
+  std::pair<int64_t, int64_t> span(llvm::ArrayRef<int64_t> splits,
+                                   int64_t size,
+                                   llvm::ArrayRef<int64_t> coord) const {
+    int64_t offset = 0;
+    for (int64_t m : splits) {
+      if (inQ[m])
+        break;
+      int64_t c = hp::dtensor::chunkLength(size, problem.meshShape[m]);
+      int64_t start = std::min(coord[m] * c, size);
+      offset += start;
+      size = std::min(c, size - start);
+    }
+    return {offset, size};
+  }
+
+  /// At most how many elements of a dim of `size` split by `splits` the
+  /// group holds: one padded piece per combination of its Q axes' digits.
+  int64_t held(llvm::ArrayRef<int64_t> splits, int64_t size) const {
+    int64_t combinations = 1;
+    for (int64_t m : splits) {
+      size = hp::dtensor::chunkLength(size, problem.meshShape[m]);
+      if (inQ[m])
+        combinations *= problem.meshShape[m];
+    }
+    return combinations * size;
+  }
+
+  const Problem &problem;
+  double minWeight = 1, latency = 0;
+  int64_t groupSize = 1;
+  bool active = false;
+  llvm::SmallVector<bool, 4> inQ;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 16> corners;
+  /// Per corner, per dim: offset and size of the target block.
+  llvm::SmallVector<llvm::SmallVector<std::pair<int64_t, int64_t>, 4>, 16>
+      wanted;
 };
 } // namespace
 
@@ -520,28 +678,55 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                                                         const Options &options) {
   int64_t rank = problem.globalShape.size();
   State start = State::fromPlacements(problem.source, rank);
-  std::string goalKey = State::fromPlacements(problem.target, rank).key();
+  State goalState = State::fromPlacements(problem.target, rank);
+  std::string goalKey = goalState.key();
+  RemainingBound bound(problem, options, goalState);
 
-  // Visits live in a vector; the map and the queue refer to them by index.
+  // A*: the queue orders by the path cost plus the bound on the bytes still
+  // to move (collectives, steps and peak break ties as in Dijkstra). Visits
+  // live in a vector; the map and the queue refer to them by index. A state
+  // reached more cheaply after it was settled is reopened, so a bound that
+  // is admissible but not consistent still gives the optimum.
   std::vector<Visit> visits;
   llvm::StringMap<int64_t> index;
-  using Entry = std::pair<PathCost, int64_t>;
-  auto worse = [](const Entry &a, const Entry &b) { return b.first < a.first; };
+  auto priority = [&](const Visit &v) {
+    PathCost f = v.cost;
+    f.cost += v.remaining.cost;
+    f.collectives += v.remaining.collectives;
+    f.steps += v.remaining.steps;
+    return f;
+  };
+  // Entries tied on every component go deepest first: any of them leads to
+  // an equally good plan, and the deeper one is nearer the target.
+  struct Entry {
+    PathCost f;
+    int64_t steps;
+    int64_t id;
+  };
+  auto worse = [](const Entry &a, const Entry &b) {
+    if (b.f < a.f)
+      return true;
+    if (a.f < b.f)
+      return false;
+    return a.steps < b.steps;
+  };
   std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> queue(worse);
 
   PathCost zero;
   zero.peak = localBytes(problem, start);
   index[start.key()] = 0;
-  visits.push_back(Visit{zero, start, -1, Step{Step::Chunk}, false});
-  queue.push({zero, 0});
+  visits.push_back(Visit{zero, start, -1, Step{Step::Chunk}, false,
+                         bound.remaining(start)});
+  queue.push({priority(visits[0]), 0, 0});
 
   int64_t goal = -1;
   while (!queue.empty()) {
-    auto [cost, id] = queue.top();
+    auto [f, entrySteps, id] = queue.top();
     queue.pop();
-    if (visits[id].done || visits[id].cost < cost)
+    if (visits[id].done || priority(visits[id]) < f)
       continue;
     visits[id].done = true;
+    PathCost cost = visits[id].cost;
     State state = visits[id].state;
     if (state.key() == goalKey) {
       goal = id;
@@ -557,19 +742,20 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                        auto [it, inserted] =
                            index.try_emplace(next.key(), visits.size());
                        // The peak is the last tie-break: measured only for
-                       // a state that is not settled and not already
-                       // reached more cheaply.
+                       // a state not already reached more cheaply.
                        if (!inserted) {
                          const Visit &v = visits[it->second];
                          PathCost upper = c;
                          upper.peak = -1; // below any peak: c ignoring it
-                         if (v.done || v.cost < upper)
+                         if (v.cost < upper)
                            return;
                        }
                        c.peak = std::max(
                            c.peak, inBytes + localBytes(problem, next));
                        if (inserted) {
-                         visits.push_back(Visit{c, next, id, step, false});
+                         visits.push_back(
+                             Visit{c, next, id, step, false,
+                                   bound.remaining(next)});
                        } else {
                          Visit &v = visits[it->second];
                          if (!(c < v.cost))
@@ -577,8 +763,10 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                          v.cost = c;
                          v.parent = id;
                          v.step = step;
+                         v.done = false;
                        }
-                       queue.push({c, it->second});
+                       const Visit &v = visits[it->second];
+                       queue.push({priority(v), v.cost.steps, it->second});
                      });
   }
 
