@@ -84,3 +84,14 @@ func.func @f(%a: !dtensor.tensor<6xf32, @m, [replicate, replicate]>) {
   }
   return
 }
+
+// -----
+
+// An upstream grid has no device limit: the product saturates instead of
+// wrapping to a split factor that would match.
+shard.grid @g(shape = 4294967296x4294967296x4294967296)
+func.func @f(%x: tensor<1xf32>) {
+  // expected-error @+1 {{strided_shard<0, 4> on mesh dim 0 needs split factor 9223372036854775807}}
+  %d = dtensor.from_local %x : tensor<1xf32> -> !dtensor.tensor<8xf32, @g, [strided_shard<0, 4>, shard<0>, shard<0>]>
+  return
+}

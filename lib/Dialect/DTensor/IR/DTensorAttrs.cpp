@@ -5,6 +5,9 @@
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace hp::dtensor;
@@ -240,10 +243,16 @@ hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
     auto strided = dyn_cast<StridedShardAttr>(p);
     if (!strided)
       continue;
+    // Upstream grids have no device limit: products saturate.
+    auto times = [](int64_t a, int64_t b) {
+      int64_t r;
+      return llvm::MulOverflow(a, b, r) ? std::numeric_limits<int64_t>::max()
+                                        : r;
+    };
     int64_t d = strided.getDim(), later = 1, all = meshShape[m];
     for (size_t k = m + 1; k < placements.size(); ++k)
       if (getShardedDim(placements[k]) == d)
-        later *= meshShape[k];
+        later = times(later, meshShape[k]);
     if (strided.getSplitFactor() != later)
       return emitError() << what << ": strided_shard<" << d << ", "
                          << strided.getSplitFactor() << "> on mesh dim " << m
@@ -256,8 +265,8 @@ hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
       continue;
     for (size_t k = 0; k < m; ++k)
       if (getShardedDim(placements[k]) == d)
-        all *= meshShape[k];
-    all *= later;
+        all = times(all, meshShape[k]);
+    all = times(all, later);
     if (ShapedType::isDynamic(globalShape[d]))
       return emitError() << what << ": tensor dim " << d
                          << " has a strided_shard, so its size must be "
