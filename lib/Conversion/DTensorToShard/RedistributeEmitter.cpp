@@ -383,6 +383,108 @@ private:
     return s;
   }
 
+  /// Linear index of this rank's digits on `axes` (first outermost).
+  OpFoldResult linear(ArrayRef<int64_t> axes) {
+    OpFoldResult v = a.cst(0);
+    for (int64_t m : axes)
+      v = a.add(a.mul(v, a.cst(p.meshShape[m])), coord(m));
+    return v;
+  }
+  /// `v` written in the radices of `axes` (first outermost) into `c`.
+  void delinearize(OpFoldResult v, ArrayRef<int64_t> axes,
+                   SmallVectorImpl<OpFoldResult> &c) {
+    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
+      int64_t m = axes[i];
+      c[m] = a.rem(v, a.cst(p.meshShape[m]));
+      v = a.div(v, a.cst(p.meshShape[m]));
+    }
+  }
+  /// Mesh axes neither partial nor splitting a dim in `st`, ascending.
+  SmallVector<int64_t> freeAxes(const plan::State &st) {
+    SmallVector<int64_t> axes;
+    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m) {
+      bool splits = llvm::any_of(st.order, [&](const auto &dims) {
+        return llvm::is_contained(dims, m);
+      });
+      if (!splits && st.placements[m].kind != plan::Placement::Partial)
+        axes.push_back(m);
+    }
+    return axes;
+  }
+
+  /// A permute whose new splits refine the old ones (plan::subBlockPermute):
+  /// each rank sends one sub-block of its block and receives its new block.
+  /// Pairing: a receiver's new piece index k_d per dim lies in old piece
+  /// k_d / r_d at sub-piece k_d % r_d; the sub-pieces of one old block
+  /// (mixed radix over the dims) times the receivers' replica index number
+  /// the receivers of that block 0 .. cFrom-1, and receiver j gets it from
+  /// the holder with replica index j. Even splits wherever r_d > 1, so the
+  /// sub-block sizes are static.
+  Value subBlockPermute(const plan::State &before, const plan::State &after,
+                        ArrayRef<int64_t> ratio, Value x) {
+    int64_t rank = p.globalShape.size();
+    SmallVector<int64_t> fromFree = freeAxes(before), toFree = freeAxes(after);
+    int64_t cTo = groupSize(p.meshShape, toFree);
+    auto type = cast<RankedTensorType>(x.getType());
+
+    // Receiving: whom this rank's new block comes from.
+    SmallVector<OpFoldResult> source;
+    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
+      source.push_back(coord(m));
+    OpFoldResult sub = a.cst(0);
+    for (int64_t d = 0; d < rank; ++d) {
+      OpFoldResult k = linear(after.order[d]);
+      sub = a.add(a.mul(sub, a.cst(ratio[d])), a.rem(k, a.cst(ratio[d])));
+      delinearize(a.div(k, a.cst(ratio[d])), before.order[d], source);
+    }
+    delinearize(a.add(a.mul(sub, a.cst(cTo)), linear(toFree)), fromFree,
+                source);
+
+    // Sending: which receiver this rank serves, and the sub-block it sends.
+    SmallVector<OpFoldResult> target;
+    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
+      target.push_back(coord(m));
+    OpFoldResult replica = linear(fromFree);
+    delinearize(a.rem(replica, a.cst(cTo)), toFree, target);
+    OpFoldResult rest = a.div(replica, a.cst(cTo));
+    SmallVector<OpFoldResult> subIndex(rank), offsets(rank), sizes(rank),
+        strides(rank, a.cst(1));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      subIndex[d] = a.rem(rest, a.cst(ratio[d]));
+      rest = a.div(rest, a.cst(ratio[d]));
+    }
+    SmallVector<OpFoldResult> outSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      OpFoldResult k = a.add(a.mul(linear(before.order[d]), a.cst(ratio[d])),
+                             subIndex[d]);
+      delinearize(k, after.order[d], target);
+      if (ratio[d] == 1) {
+        offsets[d] = a.cst(0);
+        sizes[d] = tensor::getMixedSizes(b, loc, x)[d];
+        outSizes.push_back(localSize(d, after.order[d]));
+        continue;
+      }
+      int64_t piece =
+          p.globalShape[d] / groupSize(p.meshShape, after.order[d]);
+      offsets[d] = a.mul(subIndex[d], a.cst(piece));
+      sizes[d] = a.cst(piece);
+      outSizes.push_back(a.cst(piece));
+    }
+    SmallVector<int64_t> all;
+    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
+      all.push_back(m);
+    Value part =
+        tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+    auto [toStatic, toDynamic] = mixedIndex(target);
+    shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(all), part,
+                          toStatic, toDynamic);
+    Value into =
+        tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
+    auto [fromStatic, fromDynamic] = mixedIndex(source);
+    return shard::RecvOp::create(b, loc, into.getType(), grid, axesAttr(all),
+                                 into, fromStatic, fromDynamic);
+  }
+
   /// A static index list with kDynamic where `values` are not constants,
   /// and the dynamic values.
   std::pair<DenseI64ArrayAttr, SmallVector<Value>>
@@ -505,6 +607,10 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
     // Only size-1 axes change roles: every rank keeps its block.
     if (n == 1)
       return x;
+    SmallVector<int64_t> ratio;
+    if (plan::subBlockPermute(p, before, after, &ratio) &&
+        llvm::any_of(ratio, [](int64_t r) { return r > 1; }))
+      return subBlockPermute(before, after, ratio, x);
     // One send of this rank's block to the device that needs it, one
     // receive of the block this rank needs; convert-shard-to-nccl issues the
     // pair in one nccl.group.

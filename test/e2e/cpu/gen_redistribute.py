@@ -616,6 +616,29 @@ def strided_cases(mesh):
     return cases
 
 
+def subblock_cases(mesh):
+    """Permutes of sub-blocks: the target's splits refine the source's, each
+    device receives its new block from one device and sends one part of its
+    own (a device's block feeds several receivers). Other dims even, uneven
+    or empty; a partial axis riding along on 3-D meshes."""
+    k = len(mesh)
+    cases = []
+    if k == 2:
+        for shape in ([16, 8], [16, 5], [8, 1]):
+            cases += [pair(shape, [S(0), R], [S(1), S(0)]),
+                      pair(shape, [S(0), R], [R, S(0)]),
+                      pair(shape, [R, S(0)], [S(0), R]),
+                      pair(shape, [R, S(0)], [S(0), S(1)])]
+        cases += [pair([8, 16], [S(1), R], [S(0), S(1)]),
+                  pair([8, 16], [R, S(1)], [S(1), S(0)])]
+    elif k == 3:
+        for shape in ([8, 4], [8, 5]):
+            cases += [pair(shape, [S(0), R, R], [R, S(0), S(0)]),
+                      pair(shape, [S(0), R, P("sum")], [S(1), S(0), P("sum")]),
+                      pair(shape, [R, S(0), P("max")], [S(0), S(1), P("max")])]
+    return cases
+
+
 SUITES = {
     "1d": lambda mesh, t: one_d_cases(["sum", "max", "min", "prod"] +
                                       (["avg"] if t in FLOATS else [])),
@@ -626,6 +649,7 @@ SUITES = {
     "mixed": lambda mesh, t: mixed_partial_cases(len(mesh)),
     "permute": lambda mesh, t: permute_cases(mesh),
     "strided": lambda mesh, t: strided_cases(mesh),
+    "subblock": lambda mesh, t: subblock_cases(mesh),
 }
 
 

@@ -301,6 +301,23 @@ TEST(PlanCheckerTest, StridedShardIsTorchsChunkDefinition) {
   EXPECT_EQ(checkPlan(q, {back}), "");
 }
 
+TEST(PlanCheckerTest, SubBlockPermute) {
+  // 2x4, 16x8: from [S(0), R] every device finds its [S(1), S(0)] block
+  // inside a device differing on both axes; restricted to axis 1, devices
+  // (0, 2) and (0, 3) find no holder (their rows live on i = 1).
+  Problem p = problem({16, 8}, {2, 4}, {S(0), R()}, {S(1), S(0)});
+  Step permute{Step::Permute, {0, 1}};
+  permute.order = {{1}, {0}};
+  EXPECT_EQ(checkPlan(p, {permute}), "");
+  Step narrow = permute;
+  narrow.axes = {1};
+  EXPECT_NE(checkPlan(p, {narrow}), "");
+  // Splits the target does not have are refused at the end.
+  Step wrong = permute;
+  wrong.order = {{0}, {1}};
+  EXPECT_NE(checkPlan(p, {wrong}), "");
+}
+
 TEST(PlanCheckerSweep3D, Rank1And3) {
   for (llvm::SmallVector<int64_t, 4> mesh :
        {llvm::SmallVector<int64_t, 4>{2, 1, 3},

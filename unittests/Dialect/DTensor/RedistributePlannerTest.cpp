@@ -290,6 +290,40 @@ TEST(PlannerTraps, StridedShardToDefaultNestingIsOnePermute) {
   EXPECT_EQ(plan->steps[0].axes, (llvm::SmallVector<int64_t, 4>{1, 0}));
 }
 
+TEST(PlannerTraps, RefiningSplitsIsOneSubBlockPermute) {
+  // 2x4, 16x8 f32. [S(0), R]: device (i, j) holds rows 8i..8i+7, all
+  // columns. [S(1), S(0)] wants rows 4j..4j+3, columns 4i..4i+3 (64 bytes),
+  // inside the block of the devices with i' = j / 2: one permute in which
+  // each rank sends one 4x4 part of its block (JAX's collective-permute);
+  // collectives alone take two steps.
+  Problem p = problem({16, 8}, {2, 4}, {S(0), R()}, {S(1), S(0)});
+  std::optional<Plan> plan = planRedistribute(p, Options{});
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
+  EXPECT_EQ(plan->steps[0].kind, Step::Permute);
+  EXPECT_DOUBLE_EQ(plan->cost, 64);
+  llvm::SmallVector<int64_t> ratio;
+  ASSERT_TRUE(subBlockPermute(p, plan->states[0], plan->states[1], &ratio));
+  EXPECT_EQ(ratio, (llvm::SmallVector<int64_t>{2, 2}));
+}
+
+TEST(PlannerTraps, SubBlockPermuteNeedsAnEvenRefinement) {
+  auto states = [](std::vector<Placement> a, std::vector<Placement> b) {
+    return std::pair(State::fromPlacements(a, 2), State::fromPlacements(b, 2));
+  };
+  // Rows refined evenly, columns not split before: fine when 8 columns
+  // split in 2, not when 5 do.
+  auto [a, b] = states({S(0), R()}, {S(1), S(0)});
+  EXPECT_TRUE(subBlockPermute(problem({16, 8}, {2, 4}, {}, {}), a, b));
+  EXPECT_FALSE(subBlockPermute(problem({16, 5}, {2, 4}, {}, {}), a, b));
+  // A coarser target is a gather, not a permute.
+  auto [c, d] = states({R(), S(0)}, {S(0), R()});
+  EXPECT_FALSE(subBlockPermute(problem({16, 8}, {2, 4}, {}, {}), c, d));
+  // Partial axes stay as they are.
+  auto [e, f] = states({S(0), P()}, {S(0), S(1)});
+  EXPECT_FALSE(subBlockPermute(problem({16, 8}, {2, 4}, {}, {}), e, f));
+}
+
 TEST(PlannerTraps, NestedShardToInnerOnly) {
   // (S(0),S(0)) -> (R,S(0)): mesh dim 0 is the outer split, so it cannot be
   // gathered first. Gathering everything and re-chunking costs

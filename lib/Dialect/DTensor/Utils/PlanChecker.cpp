@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 #include <cmath>
 #include <vector>
 
@@ -412,9 +413,9 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
       break;
     }
     case Step::Permute: {
-      // Device t gets, whole, the block it holds after the step from a
-      // device that holds exactly those elements now and differs from t only
-      // on the axes the step names.
+      // Device t gets the block it holds after the step from a device that
+      // holds all of those elements now (the whole block, or a sub-block of
+      // it) and differs from t only on the axes the step names.
       if (static_cast<int64_t>(step.order.size()) != rank)
         return fail(k, "permute without the splits of every tensor dim");
       for (const auto &axesOfDim : step.order)
@@ -423,21 +424,35 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
             return fail(k, "permute splits along a mesh axis out of range");
       Block want = splitBlock(step.order, t);
       Coord c = coordOf(t);
-      std::optional<int64_t> from;
-      for (int64_t u = 0; u < numDevices && !from; ++u) {
+      std::optional<Block> got;
+      for (int64_t u = 0; u < numDevices && !got; ++u) {
         Coord cu = coordOf(u);
         bool sameElsewhere = true;
         for (size_t m = 0; m < c.size(); ++m)
           if (!llvm::is_contained(step.axes, static_cast<int64_t>(m)))
             sameElsewhere &= cu[m] == c[m];
-        if (sameElsewhere && blocks[u].shape == want.shape &&
-            blocks[u].index == want.index)
-          from = u;
+        if (!sameElsewhere)
+          continue;
+        std::unordered_map<int64_t, double> held;
+        for (auto [i, v] : llvm::zip_equal(blocks[u].index, blocks[u].value))
+          held[i] = v;
+        Block b = want;
+        bool all = true;
+        for (auto [i, v] : llvm::zip_equal(b.index, b.value)) {
+          auto it = held.find(i);
+          if (it == held.end()) {
+            all = false;
+            break;
+          }
+          v = it->second;
+        }
+        if (all)
+          got = std::move(b);
       }
-      if (!from)
+      if (!got)
         return fail(k, "permute: no device that differs only on the moved "
                        "axes holds the block a device needs");
-      next[t] = blocks[*from];
+      next[t] = std::move(*got);
       break;
     }
     case Step::MakePartial: {

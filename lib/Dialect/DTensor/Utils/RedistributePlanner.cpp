@@ -257,6 +257,63 @@ static State splitAlong(State state, int64_t d, llvm::ArrayRef<int64_t> axes) {
   return state;
 }
 
+bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
+                                        const State &from, const State &to,
+                                        llvm::SmallVectorImpl<int64_t> *ratio) {
+  if (from.key() == to.key())
+    return false;
+  int64_t numAxes = problem.meshShape.size();
+  // Partial axes stay as they are.
+  for (int64_t m = 0; m < numAxes; ++m) {
+    const Placement &a = from.placements[m], &b = to.placements[m];
+    if ((a.kind == Placement::Partial) != (b.kind == Placement::Partial) ||
+        (a.kind == Placement::Partial && a.arg != b.arg))
+      return false;
+  }
+  // Per dim, the target's splits keep the chunking (position by position
+  // the same sizes: then any sizes) or refine it evenly: `r` target pieces
+  // in each current piece.
+  int64_t pieces = 1;
+  llvm::SmallVector<int64_t, 4> r;
+  for (auto [d, g] : llvm::enumerate(problem.globalShape)) {
+    const auto &a = from.order[d], &b = to.order[d];
+    bool same = a.size() == b.size() &&
+                llvm::all_of(llvm::zip(a, b), [&](auto pair) {
+                  return problem.meshShape[std::get<0>(pair)] ==
+                         problem.meshShape[std::get<1>(pair)];
+                });
+    int64_t na = hp::dtensor::groupSize(problem.meshShape, a);
+    int64_t nb = hp::dtensor::groupSize(problem.meshShape, b);
+    if (same) {
+      r.push_back(1);
+      continue;
+    }
+    if (g % nb != 0 || nb % na != 0)
+      return false;
+    r.push_back(nb / na);
+    pieces *= nb / na;
+  }
+  // Each current block is held by cFrom devices and holds `pieces` target
+  // blocks, each wanted by cTo devices: a one-to-one pairing needs
+  // pieces * cTo == cFrom (it always holds for even splits).
+  auto replicas = [&](const State &st) {
+    int64_t c = 1;
+    for (int64_t m = 0; m < numAxes; ++m) {
+      bool splits = llvm::any_of(st.order, [&](const auto &dims) {
+        return llvm::is_contained(dims, m);
+      });
+      if (!splits && st.placements[m].kind != Placement::Partial)
+        c *= problem.meshShape[m];
+    }
+    return c;
+  };
+  if (pieces * replicas(to) != replicas(from))
+    return false;
+  if (ratio)
+    *ratio = std::move(r);
+  return true;
+}
+
 void hp::dtensor::plan::forEachSuccessor(
     const Problem &problem, const Options &options, const State &state,
     llvm::function_ref<void(const Step &, const State &)> fn) {
@@ -410,6 +467,24 @@ void hp::dtensor::plan::forEachSuccessor(
       }
     };
     choose(0, 0);
+  }
+
+  // The sub-block permute, straight to the target: every device's target
+  // block lies inside the block of another device (its splits refine the
+  // current ones, evenly) and receives it from there, each device sending
+  // one sub-block of its own (subBlockPermute proves such a pairing).
+  if (options.permutes) {
+    State goal = State::fromPlacements(problem.target, rank);
+    if (subBlockPermute(problem, state, goal)) {
+      Step permute{Step::Permute};
+      for (int64_t m = 0, e = problem.meshShape.size(); m < e; ++m)
+        if (problem.meshShape[m] > 1 &&
+            state.placements[m].kind != Placement::Partial)
+          permute.axes.push_back(m);
+      permute.order = goal.order;
+      costing.price(permute, 1.0, localBytes(problem, goal));
+      fn(permute, goal);
+    }
   }
 
   // A DTensor's value reduces its partial mesh dims innermost first, so an

@@ -68,9 +68,11 @@ struct Step {
     MakePartial,   // replicate `axes` (one) -> partial<`reduceOp`>
     Fill,          // innermost split `axes` (one) of `dim` -> partial<`reduceOp`>:
                    // the block at its offset, the op's identity elsewhere
-    Permute,       // whole blocks move point to point: every tensor dim is
-                   // split by `order` afterwards, over mesh axes of the same
-                   // sizes as before; `axes` are the axes whose role changes
+    Permute,       // blocks move point to point, one per rank: every tensor
+                   // dim is split by `order` afterwards, over mesh axes of
+                   // the same sizes as before (whole blocks) or refining the
+                   // splits evenly (sub-blocks, see subBlockPermute); `axes`
+                   // are the axes that may move
   };
   Kind kind;
   llvm::SmallVector<int64_t, 4> axes;
@@ -124,6 +126,17 @@ struct Plan {
 
 /// Padded local bytes (the largest chunk on any rank) of `state`.
 double localBytes(const Problem &problem, const State &state);
+
+/// Whether a permute from `from` to `to` may move sub-blocks: partial axes
+/// alike, and per tensor dim the splits of `to` either chunk like those of
+/// `from` (position by position the same sizes) or refine them evenly, so
+/// that every device's new block lies inside one device's old block and a
+/// one-to-one pairing of senders and receivers exists. `ratio`, if given,
+/// gets per dim how many new pieces an old piece holds (1 where the
+/// chunking is kept).
+bool subBlockPermute(const Problem &problem, const State &from,
+                     const State &to,
+                     llvm::SmallVectorImpl<int64_t> *ratio = nullptr);
 
 /// Every step the planner may take from `state`, costed, with its successor.
 /// Shared by the planner and the brute-force checks in the tests.
