@@ -412,77 +412,142 @@ private:
     return axes;
   }
 
-  /// A permute whose new splits refine the old ones (plan::subBlockPermute):
-  /// each rank sends one sub-block of its block and receives its new block.
-  /// Pairing: a receiver's new piece index k_d per dim lies in old piece
-  /// k_d / r_d at sub-piece k_d % r_d; the sub-pieces of one old block
-  /// (mixed radix over the dims) times the receivers' replica index number
-  /// the receivers of that block 0 .. cFrom-1, and receiver j gets it from
-  /// the holder with replica index j. Even splits wherever r_d > 1, so the
-  /// sub-block sizes are static.
+  /// A permute whose new splits refine or coarsen the old ones
+  /// (plan::subBlockPermute), in T = prod merge[d] rounds: in each, every
+  /// rank sends one part of its block and receives one piece of its new
+  /// block; all sends and receives form one group.
+  ///
+  /// Pairing. A receiver's new piece index k_d per dim lies in old piece
+  /// k_d / refine[d] (sub-piece k_d % refine[d]) or spans old pieces
+  /// k_d * merge[d] + u_d. Its sub-piece indices (mixed radix over the dims)
+  /// times cTo plus its replica index give L in [0, cFrom * T): in round t
+  /// it takes the piece u = (t + L % T) % T from the holder with replica
+  /// index L / T. A holder with replica j of an old block at merge position
+  /// u_X serves, in round t, the receiver with L = j * T + (u_X - t) mod T.
+  /// Even splits wherever refine or merge is above 1: static piece sizes.
   Value subBlockPermute(const plan::State &before, const plan::State &after,
-                        ArrayRef<int64_t> ratio, Value x) {
+                        ArrayRef<int64_t> refine, ArrayRef<int64_t> merge,
+                        Value x) {
     int64_t rank = p.globalShape.size();
     SmallVector<int64_t> fromFree = freeAxes(before), toFree = freeAxes(after);
     int64_t cTo = groupSize(p.meshShape, toFree);
+    int64_t rounds = 1;
+    for (int64_t q : merge)
+      rounds *= q;
     auto type = cast<RankedTensorType>(x.getType());
-
-    // Receiving: whom this rank's new block comes from.
-    SmallVector<OpFoldResult> source;
+    auto pieceOf = [&](ArrayRef<int64_t> axes, int64_t d) {
+      return p.globalShape[d] / groupSize(p.meshShape, axes);
+    };
+    SmallVector<OpFoldResult> mine;
     for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
-      source.push_back(coord(m));
+      mine.push_back(coord(m));
+
+    // This rank as a receiver: its new piece indices, sub-piece index and L.
+    SmallVector<OpFoldResult> k(rank);
     OpFoldResult sub = a.cst(0);
     for (int64_t d = 0; d < rank; ++d) {
-      OpFoldResult k = linear(after.order[d]);
-      sub = a.add(a.mul(sub, a.cst(ratio[d])), a.rem(k, a.cst(ratio[d])));
-      delinearize(a.div(k, a.cst(ratio[d])), before.order[d], source);
+      k[d] = linear(after.order[d]);
+      sub = a.add(a.mul(sub, a.cst(refine[d])), a.rem(k[d], a.cst(refine[d])));
     }
-    delinearize(a.add(a.mul(sub, a.cst(cTo)), linear(toFree)), fromFree,
-                source);
-
-    // Sending: which receiver this rank serves, and the sub-block it sends.
-    SmallVector<OpFoldResult> target;
-    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
-      target.push_back(coord(m));
-    OpFoldResult replica = linear(fromFree);
-    delinearize(a.rem(replica, a.cst(cTo)), toFree, target);
-    OpFoldResult rest = a.div(replica, a.cst(cTo));
-    SmallVector<OpFoldResult> subIndex(rank), offsets(rank), sizes(rank),
-        strides(rank, a.cst(1));
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      subIndex[d] = a.rem(rest, a.cst(ratio[d]));
-      rest = a.div(rest, a.cst(ratio[d]));
-    }
-    SmallVector<OpFoldResult> outSizes;
+    OpFoldResult recvL = a.add(a.mul(sub, a.cst(cTo)), linear(toFree));
+    // This rank as a holder: its old piece indices, merge position, replica.
+    SmallVector<OpFoldResult> x0(rank);
+    OpFoldResult mergePos = a.cst(0);
     for (int64_t d = 0; d < rank; ++d) {
-      OpFoldResult k = a.add(a.mul(linear(before.order[d]), a.cst(ratio[d])),
-                             subIndex[d]);
-      delinearize(k, after.order[d], target);
-      if (ratio[d] == 1) {
-        offsets[d] = a.cst(0);
-        sizes[d] = tensor::getMixedSizes(b, loc, x)[d];
-        outSizes.push_back(localSize(d, after.order[d]));
-        continue;
-      }
-      int64_t piece =
-          p.globalShape[d] / groupSize(p.meshShape, after.order[d]);
-      offsets[d] = a.mul(subIndex[d], a.cst(piece));
-      sizes[d] = a.cst(piece);
-      outSizes.push_back(a.cst(piece));
+      x0[d] = linear(before.order[d]);
+      mergePos = a.add(a.mul(mergePos, a.cst(merge[d])),
+                       a.rem(x0[d], a.cst(merge[d])));
     }
+    OpFoldResult replica = linear(fromFree);
+
     SmallVector<int64_t> all;
     for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
       all.push_back(m);
-    Value part =
-        tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
-    auto [toStatic, toDynamic] = mixedIndex(target);
-    shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(all), part,
-                          toStatic, toDynamic);
-    Value into =
-        tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
-    auto [fromStatic, fromDynamic] = mixedIndex(source);
-    return shard::RecvOp::create(b, loc, into.getType(), grid, axesAttr(all),
-                                 into, fromStatic, fromDynamic);
+    SmallVector<OpFoldResult> xSizes = tensor::getMixedSizes(b, loc, x);
+
+    // Sends first, then receives: convert-shard-to-nccl makes one group.
+    for (int64_t t = 0; t < rounds; ++t) {
+      OpFoldResult l = a.add(
+          a.mul(replica, a.cst(rounds)),
+          a.rem(a.add(mergePos, a.cst(rounds - t)), a.cst(rounds)));
+      SmallVector<OpFoldResult> target = mine;
+      delinearize(a.rem(l, a.cst(cTo)), toFree, target);
+      OpFoldResult rest = a.div(l, a.cst(cTo));
+      SmallVector<OpFoldResult> subIndex(rank);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        subIndex[d] = a.rem(rest, a.cst(refine[d]));
+        rest = a.div(rest, a.cst(refine[d]));
+      }
+      SmallVector<OpFoldResult> offsets(rank, a.cst(0)), sizes = xSizes,
+                                strides(rank, a.cst(1));
+      for (int64_t d = 0; d < rank; ++d) {
+        OpFoldResult kd = a.div(
+            a.add(a.mul(x0[d], a.cst(refine[d])), subIndex[d]),
+            a.cst(merge[d]));
+        delinearize(kd, after.order[d], target);
+        if (refine[d] > 1) {
+          int64_t piece = pieceOf(after.order[d], d);
+          offsets[d] = a.mul(subIndex[d], a.cst(piece));
+          sizes[d] = a.cst(piece);
+        }
+      }
+      Value part =
+          tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+      auto [toStatic, toDynamic] = mixedIndex(target);
+      shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(all), part,
+                            toStatic, toDynamic);
+    }
+
+    SmallVector<OpFoldResult> outSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      outSizes.push_back(refine[d] > 1 || merge[d] > 1
+                             ? OpFoldResult(a.cst(pieceOf(after.order[d], d)))
+                             : localSize(d, after.order[d]));
+    // All receives before the pieces are placed, so that the group can sit
+    // at the last one.
+    SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> got;
+    SmallVector<SmallVector<OpFoldResult>> gotSizes;
+    for (int64_t t = 0; t < rounds; ++t) {
+      OpFoldResult u =
+          a.rem(a.add(a.rem(recvL, a.cst(rounds)), a.cst(t)), a.cst(rounds));
+      SmallVector<OpFoldResult> uDigit(rank);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        uDigit[d] = a.rem(u, a.cst(merge[d]));
+        u = a.div(u, a.cst(merge[d]));
+      }
+      SmallVector<OpFoldResult> source = mine;
+      SmallVector<OpFoldResult> pieceSizes = outSizes,
+                                offsets(rank, a.cst(0)),
+                                strides(rank, a.cst(1));
+      for (int64_t d = 0; d < rank; ++d) {
+        OpFoldResult ad = a.add(
+            a.mul(a.div(k[d], a.cst(refine[d])), a.cst(merge[d])), uDigit[d]);
+        delinearize(ad, before.order[d], source);
+        if (merge[d] > 1) {
+          int64_t piece = pieceOf(before.order[d], d);
+          pieceSizes[d] = a.cst(piece);
+          offsets[d] = a.mul(uDigit[d], a.cst(piece));
+        }
+      }
+      delinearize(a.div(recvL, a.cst(rounds)), fromFree, source);
+      Value into =
+          tensor::EmptyOp::create(b, loc, pieceSizes, type.getElementType());
+      auto [fromStatic, fromDynamic] = mixedIndex(source);
+      Value piece = shard::RecvOp::create(b, loc, into.getType(), grid,
+                                          axesAttr(all), into, fromStatic,
+                                          fromDynamic);
+      got.push_back({piece, offsets});
+      gotSizes.push_back(pieceSizes);
+    }
+    if (rounds == 1)
+      return got.front().first;
+    Value out = tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
+    SmallVector<OpFoldResult> strides(rank, a.cst(1));
+    for (auto [pieceAndOffsets, sizes] : llvm::zip_equal(got, gotSizes))
+      out = tensor::InsertSliceOp::create(b, loc, pieceAndOffsets.first, out,
+                                          pieceAndOffsets.second, sizes,
+                                          strides);
+    return out;
   }
 
   /// A static index list with kDynamic where `values` are not constants,
@@ -607,10 +672,11 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
     // Only size-1 axes change roles: every rank keeps its block.
     if (n == 1)
       return x;
-    SmallVector<int64_t> ratio;
-    if (plan::subBlockPermute(p, before, after, &ratio) &&
-        llvm::any_of(ratio, [](int64_t r) { return r > 1; }))
-      return subBlockPermute(before, after, ratio, x);
+    SmallVector<int64_t> refine, merge;
+    auto above1 = [](int64_t v) { return v > 1; };
+    if (plan::subBlockPermute(p, before, after, &refine, &merge) &&
+        (llvm::any_of(refine, above1) || llvm::any_of(merge, above1)))
+      return subBlockPermute(before, after, refine, merge, x);
     // One send of this rank's block to the device that needs it, one
     // receive of the block this rank needs; convert-shard-to-nccl issues the
     // pair in one nccl.group.

@@ -392,6 +392,29 @@ struct RecvLowering : OpRewritePattern<shard::RecvOp> {
 /// `input` sent to in-group rank `to` and a tensor shaped like `like`
 /// received from `from`, issued together in one nccl.group (no deadlock in a
 /// ring or a swap); returns the received tensor.
+/// Sends of (input, peer) and receives of (like, peer) in one group; the
+/// received tensors.
+SmallVector<Value> emitSendRecvs(Emitter &e, Value comm,
+                                 ArrayRef<std::pair<Value, Value>> sends,
+                                 ArrayRef<std::pair<Value, Value>> recvs) {
+  SmallVector<Value> sendBuffers, recvBuffers;
+  for (auto [input, to] : sends)
+    sendBuffers.push_back(e.toBuffer(input));
+  for (auto [like, from] : recvs)
+    recvBuffers.push_back(e.allocLike(like));
+  auto group = GroupOp::create(e.b, e.loc);
+  {
+    OpBuilder::InsertionGuard guard(e.b);
+    e.b.setInsertionPointToStart(&group.getBody().emplaceBlock());
+    for (auto [buffer, send] : llvm::zip_equal(sendBuffers, sends))
+      SendOp::create(e.b, e.loc, buffer, send.second, comm);
+    for (auto [buffer, recv] : llvm::zip_equal(recvBuffers, recvs))
+      RecvOp::create(e.b, e.loc, buffer, recv.second, comm);
+  }
+  return llvm::map_to_vector(recvBuffers,
+                             [&](Value buffer) { return e.toTensor(buffer); });
+}
+
 Value emitSendRecv(Emitter &e, Value comm, Value input, Value to, Value like,
                    Value from) {
   Value send = e.toBuffer(input);
@@ -818,31 +841,66 @@ void groupSendRecvPairs(Operation *root) {
   SmallVector<shard::SendOp> sends;
   root->walk([&](shard::SendOp op) { sends.push_back(op); });
   PatternRewriter b(root->getContext());
-  for (shard::SendOp send : sends) {
-    shard::RecvOp recv;
-    for (Operation *op = send->getNextNode(); op; op = op->getNextNode()) {
-      if (auto r = dyn_cast<shard::RecvOp>(op)) {
-        if (r.getGridAttr() == send.getGridAttr() &&
-            r.getGridAxes() == send.getGridAxes() && r.getSource())
-          recv = r;
-        break;
+  llvm::DenseSet<Operation *> done;
+  // Effect-free ops between the sends and the receives of a group.
+  auto skippable = [](Operation *op) {
+    return isMemoryEffectFree(op) && op->getNumRegions() == 0;
+  };
+  for (shard::SendOp first : sends) {
+    if (done.contains(first))
+      continue;
+    // A run of sends, then as many receives on the same grid axes, with
+    // only effect-free ops in between: one group (a permute of pieces sends
+    // and receives several).
+    SmallVector<shard::SendOp> run = {first};
+    SmallVector<shard::RecvOp> recvs;
+    Operation *op = first->getNextNode();
+    for (; op; op = op->getNextNode()) {
+      auto send = dyn_cast<shard::SendOp>(op);
+      if (send && send.getGridAttr() == first.getGridAttr() &&
+          send.getGridAxes() == first.getGridAxes()) {
+        run.push_back(send);
+        continue;
       }
-      if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+      if (isa<shard::RecvOp>(op) || !skippable(op))
         break;
     }
-    if (!recv)
+    for (; op && recvs.size() < run.size(); op = op->getNextNode()) {
+      if (auto r = dyn_cast<shard::RecvOp>(op)) {
+        if (r.getGridAttr() != first.getGridAttr() ||
+            r.getGridAxes() != first.getGridAxes() || !r.getSource())
+          break;
+        recvs.push_back(r);
+        continue;
+      }
+      if (!skippable(op))
+        break;
+    }
+    if (recvs.empty())
       continue;
-    b.setInsertionPoint(recv);
-    Emitter e(b, recv.getLoc());
-    Value to = inGroupRank(e, send, send.getGridAttr(), send.getGridAxes(),
-                           send.getDestination(), send.getDestinationDynamic());
-    Value from = inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
-                             *recv.getSource(), recv.getSourceDynamic());
-    Value comm = e.comm(recv.getGridAttr(), recv.getGridAxes());
-    Value got =
-        emitSendRecv(e, comm, send.getInput(), to, recv.getInput(), from);
-    b.replaceOp(recv, e.castTo(got, recv.getType()));
-    b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
+    // Sends without a receive of their own stay single sends.
+    run.resize(std::min(run.size(), recvs.size()));
+    b.setInsertionPoint(recvs.back());
+    Emitter e(b, recvs.back().getLoc());
+    SmallVector<std::pair<Value, Value>> outgoing, incoming;
+    for (shard::SendOp send : run)
+      outgoing.push_back(
+          {send.getInput(),
+           inGroupRank(e, send, send.getGridAttr(), send.getGridAxes(),
+                       send.getDestination(), send.getDestinationDynamic())});
+    for (shard::RecvOp recv : recvs)
+      incoming.push_back(
+          {recv.getInput(),
+           inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
+                       *recv.getSource(), recv.getSourceDynamic())});
+    Value comm = e.comm(first.getGridAttr(), first.getGridAxes());
+    SmallVector<Value> got = emitSendRecvs(e, comm, outgoing, incoming);
+    for (auto [recv, value] : llvm::zip_equal(recvs, got))
+      b.replaceOp(recv, e.castTo(value, recv.getType()));
+    for (shard::SendOp send : run) {
+      done.insert(send);
+      b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
+    }
   }
 }
 

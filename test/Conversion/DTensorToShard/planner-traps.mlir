@@ -23,19 +23,24 @@ func.func @swap_shard_dims(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]
 }
 
 // Mesh dim 0 is the outer split and cannot be gathered first. Replicating
-// costs 192 bytes; all_to_alls that move the splits out of the way 144. A
-// permute reorders the nesting (mesh dim 1 outer: device (i, j) takes the
-// rows of (j, i), 64 bytes), then mesh dim 0 is gathered (64): 128, as JAX
-// does it.
+// costs 192 bytes; all_to_alls that move the splits out of the way 144;
+// JAX reorders the nesting by a permute and gathers mesh dim 0 (128 in two
+// collectives). Device (i, j) needs rows 4j..4j+3, the quarters of devices
+// (j, 0) and (j, 1): one permute in two rounds, each rank sending its 2x8
+// quarter to the two devices that need it and receiving two quarters, all
+// in one group: 128 bytes in one launch.
 // CHECK-LABEL: func @nested_outer_split
 // CHECK: %[[C:.*]]:2 = shard.process_multi_index on @m
-// CHECK: shard.send %{{.*}} on @m grid_axes = [0, 1] destination = [%[[C]]#1, %[[C]]#0] : (tensor<2x8xf32>, index, index)
-// CHECK: %[[R:.*]] = shard.recv %{{.*}} on @m grid_axes = [0, 1] source = [%[[C]]#1, %[[C]]#0] : (tensor<2x8xf32>, index, index)
-// CHECK: shard.all_gather %[[R]] on @m grid_axes = [0] gather_axis = 0 : tensor<2x8xf32> -> tensor<4x8xf32>
-// CHECK-NOT: tensor<8x8xf32>
+// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} : (tensor<2x8xf32>, index, index)
+// CHECK: tensor.insert_slice {{.*}} into tensor<4x8xf32>
+// CHECK: tensor.insert_slice {{.*}} into tensor<4x8xf32>
+// CHECK-NOT: shard.all_gather
 // CHECK: return
 func.func @nested_outer_split(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<0>]>) -> !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]> {
-  // expected-remark @+1 {{plan [S(0), S(0)] -> [R, S(0)]: cost=1.280000e+02 collectives=2}}
+  // expected-remark @+1 {{plan [S(0), S(0)] -> [R, S(0)]: cost=1.280000e+02 collectives=1}}
   %r = dtensor.redistribute %x : !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<0>]> -> !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]>
   return %r : !dtensor.tensor<8x8xf32, @m, [replicate, shard<0>]>
 }

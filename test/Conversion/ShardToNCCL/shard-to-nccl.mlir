@@ -232,6 +232,27 @@ func.func @send_recv_pair(%x: tensor<4x4xf32>, %i: index, %j: index) -> tensor<4
   return %r : tensor<4x4xf32>
 }
 
+// Several sends, then as many receives on the same grid axes (a permute
+// that gathers pieces of several devices' blocks): one group.
+// CHECK-LABEL: func @send_recv_runs
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send
+// CHECK-NEXT: nccl.send
+// CHECK-NEXT: nccl.recv
+// CHECK-NEXT: nccl.recv
+// CHECK-NEXT: }
+// CHECK-NOT: nccl.group
+// CHECK: return
+func.func @send_recv_runs(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>, %i: index, %j: index) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %s0 = shard.send %x on @g grid_axes = [0, 1] destination = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %s1 = shard.send %y on @g grid_axes = [0, 1] destination = [%i, %j] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %r0 = shard.recv %e0 on @g grid_axes = [0, 1] source = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %e1 = tensor.empty() : tensor<4x4xf32>
+  %r1 = shard.recv %e1 on @g grid_axes = [0, 1] source = [%i, %j] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  return %r0, %r1 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
 // On other axes the two are not a pair: each is its own call.
 // CHECK-LABEL: func @unpaired
 // CHECK-NOT: nccl.group

@@ -630,10 +630,17 @@ def subblock_cases(mesh):
                       pair(shape, [R, S(0)], [S(0), R]),
                       pair(shape, [R, S(0)], [S(0), S(1)])]
         cases += [pair([8, 16], [S(1), R], [S(0), S(1)]),
-                  pair([8, 16], [R, S(1)], [S(1), S(0)])]
+                  pair([8, 16], [R, S(1)], [S(1), S(0)]),
+                  # new blocks gathered from pieces of several devices
+                  pair([16, 8], [S(0), S(1)], [S(1), S(0)]),
+                  pair([16, 8], [S(0), S(1)], [S(1), R]),
+                  pair([16, 5], [S(0), S(1)], [S(1), R]),
+                  pair([8, 16], [S(1), S(0)], [S(0), S(1)])]
     elif k == 3:
         for shape in ([8, 4], [8, 5]):
             cases += [pair(shape, [S(0), R, R], [R, S(0), S(0)]),
+                      pair(shape, [S(0), S(0), S(0)], [R, R, S(0)]),
+                      pair(shape, [S(0), S(0), P("sum")], [S(1), R, P("sum")]),
                       pair(shape, [S(0), R, P("sum")], [S(1), S(0), P("sum")]),
                       pair(shape, [R, S(0), P("max")], [S(0), S(1), P("max")])]
     return cases

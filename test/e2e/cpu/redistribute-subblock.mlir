@@ -1,17 +1,19 @@
-// Permutes of sub-blocks: the target's splits refine the source's, so every
-// device's new block lies inside one device's old block; each device sends
-// one part of its block (a block feeds several receivers) and receives its
-// new block, all in one nccl.group. 4 ranks (2x2, f32) and 8 ranks (2x4
+// Permutes of sub-blocks: the target's splits refine or coarsen the
+// source's evenly. A refined block lies inside one device's old block (a
+// block feeds several receivers); a coarsened one is gathered from pieces of
+// several devices in rounds; every rank sends and receives one piece per
+// round, all rounds in one nccl.group. 4 ranks (2x2, f32) and 8 ranks (2x4
 // f32, 4x2 i32, 2x2x2 f64 with a partial axis riding along); other dims
 // even, uneven (x5) and empty (x1). Every plan is checked by simulation and
 // every rank compares its block with the generator's own torch.chunk block.
-// The plans do use sub-block permutes: [S0,R] -> [S1,S0] on 2x4 is one
-// permute of 64 bytes (16x8 f32: each rank sends and receives a 4x4 block),
-// where collectives alone need two steps.
+// The plans do use them: on 2x4 (16x8 f32) [S0,R] -> [S1,S0] is one permute
+// of one 4x4 block (64 bytes), [S0,S1] -> [S1,S0] one permute in two rounds
+// of 4x2 pieces (64 bytes; JAX: 112 in two collectives).
 // REQUIRES: mpi
 // RUN: %python %S/gen_redistribute.py --mesh 2x4 --type f32 --suite subblock > %t24.mlir
 // RUN: hp-opt %t24.mlir --hp-partition="verify-plans latency-bytes=0 print-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 // PLAN: remark: plan [S(0), R] -> [S(1), S(0)]: cost=6.400000e+01 collectives=1 steps=[permute(axes=[0, 1], splits={{\[\[1\], \[0\]\]}}, cost=6.400000e+01)]
+// PLAN: remark: plan [S(0), S(1)] -> [S(1), S(0)]: cost=6.400000e+01 collectives=1 steps=[permute(axes=[0, 1], splits={{\[\[1\], \[0\]\]}}, cost=6.400000e+01)]
 // RUN: hp-opt %t24.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t24.ll.mlir
 // RUN: %hp-runner -np 8 %t24.ll.mlir -e main --entry-point-result=void > %t24.out
 // RUN: FileCheck %t24.mlir < %t24.out

@@ -119,10 +119,15 @@ TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
   EXPECT_NE(checkPlan(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
                       {noSwap}),
             "");
-  // Splits of other sizes than the source's (2x4 mesh): no device holds a
-  // block of the shape a device needs.
+  // Splits of other sizes than the source's (2x4 mesh): each device's new
+  // block is pieces of two devices' blocks, which a permute may gather
+  // when it may move along both axes, not along axis 0 alone.
   Step resize = step(Step::Permute, {0, 1});
   resize.order = {{1}, {0}};
+  EXPECT_EQ(checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}),
+                      {resize}),
+            "");
+  resize.axes = {0};
   EXPECT_NE(checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}),
                       {resize}),
             "");

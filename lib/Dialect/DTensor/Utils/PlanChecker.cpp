@@ -413,9 +413,9 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
       break;
     }
     case Step::Permute: {
-      // Device t gets the block it holds after the step from a device that
-      // holds all of those elements now (the whole block, or a sub-block of
-      // it) and differs from t only on the axes the step names.
+      // Device t gets the block it holds after the step from devices that
+      // hold its elements now (a whole block, sub-blocks of one, or pieces
+      // of several) and differ from t only on the axes the step names.
       if (static_cast<int64_t>(step.order.size()) != rank)
         return fail(k, "permute without the splits of every tensor dim");
       for (const auto &axesOfDim : step.order)
@@ -424,8 +424,8 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
             return fail(k, "permute splits along a mesh axis out of range");
       Block want = splitBlock(step.order, t);
       Coord c = coordOf(t);
-      std::optional<Block> got;
-      for (int64_t u = 0; u < numDevices && !got; ++u) {
+      std::unordered_map<int64_t, double> held;
+      for (int64_t u = 0; u < numDevices; ++u) {
         Coord cu = coordOf(u);
         bool sameElsewhere = true;
         for (size_t m = 0; m < c.size(); ++m)
@@ -433,26 +433,17 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
             sameElsewhere &= cu[m] == c[m];
         if (!sameElsewhere)
           continue;
-        std::unordered_map<int64_t, double> held;
         for (auto [i, v] : llvm::zip_equal(blocks[u].index, blocks[u].value))
-          held[i] = v;
-        Block b = want;
-        bool all = true;
-        for (auto [i, v] : llvm::zip_equal(b.index, b.value)) {
-          auto it = held.find(i);
-          if (it == held.end()) {
-            all = false;
-            break;
-          }
-          v = it->second;
-        }
-        if (all)
-          got = std::move(b);
+          held.emplace(i, v);
       }
-      if (!got)
-        return fail(k, "permute: no device that differs only on the moved "
-                       "axes holds the block a device needs");
-      next[t] = std::move(*got);
+      for (auto [i, v] : llvm::zip_equal(want.index, want.value)) {
+        auto it = held.find(i);
+        if (it == held.end())
+          return fail(k, "permute: no device that differs only on the moved "
+                         "axes holds an element a device needs");
+        v = it->second;
+      }
+      next[t] = std::move(want);
       break;
     }
     case Step::MakePartial: {

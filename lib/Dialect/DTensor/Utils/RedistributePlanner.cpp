@@ -257,9 +257,10 @@ static State splitAlong(State state, int64_t d, llvm::ArrayRef<int64_t> axes) {
   return state;
 }
 
-bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
-                                        const State &from, const State &to,
-                                        llvm::SmallVectorImpl<int64_t> *ratio) {
+bool hp::dtensor::plan::subBlockPermute(
+    const Problem &problem, const State &from, const State &to,
+    llvm::SmallVectorImpl<int64_t> *refine,
+    llvm::SmallVectorImpl<int64_t> *merge) {
   if (from.key() == to.key())
     return false;
   int64_t numAxes = problem.meshShape.size();
@@ -271,10 +272,11 @@ bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
       return false;
   }
   // Per dim, the target's splits keep the chunking (position by position
-  // the same sizes: then any sizes) or refine it evenly: `r` target pieces
-  // in each current piece.
-  int64_t pieces = 1;
-  llvm::SmallVector<int64_t, 4> r;
+  // the same sizes: then any sizes), refine it evenly (`r` target pieces in
+  // each current piece) or coarsen it evenly (`q` current pieces in each
+  // target piece, received in q rounds).
+  int64_t pieces = 1, rounds = 1;
+  llvm::SmallVector<int64_t, 4> r, q;
   for (auto [d, g] : llvm::enumerate(problem.globalShape)) {
     const auto &a = from.order[d], &b = to.order[d];
     bool same = a.size() == b.size() &&
@@ -284,18 +286,27 @@ bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
                 });
     int64_t na = hp::dtensor::groupSize(problem.meshShape, a);
     int64_t nb = hp::dtensor::groupSize(problem.meshShape, b);
-    if (same) {
-      r.push_back(1);
+    r.push_back(1);
+    q.push_back(1);
+    if (same)
       continue;
-    }
-    if (g % nb != 0 || nb % na != 0)
+    if (g % std::max(na, nb) != 0)
       return false;
-    r.push_back(nb / na);
-    pieces *= nb / na;
+    if (nb % na == 0)
+      r.back() = nb / na;
+    else if (na % nb == 0)
+      q.back() = na / nb;
+    else
+      return false;
+    pieces *= r.back();
+    rounds *= q.back();
   }
-  // Each current block is held by cFrom devices and holds `pieces` target
-  // blocks, each wanted by cTo devices: a one-to-one pairing needs
-  // pieces * cTo == cFrom (it always holds for even splits).
+  if (rounds > kMaxPermuteRounds)
+    return false;
+  // Each current block is held by cFrom devices; its `pieces` sub-blocks
+  // are wanted by cTo devices each, once per round of a target block that
+  // merges pieces: a one-to-one pairing in every round needs
+  // pieces * cTo == cFrom * rounds (it always holds for even splits).
   auto replicas = [&](const State &st) {
     int64_t c = 1;
     for (int64_t m = 0; m < numAxes; ++m) {
@@ -307,10 +318,12 @@ bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
     }
     return c;
   };
-  if (pieces * replicas(to) != replicas(from))
+  if (pieces * replicas(to) != replicas(from) * rounds)
     return false;
-  if (ratio)
-    *ratio = std::move(r);
+  if (refine)
+    *refine = std::move(r);
+  if (merge)
+    *merge = std::move(q);
   return true;
 }
 
@@ -469,10 +482,10 @@ void hp::dtensor::plan::forEachSuccessor(
     choose(0, 0);
   }
 
-  // The sub-block permute, straight to the target: every device's target
-  // block lies inside the block of another device (its splits refine the
-  // current ones, evenly) and receives it from there, each device sending
-  // one sub-block of its own (subBlockPermute proves such a pairing).
+  // The sub-block permute, straight to the target: the target's splits
+  // refine or coarsen the current ones evenly; in each of its rounds every
+  // device receives one piece of its target block and sends one part of its
+  // own (subBlockPermute proves such a pairing), all in one group.
   if (options.permutes) {
     State goal = State::fromPlacements(problem.target, rank);
     if (subBlockPermute(problem, state, goal)) {

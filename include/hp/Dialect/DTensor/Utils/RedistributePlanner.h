@@ -70,9 +70,9 @@ struct Step {
                    // the block at its offset, the op's identity elsewhere
     Permute,       // blocks move point to point, one per rank: every tensor
                    // dim is split by `order` afterwards, over mesh axes of
-                   // the same sizes as before (whole blocks) or refining the
-                   // splits evenly (sub-blocks, see subBlockPermute); `axes`
-                   // are the axes that may move
+                   // the same sizes as before (whole blocks) or refining or
+                   // coarsening the splits evenly (sub-blocks, see
+                   // subBlockPermute); `axes` are the axes that may move
   };
   Kind kind;
   llvm::SmallVector<int64_t, 4> axes;
@@ -127,16 +127,21 @@ struct Plan {
 /// Padded local bytes (the largest chunk on any rank) of `state`.
 double localBytes(const Problem &problem, const State &state);
 
+/// Most rounds (pieces merged into one target block) a sub-block permute
+/// takes: each round is one send and one receive per rank in the group.
+inline constexpr int64_t kMaxPermuteRounds = 16;
+
 /// Whether a permute from `from` to `to` may move sub-blocks: partial axes
 /// alike, and per tensor dim the splits of `to` either chunk like those of
-/// `from` (position by position the same sizes) or refine them evenly, so
-/// that every device's new block lies inside one device's old block and a
-/// one-to-one pairing of senders and receivers exists. `ratio`, if given,
-/// gets per dim how many new pieces an old piece holds (1 where the
-/// chunking is kept).
+/// `from` (position by position the same sizes), or refine them evenly
+/// (`refine[d]` new pieces in an old one), or coarsen them evenly
+/// (`merge[d]` old pieces in a new one); the product of the merges is the
+/// number of rounds, in each of which every rank receives one piece of its
+/// new block and sends one part of its old block to one rank.
 bool subBlockPermute(const Problem &problem, const State &from,
                      const State &to,
-                     llvm::SmallVectorImpl<int64_t> *ratio = nullptr);
+                     llvm::SmallVectorImpl<int64_t> *refine = nullptr,
+                     llvm::SmallVectorImpl<int64_t> *merge = nullptr);
 
 /// Every step the planner may take from `state`, costed, with its successor.
 /// Shared by the planner and the brute-force checks in the tests.
