@@ -18,7 +18,8 @@ mesh axis divides (the cases XLA handles without padding):
 
 Prints per-case lines where hp and JAX differ, per-mesh totals, and writes a
 bar chart (total bytes per rank over the receive bound, per mesh shape and
-tensor rank: the bound, hp, JAX) to build/bench/jax_compare.png. Skips cleanly (exit 0) where JAX is absent:
+tensor rank: the bound, the exhaustive optimum over hp's moves from
+hp-bench-plan-quality --optimum, hp, JAX) to build/bench/jax_compare.png. Skips cleanly (exit 0) where JAX is absent:
 `pip install jax matplotlib` enables it. A benchmark, never a test.
 """
 
@@ -30,6 +31,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HP_OPT = os.environ.get("HP_OPT", os.path.join(ROOT, "build", "bin", "hp-opt"))
+PLAN_QUALITY = os.path.join(ROOT, "build", "bench", "hp-bench-plan-quality")
 MESHES = [(2,), (4,), (8,), (2, 2), (2, 4), (4, 2), (2, 2, 2)]
 if os.environ.get("HP_JAX_MESHES"):  # e.g. "2x2,2x2x2"
     MESHES = [tuple(int(n) for n in m.split("x"))
@@ -69,6 +71,19 @@ def hp_costs(mesh, shape, pairs, latency_bytes=0):
         costs[(line - 3) // 4] = (cost - latency_bytes * launches, launches)
     # Identity pairs have no remark: nothing to move.
     return [costs.get(i, (0.0, 0)) for i in range(len(pairs))]
+
+
+def optimum_costs(mesh, shape, pairs):
+    """The exhaustive optimum's bytes for each pair (hp-bench-plan-quality
+    --optimum: Bellman-Ford over every reachable state, independent of the
+    planner's search), or None where that tool is not built."""
+    if not os.path.exists(PLAN_QUALITY):
+        return None
+    text = "".join(f"{'x'.join(map(str, mesh))} {'x'.join(map(str, shape))} "
+                   f"{','.join(src)} {','.join(dst)}\n" for src, dst in pairs)
+    proc = subprocess.run([PLAN_QUALITY, "--optimum"], input=text,
+                          capture_output=True, text=True, check=True)
+    return [float(v) for v in proc.stdout.split()]
 
 
 def partition_spec(P, placement, tensor_rank, axis_names):
@@ -188,11 +203,14 @@ def main():
             # hp's default cost model (64 KiB per launch): fewer launches
             # where bytes tie.
             hp_default = hp_costs(mesh, shape, pairs, latency_bytes=65536)
+            optimum = optimum_costs(mesh, shape, pairs)
             x = jnp.zeros(shape, jnp.float32)
-            sums = {"hp": 0.0, "jax": 0.0, "bound": 0.0, "n": 0, "better": 0,
+            sums = {"hp": 0.0, "jax": 0.0, "bound": 0.0, "optimum": 0.0,
+                    "n": 0, "better": 0,
                     "worse": 0, "more_launches": 0, "unparsed": 0,
                     "default_more_launches": 0}
-            for (src, dst), (hb, hc), (db, dc) in zip(pairs, hp, hp_default):
+            for i, ((src, dst), (hb, hc), (db, dc)) in enumerate(
+                    zip(pairs, hp, hp_default)):
                 f = jax.jit(lambda v: v,
                             in_shardings=NamedSharding(jmesh, partition_spec(P, src, rank, names)),
                             out_shardings=NamedSharding(jmesh, partition_spec(P, dst, rank, names)))
@@ -202,6 +220,8 @@ def main():
                 sums["unparsed"] += jb < rb - 1e-6
                 sums["hp"] += hb
                 sums["jax"] += jb
+                # The optimum prices 4-byte elements, as here.
+                sums["optimum"] += optimum[i] if optimum else float("nan")
                 sums["bound"] += rb
                 sums["n"] += 1
                 if hb < jb - 1e-6:
@@ -219,17 +239,20 @@ def main():
             summary.append((mesh, rank, sums))
 
     print(f"\n{'mesh':10} {'rank':>4} {'pairs':>6} {'hp/jax':>8} {'hp/recv':>8} "
-          f"{'hp<jax':>7} {'hp>jax':>7} {'same B, more launches':>22}")
-    tot = {"hp": 0.0, "jax": 0.0, "bound": 0.0, "n": 0, "better": 0, "worse": 0,
+          f"{'hp/opt':>7} {'hp<jax':>7} {'hp>jax':>7} {'same B, more launches':>22}")
+    tot = {"hp": 0.0, "jax": 0.0, "bound": 0.0, "optimum": 0.0, "n": 0,
+           "better": 0, "worse": 0,
            "more_launches": 0, "unparsed": 0, "default_more_launches": 0}
     for mesh, rank, s in summary:
         print(f"{str(mesh):10} {rank:>4} {s['n']:>6} {s['hp'] / max(s['jax'], 1):8.4f} "
-              f"{s['hp'] / max(s['bound'], 1):8.4f} {s['better']:>7} {s['worse']:>7} "
+              f"{s['hp'] / max(s['bound'], 1):8.4f} {s['hp'] / max(s['optimum'], 1):7.4f} "
+              f"{s['better']:>7} {s['worse']:>7} "
               f"{s['more_launches']:>22}")
         for k in tot:
             tot[k] += s[k]
     print(f"\nall: {tot['n']} pairs; total bytes hp/jax {tot['hp'] / tot['jax']:.4f}, "
-          f"hp/receive bound {tot['hp'] / tot['bound']:.4f}; hp moves fewer bytes on "
+          f"hp/receive bound {tot['hp'] / tot['bound']:.4f}, hp/exhaustive optimum "
+          f"{tot['hp'] / tot['optimum']:.4f}; hp moves fewer bytes on "
           f"{tot['better']}, more on {tot['worse']}; equal bytes but more collectives on "
           f"{tot['more_launches']} (with the default latency-bytes: "
           f"{tot['default_more_launches']}); JAX below the receive bound (HLO not "
@@ -244,12 +267,13 @@ def main():
         return 0
     labels = [f"{'x'.join(map(str, m))}\nrank {r}" for m, r, _ in summary]
     xs = np.arange(len(summary))
-    width = 0.27
+    width = 0.2
     fig, ax = plt.subplots(figsize=(12, 4.5))
     for i, (key, label) in enumerate([("bound", "receive lower bound"),
-                                      ("hp", "hp (= its optimum)"),
+                                      ("optimum", "exhaustive optimum (hp's moves)"),
+                                      ("hp", "hp's plans"),
                                       ("jax", f"JAX {jax.__version__} (XLA)")]):
-        ax.bar(xs + (i - 1) * width, [s[key] / max(s["bound"], 1) for _, _, s in summary],
+        ax.bar(xs + (i - 1.5) * width, [s[key] / max(s["bound"], 1) for _, _, s in summary],
                width, label=label)
     ax.set_xticks(xs, labels, fontsize=8)
     ax.set_ylabel("total bytes per rank / receive bound")

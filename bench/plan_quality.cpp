@@ -21,7 +21,10 @@
 #include "../unittests/Dialect/DTensor/PlanBruteForce.h"
 #include "../unittests/Dialect/DTensor/PlanTestSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <chrono>
+#include <string>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -191,10 +194,40 @@ double receiveBound(const Problem &p) {
 
 } // namespace
 
+/// --optimum: for each stdin line `mesh shape src dst` (`2x4 16x8 S0,R
+/// S1,S0`; placements R, S<d>, P), the exhaustive optimum's bytes
+/// (latency-bytes=0), one per line: what bench/jax_compare.py charts.
+int printOptima() {
+  char mesh[64], shape[64], src[128], dst[128];
+  auto numbers = [](const char *text) {
+    llvm::SmallVector<int64_t, 4> out;
+    for (llvm::StringRef part : llvm::split(llvm::StringRef(text), 'x'))
+      out.push_back(std::stoll(part.str()));
+    return out;
+  };
+  auto placements = [](const char *text) {
+    std::vector<Placement> out;
+    for (llvm::StringRef part : llvm::split(llvm::StringRef(text), ','))
+      out.push_back(part == "R"   ? Placement::replicate()
+                    : part == "P" ? Placement::partial(0)
+                                  : Placement::shard(std::stoll(
+                                        part.drop_front().str())));
+    return out;
+  };
+  while (std::scanf("%63s %63s %127s %127s", mesh, shape, src, dst) == 4) {
+    auto from = placements(src), to = placements(dst);
+    Problem p = testing::problem(numbers(shape), numbers(mesh), from, to);
+    std::printf("%.1f\n", testing::bruteForceCost(p, Options{}));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   // --timing-only: just the 4-D planning times (the quick loop when tuning
   // the search).
   bool timingOnly = argc > 1 && std::string(argv[1]) == "--timing-only";
+  if (argc > 1 && std::string(argv[1]) == "--optimum")
+    return printOptima();
   std::vector<std::vector<int64_t>> meshes = {{2},    {3},    {4},      {2, 2},
                                               {2, 3}, {2, 4}, {2, 2, 2}};
   if (timingOnly)
