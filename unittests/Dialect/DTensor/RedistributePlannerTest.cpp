@@ -136,7 +136,10 @@ TEST(PlannerOptimality4D, SearchBoundKeepsTheOptimum) {
 INSTANTIATE_TEST_SUITE_P(
     Meshes, PlannerOptimality,
     ::testing::Values(MeshCase{{2}}, MeshCase{{3}}, MeshCase{{4}},
-                      MeshCase{{2, 2}}, MeshCase{{2, 3}}, MeshCase{{2, 4}},
+                      MeshCase{{5}}, MeshCase{{6}}, MeshCase{{7}},
+                      MeshCase{{8}}, MeshCase{{2, 2}}, MeshCase{{2, 3}},
+                      MeshCase{{3, 2}}, MeshCase{{2, 4}}, MeshCase{{4, 2}},
+                      MeshCase{{1, 4}}, MeshCase{{2, 1, 3}},
                       MeshCase{{2, 2, 2}}),
     [](const ::testing::TestParamInfo<MeshCase> &info) {
       std::string name = "mesh";
