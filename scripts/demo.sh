@@ -3,7 +3,9 @@
 # example dtensor program (a tensor-parallel MLP on a 1-D "tp" mesh, the
 # same MLP on a 2-D "dp" x "tp" mesh, a mixture-of-experts layer whose local
 # region dispatches tokens with all_to_all over "ep", and context-parallel
-# attention whose local region passes key/value blocks around a ring):
+# attention whose local region passes key/value blocks around a ring, a
+# row-parallel linear layer whose weight arrives in torch's FSDP-over-TP
+# layout, strided_shard):
 #   1. shows the redistribute plans and the SPMD program hp-partition makes,
 #   2. lowers it with hp-lower-to-cpu to NCCL calls, runs it on 4 ranks
 #      (hp-runner -np 4: mpirun + hp's NCCL-over-MPI host library), and
@@ -19,7 +21,8 @@ broken=$(mktemp --suffix=.mlir)
 trap 'rm -f "$spmd" "$broken" "$broken.err"' EXIT
 
 for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
-         examples/cp_attention.mlir examples/shared_local_fn.mlir; do
+         examples/cp_attention.mlir examples/shared_local_fn.mlir \
+         examples/fsdp_tp_linear.mlir; do
   echo "=================================================================="
   echo "== $f"
   echo "=================================================================="
@@ -27,7 +30,7 @@ for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
   "$HP_OPT" --hp-partition="print-plans" --mlir-print-op-on-diagnostic=false \
     "$f" 2>&1 >"$spmd" | grep remark
   echo "-- the SPMD function after hp-partition"
-  sed -n '/^  shard.grid/p; /func.func @\(tp_mlp\|dp_tp_mlp\|moe\|cp_attention\|layer\)(/,/^  }/p' "$spmd"
+  sed -n '/^  shard.grid/p; /func.func @\(tp_mlp\|dp_tp_mlp\|moe\|cp_attention\|layer\|fsdp_tp_linear\)(/,/^  }/p' "$spmd"
   /usr/lib/llvm-22/bin/mlir-opt --allow-unregistered-dialect "$spmd" > /dev/null
   echo "-- (upstream mlir-opt verifies it)"
   echo "-- running on 4 ranks"

@@ -27,6 +27,17 @@
 // RUN-SHARED-COUNT-4: shared_local_fn: this rank matches the single-device result
 // RUN-SHARED-NOT: MISMATCH
 
+// FSDP over tensor parallelism. The weight enters as torch lays it out
+// ([strided_shard<0, 2>, shard<0>], chunk i + 2j on rank (i, j)) and is
+// gathered over dp by one all_gather.
+// RUN: hp-opt %hp_src_root/examples/fsdp_tp_linear.mlir | hp-opt | FileCheck %s --check-prefix=FSDP
+// RUN: hp-opt %hp_src_root/examples/fsdp_tp_linear.mlir --hp-partition="print-plans" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FSDP-PLAN
+// RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/fsdp_tp_linear.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-FSDP %}
+// FSDP: func.func @fsdp_tp_linear({{.*}}!dtensor.tensor<16x8xf32, @mesh, [strided_shard<0, 2>, shard<0>]>)
+// FSDP-PLAN: remark: plan [SS(0,2), S(0)] -> [R, S(0)]: {{.*}} steps=[all_gather(axes=[0], dim=0,
+// RUN-FSDP-COUNT-4: fsdp_tp_linear: this rank matches the single-device result
+// RUN-FSDP-NOT: MISMATCH
+
 // The tp_mlp down projection declared replicate (and its result types
 // changed to match) is refused at compile time, naming the axis and the fix;
 // `unchecked` makes it compile.
