@@ -363,23 +363,9 @@ private:
           s[m] = c[wanted[i]];
         continue;
       }
-      OpFoldResult chunk = a.cst(0);
-      for (int64_t m : wanted)
-        chunk = a.add(a.mul(chunk, a.cst(p.meshShape[m])), c[m]);
-      for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
-        int64_t m = dims[i];
-        s[m] = a.rem(chunk, a.cst(p.meshShape[m]));
-        chunk = a.div(chunk, a.cst(p.meshShape[m]));
-      }
+      delinearize(linear(wanted), dims, s);
     }
-    OpFoldResult linear = a.cst(0);
-    for (int64_t m : wantFree)
-      linear = a.add(a.mul(linear, a.cst(p.meshShape[m])), c[m]);
-    for (int64_t i = static_cast<int64_t>(haveFree.size()) - 1; i >= 0; --i) {
-      int64_t m = haveFree[i];
-      s[m] = a.rem(linear, a.cst(p.meshShape[m]));
-      linear = a.div(linear, a.cst(p.meshShape[m]));
-    }
+    delinearize(linear(wantFree), haveFree, s);
     return s;
   }
 
