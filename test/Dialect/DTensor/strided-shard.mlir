@@ -4,6 +4,9 @@
 // RUN: hp-opt %s | hp-opt | FileCheck %s
 // RUN: hp-opt %s --mlir-print-op-generic | hp-opt | FileCheck %s
 // RUN: hp-opt %s -dtensor-print-layouts --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAYOUT --strict-whitespace
+// Every op here partitions (local regions and calls expand, their
+// redistributes plan and pass the checker).
+// RUN: hp-opt %s --hp-partition="verify-plans" -o /dev/null
 
 dtensor.mesh @m shape = [2, 2] names = ["dp", "tp"]
 dtensor.mesh @cube shape = [2, 2, 2]
@@ -51,6 +54,20 @@ func.func @region(%a: !dtensor.tensor<8x5xf32, @m, [replicate, replicate]>)
     dtensor.yield %l : tensor<2x5xf32>
   }
   return %r : !dtensor.tensor<8x5xf32, @m, [shard<0>, strided_shard<0, 1>]>
+}
+
+// And at a local_call site, both ways.
+// CHECK-LABEL: func @call
+// CHECK: dtensor.local_call @keep(%{{.*}}) on @m in_placements = {x = [strided_shard<0, 2>, shard<0>]} out_placements = [strided_shard<0, 2>, shard<0>] redistribute_inputs
+func.func private @keep(%x: tensor<2x5xf32> {dtensor.arg_name = "x"}) -> tensor<2x5xf32>
+func.func @call(%a: !dtensor.tensor<8x5xf32, @m, [replicate, replicate]>)
+    -> !dtensor.tensor<8x5xf32, @m, [strided_shard<0, 2>, shard<0>]> {
+  %r = dtensor.local_call @keep(%a) on @m
+      in_placements = {x = [strided_shard<0, 2>, shard<0>]}
+      out_placements = [strided_shard<0, 2>, shard<0>] redistribute_inputs
+      : (!dtensor.tensor<8x5xf32, @m, [replicate, replicate]>)
+     -> !dtensor.tensor<8x5xf32, @m, [strided_shard<0, 2>, shard<0>]>
+  return %r : !dtensor.tensor<8x5xf32, @m, [strided_shard<0, 2>, shard<0>]>
 }
 
 // torch: 8 rows in 2*2 chunks of 2; dp coordinate i holds chunks i and i+2,
