@@ -385,19 +385,6 @@ private:
       v = a.div(v, a.cst(p.meshShape[m]));
     }
   }
-  /// Mesh axes neither partial nor splitting a dim in `st`, ascending.
-  SmallVector<int64_t> freeAxes(const plan::State &st) {
-    SmallVector<int64_t> axes;
-    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m) {
-      bool splits = llvm::any_of(st.order, [&](const auto &dims) {
-        return llvm::is_contained(dims, m);
-      });
-      if (!splits && st.placements[m].kind != plan::Placement::Partial)
-        axes.push_back(m);
-    }
-    return axes;
-  }
-
   /// A permute whose new splits refine or coarsen the old ones
   /// (plan::subBlockPermute), in T = prod merge[d] rounds: in each, every
   /// rank sends one part of its block and receives one piece of its new
@@ -415,7 +402,8 @@ private:
                         ArrayRef<int64_t> refine, ArrayRef<int64_t> merge,
                         Value x) {
     int64_t rank = p.globalShape.size();
-    SmallVector<int64_t> fromFree = freeAxes(before), toFree = freeAxes(after);
+    SmallVector<int64_t, 4> fromFree = before.freeAxes(),
+                           toFree = after.freeAxes();
     int64_t cTo = groupSize(p.meshShape, toFree);
     int64_t rounds = 1;
     for (int64_t q : merge)

@@ -415,20 +415,6 @@ SmallVector<Value> emitSendRecvs(Emitter &e, Value comm,
                              [&](Value buffer) { return e.toTensor(buffer); });
 }
 
-Value emitSendRecv(Emitter &e, Value comm, Value input, Value to, Value like,
-                   Value from) {
-  Value send = e.toBuffer(input);
-  Value recv = e.allocLike(like);
-  auto group = GroupOp::create(e.b, e.loc);
-  {
-    OpBuilder::InsertionGuard guard(e.b);
-    e.b.setInsertionPointToStart(&group.getBody().emplaceBlock());
-    SendOp::create(e.b, e.loc, send, to, comm);
-    RecvOp::create(e.b, e.loc, recv, from, comm);
-  }
-  return e.toTensor(recv);
-}
-
 /// shift: a grouped send to coordinate + offset and recv from coordinate -
 /// offset along the shift axis. Without `rotate` the edge results are
 /// undefined, so wrapping around (one pattern for every rank) is valid and
@@ -457,7 +443,9 @@ struct ShiftLowering : OpRewritePattern<shard::ShiftOp> {
       back = arith::SubIOp::create(b, e.loc, e.value(n), kv).getResult();
     }
     Value to = e.addMod(me, k, n), from = e.addMod(me, back, n);
-    Value got = emitSendRecv(e, comm, op.getInput(), to, op.getInput(), from);
+    Value got = emitSendRecvs(e, comm, {{op.getInput(), to}},
+                              {{op.getInput(), from}})
+                    .front();
     b.replaceOp(op, e.castTo(got, op.getType()));
     return success();
   }

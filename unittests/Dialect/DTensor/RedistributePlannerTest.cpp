@@ -76,8 +76,9 @@ TEST_P(PlannerOptimality, StridedShardsBothWays) {
        {llvm::SmallVector<int64_t, 4>{8, 4}, {24, 3}}) {
     auto lists = allPlacements(mesh.size(), shape.size());
     auto strided = stridedVariants(lists, mesh, shape);
-    if (mesh.size() < 2)
+    if (mesh.size() < 2) {
       EXPECT_TRUE(strided.empty());
+    }
     for (const auto &a : strided)
       for (const auto &b : lists)
         for (auto [src, dst] : {std::pair(a, b), std::pair(b, a)}) {
@@ -451,9 +452,11 @@ TEST(PlannerOptions, AxisWeightsAvoidSlowAxis) {
   o.axisWeights = {8.0, 1.0};
   auto plan = planRedistribute(problem({8, 8}, {2, 4}, {P(), P()}, {R(), R()}), o);
   ASSERT_TRUE(plan);
-  for (const Step &s : plan->steps)
-    if (s.kind == Step::AllReduce)
+  for (const Step &s : plan->steps) {
+    if (s.kind == Step::AllReduce) {
       EXPECT_NE(s.axes, (llvm::SmallVector<int64_t, 4>{0, 1})) << plan->str();
+    }
+  }
   EXPECT_LT(plan->cost, 8.0 * 2 * 7.0 / 8 * 256);
 }
 

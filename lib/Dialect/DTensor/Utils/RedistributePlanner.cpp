@@ -73,6 +73,17 @@ State State::fromPlacements(llvm::ArrayRef<Placement> placements,
   return s;
 }
 
+llvm::SmallVector<int64_t, 4> State::freeAxes() const {
+  llvm::SmallVector<int64_t, 4> axes;
+  for (auto [m, p] : llvm::enumerate(placements)) {
+    bool splits = llvm::any_of(
+        order, [&](const auto &dims) { return llvm::is_contained(dims, m); });
+    if (!splits && p.kind != Placement::Partial)
+      axes.push_back(m);
+  }
+  return axes;
+}
+
 std::string State::key() const {
   // Two characters per mesh axis, its role: the tensor dim it splits (plus
   // one) and its nesting position, or 0 and its partial op (plus one), or
@@ -308,15 +319,7 @@ bool hp::dtensor::plan::subBlockPermute(
   // merges pieces: a one-to-one pairing in every round needs
   // pieces * cTo == cFrom * rounds (it always holds for even splits).
   auto replicas = [&](const State &st) {
-    int64_t c = 1;
-    for (int64_t m = 0; m < numAxes; ++m) {
-      bool splits = llvm::any_of(st.order, [&](const auto &dims) {
-        return llvm::is_contained(dims, m);
-      });
-      if (!splits && st.placements[m].kind != Placement::Partial)
-        c *= problem.meshShape[m];
-    }
-    return c;
+    return hp::dtensor::groupSize(problem.meshShape, st.freeAxes());
   };
   if (pieces * replicas(to) != replicas(from) * rounds)
     return false;
@@ -726,14 +729,15 @@ private:
   std::pair<int64_t, int64_t> span(llvm::ArrayRef<int64_t> splits,
                                    int64_t size,
                                    llvm::ArrayRef<int64_t> coord) const {
+    hp::dtensor::IntArith a;
     int64_t offset = 0;
     for (int64_t m : splits) {
       if (inQ[m])
         break;
-      int64_t c = hp::dtensor::chunkLength(size, problem.meshShape[m]);
-      int64_t start = std::min(coord[m] * c, size);
+      auto [start, length] =
+          hp::dtensor::chunk(a, size, problem.meshShape[m], coord[m]);
       offset += start;
-      size = std::min(c, size - start);
+      size = length;
     }
     return {offset, size};
   }

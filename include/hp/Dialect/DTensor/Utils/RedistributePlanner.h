@@ -52,6 +52,8 @@ struct State {
   /// strided shards inside the later splits of their dim (nestingOrder).
   static State fromPlacements(llvm::ArrayRef<Placement> placements,
                               int64_t tensorRank);
+  /// Mesh axes neither partial nor splitting a dim (replicated), ascending.
+  llvm::SmallVector<int64_t, 4> freeAxes() const;
   std::string key() const;
   /// `[S(0), S(0)]`, with the nesting order where it is not the default.
   std::string str() const;
