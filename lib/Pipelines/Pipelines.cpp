@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -136,16 +137,53 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
     pm.addPass(dtensor::createDTensorDropLayoutAttrs());
 }
 
+namespace {
+/// Registers a pipeline that runs on a whole module: convert-dtensor-to-shard
+/// and the lowering passes are module passes, and adding one to a pass
+/// manager nested on another op is a fatal error inside MLIR. Such a nesting
+/// (`func.func(hp-partition)`) is refused here, through the parser's error
+/// handler, so every entry point reports it as a pipeline error.
+template <typename Options>
+void registerModulePipeline(
+    llvm::StringRef arg, llvm::StringRef description,
+    void (*builder)(OpPassManager &, const Options &)) {
+  std::string name = arg.str();
+  registerPassPipeline(
+      arg, description,
+      [builder, name](OpPassManager &pm, llvm::StringRef optionsText,
+                      llvm::function_ref<LogicalResult(const llvm::Twine &)>
+                          errorHandler) -> LogicalResult {
+        llvm::StringRef anchor = pm.getOpAnchorName();
+        if (anchor != ModuleOp::getOperationName() &&
+            anchor != OpPassManager::getAnyOpAnchorName())
+          return errorHandler("'" + name +
+                              "' runs on a whole module (builtin.module), "
+                              "not nested on '" +
+                              anchor + "': write 'builtin.module(" + name +
+                              ")' or '" + name + "'");
+        Options options;
+        if (failed(options.parseFromString(optionsText)))
+          return errorHandler("invalid options for '" + name + "': '" +
+                              optionsText + "'");
+        builder(pm, options);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+} // namespace
+
 void hp::registerHPPipelines() {
-  PassPipelineRegistration<PartitionPipelineOptions>(
+  registerModulePipeline<PartitionPipelineOptions>(
       "hp-partition",
       "Lower dtensor IR to SPMD code on local tensors with shard collectives",
       buildPartitionPipeline);
-  PassPipelineRegistration<PartitionPipelineOptions>(
+  registerModulePipeline<PartitionPipelineOptions>(
       "hp-lower-to-cpu",
       "Lower dtensor IR to the LLVM dialect with NCCL calls, for CPU ranks",
       buildLowerToCPUPipeline);
-  PassPipelineRegistration<LowerToGPUPipelineOptions>(
+  registerModulePipeline<LowerToGPUPipelineOptions>(
       "hp-lower-to-gpu",
       "Lower dtensor IR to the LLVM dialect with NCCL calls and NVVM kernels, "
       "for GPU ranks",

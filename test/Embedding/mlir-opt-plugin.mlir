@@ -3,6 +3,10 @@
 // flags do not exist when mlir-opt parses its command line.)
 // RUN: mlir-opt --load-dialect-plugin=%hp_lib_dir/libHPPlugin.so %s | FileCheck %s --check-prefix=PARSE
 // RUN: mlir-opt --load-dialect-plugin=%hp_lib_dir/libHPPlugin.so --load-pass-plugin=%hp_lib_dir/libHPPlugin.so --pass-pipeline="builtin.module(hp-partition)" %s | FileCheck %s
+// A module pipeline nested on functions is a pipeline error, not a fatal one.
+// RUN: not mlir-opt --load-dialect-plugin=%hp_lib_dir/libHPPlugin.so --load-pass-plugin=%hp_lib_dir/libHPPlugin.so --pass-pipeline="builtin.module(func.func(hp-partition))" %s 2>&1 | FileCheck %s --check-prefix=NESTED
+// NESTED: error: 'hp-partition' runs on a whole module (builtin.module), not nested on 'func.func'
+// NESTED-NOT: LLVM ERROR
 
 // PARSE: dtensor.mesh @tp shape = [2] names = ["tp"]
 // PARSE: dtensor.redistribute
