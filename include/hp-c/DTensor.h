@@ -5,6 +5,19 @@
 |* Naming follows upstream MLIR's C API: hp<Dialect><Thing>Get,               *|
 |* hpAttributeIsA..., hpTypeIsA...                                            *|
 |*                                                                            *|
+|* Bad input never crashes. Every function checks its arguments:             *|
+|*  - A null handle passed in (context, location, attribute, type,           *|
+|*    operation) gives a null result, false or the accessor's sentinel,      *|
+|*    without a diagnostic (there is no context to report on).               *|
+|*  - Any other broken precondition (a negative count, a NULL array or       *|
+|*    string with a non-zero count or length, a null entry in an array, an   *|
+|*    index out of range, an attribute, type or op of the wrong kind, an     *|
+|*    unknown enum value, an invalid dim) emits one error diagnostic on the   *|
+|*    context, naming the function and what was wrong, and gives a null      *|
+|*    handle (check with mlirXIsNull), false, or the documented sentinel.    *|
+|* Arrays may be NULL when their count is 0. A string is invalid when its     *|
+|* data is NULL and its length is not 0.                                      *|
+|*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef HP_C_DTENSOR_H
@@ -20,7 +33,7 @@ extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(DTensor, dtensor);
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(NCCL, nccl);
 
-/// Adds every hp dialect to `registry`.
+/// Adds every hp dialect to `registry`; does nothing for a null registry.
 MLIR_CAPI_EXPORTED void hpRegisterAllDialects(MlirDialectRegistry registry);
 /// Registers every hp pass and the hp-partition / hp-lower-to-cpu pipelines.
 MLIR_CAPI_EXPORTED void hpRegisterAllPasses(void);
@@ -30,7 +43,11 @@ MLIR_CAPI_EXPORTED void hpRegisterAllPasses(void);
 //===----------------------------------------------------------------------===//
 
 /// The reductions of partial<op>; values match hp::dtensor::ReduceOp.
+/// HPReduceInvalid is never a valid argument: it is what
+/// hpDTensorPartialAttrGetReduceOp returns for an attribute that is not a
+/// partial.
 typedef enum HPReduceOp {
+  HPReduceInvalid = -1,
   HPReduceSum = 0,
   HPReduceAvg = 1,
   HPReduceMax = 2,
@@ -38,52 +55,85 @@ typedef enum HPReduceOp {
   HPReduceProd = 4,
 } HPReduceOp;
 
+/// `#dtensor.shard<dim>`; null if `dim` < 0 (with a diagnostic) or `ctx` is
+/// null.
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorShardAttrGet(MlirContext ctx,
                                                        int64_t dim);
+/// Whether `attr` is a shard placement; false for a null attribute. The same
+/// holds for every hpAttributeIsA... below.
 MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorShardAttr(MlirAttribute attr);
+/// The sharded tensor dim; -1 if `attr` is null or not a shard (with a
+/// diagnostic).
 MLIR_CAPI_EXPORTED int64_t hpDTensorShardAttrGetDim(MlirAttribute attr);
 
 /// `#dtensor.strided_shard<dim, splitFactor>`; null if dim < 0 or
-/// splitFactor < 1 (the error goes to the context's diagnostic handlers).
+/// splitFactor < 1 (with a diagnostic) or `ctx` is null.
 MLIR_CAPI_EXPORTED MlirAttribute
 hpDTensorStridedShardAttrGet(MlirContext ctx, int64_t dim, int64_t splitFactor);
 MLIR_CAPI_EXPORTED bool
 hpAttributeIsADTensorStridedShardAttr(MlirAttribute attr);
+/// The sharded tensor dim; -1 if `attr` is null or not a strided_shard (with a
+/// diagnostic).
 MLIR_CAPI_EXPORTED int64_t hpDTensorStridedShardAttrGetDim(MlirAttribute attr);
+/// The split factor; -1 if `attr` is null or not a strided_shard (with a
+/// diagnostic).
 MLIR_CAPI_EXPORTED int64_t
 hpDTensorStridedShardAttrGetSplitFactor(MlirAttribute attr);
 
+/// `#dtensor.replicate`; null if `ctx` is null.
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorReplicateAttrGet(MlirContext ctx);
 MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorReplicateAttr(MlirAttribute attr);
 
+/// `#dtensor.partial<op>`; null if `op` is not one of HPReduceSum ..
+/// HPReduceProd (with a diagnostic) or `ctx` is null.
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorPartialAttrGet(MlirContext ctx,
                                                          HPReduceOp op);
 MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorPartialAttr(MlirAttribute attr);
-MLIR_CAPI_EXPORTED HPReduceOp hpDTensorPartialAttrGetReduceOp(MlirAttribute attr);
+/// The reduction; HPReduceInvalid if `attr` is null or not a partial (with a
+/// diagnostic).
+MLIR_CAPI_EXPORTED HPReduceOp
+hpDTensorPartialAttrGetReduceOp(MlirAttribute attr);
 
 //===----------------------------------------------------------------------===//
 // !dtensor.tensor
 //===----------------------------------------------------------------------===//
 
 /// The DTensor type, or a null type (with a diagnostic on the context) when
-/// it is invalid. `mesh` is the mesh symbol's name without '@'.
+/// it is invalid. `mesh` is the mesh symbol's name without '@' and must not
+/// be empty. `shape` has `rank` entries (>= 0, or the dynamic size);
+/// `placements` has `numPlacements` (>= 1) non-null placement attributes
+/// (shard, strided_shard, replicate, partial): any other attribute kind is
+/// an error. The element type must be one NCCL can move.
 MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank,
                                              const int64_t *shape,
                                              MlirType elementType,
                                              MlirStringRef mesh,
                                              intptr_t numPlacements,
                                              const MlirAttribute *placements);
+/// Whether `type` is a !dtensor.tensor; false for a null type.
 MLIR_CAPI_EXPORTED bool hpTypeIsADTensorType(MlirType type);
+/// The accessors below take a !dtensor.tensor. For a null type they return
+/// the sentinel given; for a type of another kind, the sentinel and a
+/// diagnostic.
+
+/// The tensor rank; -1 on error.
 MLIR_CAPI_EXPORTED intptr_t hpDTensorTypeGetRank(MlirType type);
+/// The global size of `dim` (0 <= dim < rank); -1 on error.
 MLIR_CAPI_EXPORTED int64_t hpDTensorTypeGetDimSize(MlirType type, intptr_t dim);
+/// The element type; null on error.
 MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGetElementType(MlirType type);
+/// The mesh name (owned by the context); {NULL, 0} on error.
 MLIR_CAPI_EXPORTED MlirStringRef hpDTensorTypeGetMesh(MlirType type);
+/// The number of placements; -1 on error.
 MLIR_CAPI_EXPORTED intptr_t hpDTensorTypeGetNumPlacements(MlirType type);
+/// Placement `pos` (0 <= pos < hpDTensorTypeGetNumPlacements); null on error.
 MLIR_CAPI_EXPORTED MlirAttribute hpDTensorTypeGetPlacement(MlirType type,
                                                            intptr_t pos);
 /// The local tensor type one rank holds on a mesh of `meshShape`
-/// (torch.chunk sizes; dynamic where ranks differ); null if the placement
-/// list does not have one entry per mesh dim.
+/// (torch.chunk sizes; dynamic where ranks differ). Null, with a diagnostic,
+/// if `type` is not a !dtensor.tensor, `meshRank` differs from its number of
+/// placements, a mesh dim is < 1, the mesh has more than 2^31 - 1 devices,
+/// or a strided_shard's split factor does not fit the mesh.
 MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGetLocalType(MlirType type,
                                                       intptr_t meshRank,
                                                       const int64_t *meshShape);
@@ -91,51 +141,69 @@ MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGetLocalType(MlirType type,
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//
+//
+// The create functions return a detached operation the caller owns (append it
+// to a block or destroy it), or a null operation on error. The local_region
+// and local_call ops are checked for well-formed arguments only: their
+// contracts need the mesh and the callee, so verify the finished module.
 
-/// `dtensor.mesh @name shape = [...] names = [...] devices = [...]`; `names`
-/// and `devices` may be null.
-MLIR_CAPI_EXPORTED MlirOperation
-hpDTensorMeshOpCreate(MlirLocation loc, MlirStringRef name, intptr_t rank,
-                      const int64_t *shape, const MlirStringRef *names,
-                      const int64_t *devices);
+/// `dtensor.mesh @name shape = [...] names = [...] devices = [...]`, verified:
+/// `name` not empty, `rank` >= 1 sizes >= 1 of at most 2^31 - 1 devices in
+/// all; `names` (NULL for none) has `rank` distinct non-empty entries;
+/// `devices` (NULL for none) has one entry per device, a permutation of a
+/// contiguous range of non-negative ranks.
+MLIR_CAPI_EXPORTED MlirOperation hpDTensorMeshOpCreate(
+    MlirLocation loc, MlirStringRef name, intptr_t rank, const int64_t *shape,
+    const MlirStringRef *names, const int64_t *devices);
+/// Whether `op` is a dtensor.mesh; false for a null operation.
 MLIR_CAPI_EXPORTED bool hpOperationIsADTensorMeshOp(MlirOperation op);
 
 /// A `dtensor.local_region` with an entry block whose arguments have
 /// `blockArgTypes`; append the body and a yield (hpDTensorYieldOpCreate).
-/// `inPlacements` is a dictionary (name -> array of placements or unit for
-/// `none`) or null; `outPlacements` an array (flat or per-output) or null.
+/// `mesh` is not empty; `args`, `argNames` and `blockArgTypes` have
+/// `numArgs` non-null entries, `resultTypes` `numResults`.
+/// `inPlacements` is null or a dictionary whose values are arrays of
+/// placements or unit (for `none`); `outPlacements` is null or an array of
+/// placements (flat form) or of placement arrays and units (per-output
+/// form). Another attribute kind anywhere in them is an error.
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalRegionOpCreate(
     MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
     const MlirValue *args, const MlirStringRef *argNames,
     const MlirType *blockArgTypes, MlirAttribute inPlacements,
     MlirAttribute outPlacements, bool redistributeInputs, intptr_t numResults,
     const MlirType *resultTypes);
+/// The body block of a dtensor.local_region; null if `op` is null, or (with
+/// a diagnostic) not a local_region or without a body block.
 MLIR_CAPI_EXPORTED MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op);
 
 /// A `dtensor.local_call` of the func.func `callee` on `mesh`: the decorator
-/// form. `inPlacements` / `outPlacements` as for local_region; the callee's
-/// arguments are named by their `dtensor.arg_name` attributes
-/// (hpFuncSetArgName).
+/// form. `callee` and `mesh` are not empty; `args` has `numArgs` non-null
+/// entries, `resultTypes` `numResults`. `inPlacements` / `outPlacements` as
+/// for local_region; the callee's arguments are named by their
+/// `dtensor.arg_name` attributes (hpFuncSetArgName).
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalCallOpCreate(
     MlirLocation loc, MlirStringRef callee, MlirStringRef mesh,
     intptr_t numArgs, const MlirValue *args, MlirAttribute inPlacements,
     MlirAttribute outPlacements, bool redistributeInputs, bool unchecked,
     intptr_t numResults, const MlirType *resultTypes);
 
-/// Names argument `index` of the func.func `func` for local_call
-/// (`dtensor.arg_name`).
-MLIR_CAPI_EXPORTED void hpFuncSetArgName(MlirOperation func, intptr_t index,
+/// Names argument `index` of the function `func` for local_call
+/// (`dtensor.arg_name`). Returns false and changes nothing if `func` is null,
+/// or (with a diagnostic) not a function with a function type, `index` is
+/// out of range or `name` is empty.
+MLIR_CAPI_EXPORTED bool hpFuncSetArgName(MlirOperation func, intptr_t index,
                                          MlirStringRef name);
 
-/// Parses `text` as a module whose locations name `filename`; null on error
-/// (the diagnostics go to the context's handlers).
+/// Parses `text` as a module whose locations name `filename`, and verifies
+/// it; null on error (the diagnostics go to the context's handlers), and
+/// null without parsing for text nesting deeper than 512 brackets.
 MLIR_CAPI_EXPORTED MlirModule hpModuleCreateParseNamed(MlirContext ctx,
                                                        MlirStringRef text,
                                                        MlirStringRef filename);
 
-MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(MlirLocation loc,
-                                                        intptr_t numValues,
-                                                        const MlirValue *values);
+/// A `dtensor.yield` of `numValues` non-null `values`.
+MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(
+    MlirLocation loc, intptr_t numValues, const MlirValue *values);
 
 #ifdef __cplusplus
 }
