@@ -6,9 +6,18 @@
 // exceptions, placement attributes and DTensor types, and a builder for
 // meshes, functions, generic ops and local_region ops.
 //
+// Ownership: a Type or Attribute holds its Context; a Block, Operation or
+// Value holds the Module whose IR it points into (which holds its Context),
+// so no handle outlives what it points to. Handles taken before Module.run
+// are refused afterwards (a pass may have erased what they point to), and
+// objects of two Contexts or two Modules are never mixed. Every invalid
+// argument raises a Python exception before it reaches the C API, whose
+// functions assume valid input.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hp-c/DTensor.h"
+#include "hp/Support/NestingDepth.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -25,9 +34,11 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cctype>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,68 +72,51 @@ MlirLocation callerLocation(MlirContext ctx) {
   return mlirLocationFileLineColGet(ctx, toRef(file), line, column);
 }
 
+/// MLIR's parsers recurse once per bracket: refuse text that would
+/// overflow the stack, as every other hp entry point does.
+void checkNesting(const std::string &text, const char *what) {
+  if (auto violation = hp::findExcessiveNesting(text))
+    throw nb::value_error(violation->message(what).c_str());
+}
+
+/// A bare MLIR symbol name (`@tp`, `@main`): an empty or odd name would
+/// print as something that does not parse again.
+void checkSymbolName(const std::string &name, const char *what) {
+  bool valid = !name.empty() &&
+               (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name)
+    valid &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '$' || c == '.' || c == '-';
+  if (!valid)
+    throw nb::value_error((std::string(what) + " '" + name +
+                           "' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)")
+                              .c_str());
+}
+
+/// Mesh sizes divide tensor dims: each must be at least 1.
+void checkMeshShape(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    throw nb::value_error("a mesh shape must not be empty");
+  for (int64_t size : shape)
+    if (size < 1)
+      throw nb::value_error(("mesh sizes must be >= 1, got " +
+                             std::to_string(size))
+                                .c_str());
+}
+
 /// Owns an MlirContext; every other object keeps it alive.
 struct Context {
   MlirContext ctx;
   std::vector<std::string> diagnostics;
   MlirDiagnosticHandlerID handler;
 
-  Context() {
-    static std::once_flag passes;
-    std::call_once(passes, [] {
-      mlirRegisterAllPasses();
-      hpRegisterAllPasses();
-    });
-    ctx = mlirContextCreate();
-    MlirDialectRegistry registry = mlirDialectRegistryCreate();
-    mlirRegisterAllDialects(registry);
-    hpRegisterAllDialects(registry);
-    mlirContextAppendDialectRegistry(ctx, registry);
-    mlirDialectRegistryDestroy(registry);
-    mlirContextLoadAllAvailableDialects(ctx);
-    handler = mlirContextAttachDiagnosticHandler(
-        ctx,
-        [](MlirDiagnostic diag, void *self) {
-          std::string text;
-          mlirDiagnosticPrint(diag, appendTo, &text);
-          // file:line:col, as compilers print it; other locations as MLIR does.
-          std::string where;
-          MlirLocation loc = mlirDiagnosticGetLocation(diag);
-          if (mlirLocationIsAFileLineColRange(loc)) {
-            MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
-            MlirStringRef name = mlirIdentifierStr(file);
-            where.assign(name.data, name.length);
-            where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
-                     ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
-          } else {
-            mlirLocationPrint(loc, appendTo, &where);
-          }
-          const char *severity = "error";
-          switch (mlirDiagnosticGetSeverity(diag)) {
-          case MlirDiagnosticWarning:
-            severity = "warning";
-            break;
-          case MlirDiagnosticNote:
-            severity = "note";
-            break;
-          case MlirDiagnosticRemark:
-            severity = "remark";
-            break;
-          default:
-            break;
-          }
-          static_cast<Context *>(self)->diagnostics.push_back(
-              where + ": " + severity + ": " + text);
-          return mlirLogicalResultSuccess();
-        },
-        this, nullptr);
-  }
+  Context();
   ~Context() {
     mlirContextDetachDiagnosticHandler(ctx, handler);
     mlirContextDestroy(ctx);
   }
 
-  /// Raises hp.MLIRError with the collected diagnostics.
+  /// Raises ValueError with the collected diagnostics.
   [[noreturn]] void fail(const std::string &what) {
     std::string message = what;
     for (const std::string &d : diagnostics)
@@ -132,6 +126,70 @@ struct Context {
   }
 };
 using ContextRef = std::shared_ptr<Context>;
+
+/// "file:line:col: severity: message", as compilers print it.
+std::string formatDiagnostic(MlirDiagnostic diag) {
+  std::string text;
+  mlirDiagnosticPrint(diag, appendTo, &text);
+  std::string where;
+  MlirLocation loc = mlirDiagnosticGetLocation(diag);
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
+    MlirStringRef name = mlirIdentifierStr(file);
+    where.assign(name.data, name.length);
+    where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
+             ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
+  } else {
+    mlirLocationPrint(loc, appendTo, &where);
+  }
+  const char *severity = "error";
+  switch (mlirDiagnosticGetSeverity(diag)) {
+  case MlirDiagnosticWarning:
+    severity = "warning";
+    break;
+  case MlirDiagnosticNote:
+    severity = "note";
+    break;
+  case MlirDiagnosticRemark:
+    severity = "remark";
+    break;
+  default:
+    break;
+  }
+  return where + ": " + severity + ": " + text;
+}
+
+Context::Context() {
+  static std::once_flag passes;
+  std::call_once(passes, [] {
+    mlirRegisterAllPasses();
+    hpRegisterAllPasses();
+  });
+  ctx = mlirContextCreate();
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(registry);
+  hpRegisterAllDialects(registry);
+  mlirContextAppendDialectRegistry(ctx, registry);
+  mlirDialectRegistryDestroy(registry);
+  mlirContextLoadAllAvailableDialects(ctx);
+  handler = mlirContextAttachDiagnosticHandler(
+      ctx,
+      [](MlirDiagnostic diag, void *self) {
+        static_cast<Context *>(self)->diagnostics.push_back(
+            formatDiagnostic(diag));
+        return mlirLogicalResultSuccess();
+      },
+      this, nullptr);
+}
+
+/// Refuses an object of another Context: MLIR would keep a pointer into a
+/// context that can die first.
+void checkContext(const ContextRef &expected, const ContextRef &got,
+                  const char *what) {
+  if (expected.get() != got.get())
+    throw nb::value_error(
+        (std::string(what) + " belongs to a different hp.Context").c_str());
+}
 
 struct Attribute {
   ContextRef context;
@@ -153,47 +211,16 @@ struct Type {
   }
 };
 
-struct Value {
-  ContextRef context;
-  MlirValue value;
-  Type type() const { return {context, mlirValueGetType(value)}; }
-};
-
-struct Block {
-  ContextRef context;
-  MlirBlock block;
-  std::vector<Value> arguments() const {
-    std::vector<Value> args;
-    for (intptr_t i = 0, e = mlirBlockGetNumArguments(block); i < e; ++i)
-      args.push_back({context, mlirBlockGetArgument(block, i)});
-    return args;
-  }
-};
-
-struct Operation {
-  ContextRef context;
-  MlirOperation op;
-  std::vector<Value> results() const {
-    std::vector<Value> out;
-    for (intptr_t i = 0, e = mlirOperationGetNumResults(op); i < e; ++i)
-      out.push_back({context, mlirOperationGetResult(op, i)});
-    return out;
-  }
-  std::string str() const {
-    std::string s;
-    mlirOperationPrint(op, appendTo, &s);
-    return s;
-  }
-};
-
 struct Module {
   ContextRef context;
   MlirModule module;
+  /// Bumped by every pipeline run: a pass may erase any op, block or value,
+  /// so handles taken before a run are refused after it.
+  uint64_t generation = 0;
   Module(ContextRef c, MlirModule m) : context(std::move(c)), module(m) {}
   ~Module() { mlirModuleDestroy(module); }
 
   MlirOperation operation() const { return mlirModuleGetOperation(module); }
-  Block body() const { return {context, mlirModuleGetBody(module)}; }
   std::string str() const {
     std::string s;
     mlirOperationPrint(operation(), appendTo, &s);
@@ -210,27 +237,128 @@ struct Module {
       context->fail("module does not verify");
     return takeDiagnostics();
   }
-  std::vector<std::string> run(const std::string &pipeline) {
-    MlirPassManager pm = mlirPassManagerCreate(context->ctx);
-    std::string error;
-    std::string anchored = "builtin.module(" + pipeline + ")";
-    MlirLogicalResult parsed = mlirParsePassPipeline(
-        mlirPassManagerGetAsOpPassManager(pm), toRef(anchored), appendTo,
-        &error);
-    if (mlirLogicalResultIsFailure(parsed)) {
-      mlirPassManagerDestroy(pm);
-      context->fail("invalid pass pipeline '" + pipeline + "': " + error);
-    }
-    MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, operation());
-    mlirPassManagerDestroy(pm);
-    if (mlirLogicalResultIsFailure(ran))
-      context->fail("pipeline '" + pipeline + "' failed");
-    return takeDiagnostics();
+  std::vector<std::string> run(const std::string &pipeline);
+};
+using ModuleRef = std::shared_ptr<Module>;
+
+/// What a Block, Operation or Value points into: its Module, kept alive,
+/// and the pipeline run it was taken after.
+struct Owner {
+  ModuleRef module;
+  uint64_t generation;
+  explicit Owner(ModuleRef m) : module(std::move(m)), generation(module->generation) {}
+  const ContextRef &context() const { return module->context; }
+  MlirContext ctx() const { return module->context->ctx; }
+  /// Refuses a handle a pass may have invalidated.
+  void check(const char *what) const {
+    if (module->generation != generation)
+      throw nb::value_error((std::string(what) +
+                             " was taken before Module.run changed its module; "
+                             "take it again from the module")
+                                .c_str());
   }
 };
 
-std::shared_ptr<Module> parseModule(ContextRef context, const std::string &text,
-                                    const std::string &filename) {
+/// Refuses IR of another Module: an op using a value of another module
+/// would dangle once that module is freed.
+void checkSameModule(const Owner &expected, const Owner &got, const char *what) {
+  got.check(what);
+  if (expected.module.get() != got.module.get())
+    throw nb::value_error(
+        (std::string(what) + " belongs to a different hp.Module").c_str());
+}
+
+struct Value {
+  Owner owner;
+  MlirValue value;
+  Type type() const {
+    owner.check("this Value");
+    return {owner.context(), mlirValueGetType(value)};
+  }
+};
+
+struct Block {
+  Owner owner;
+  MlirBlock block;
+  std::vector<Value> arguments() const {
+    owner.check("this Block");
+    std::vector<Value> args;
+    for (intptr_t i = 0, e = mlirBlockGetNumArguments(block); i < e; ++i)
+      args.push_back({owner, mlirBlockGetArgument(block, i)});
+    return args;
+  }
+};
+
+struct Operation {
+  Owner owner;
+  MlirOperation op;
+  std::vector<Value> results() const {
+    owner.check("this Operation");
+    std::vector<Value> out;
+    for (intptr_t i = 0, e = mlirOperationGetNumResults(op); i < e; ++i)
+      out.push_back({owner, mlirOperationGetResult(op, i)});
+    return out;
+  }
+  std::string str() const {
+    owner.check("this Operation");
+    std::string s;
+    mlirOperationPrint(op, appendTo, &s);
+    return s;
+  }
+};
+
+/// `pipeline` anchored on builtin.module: as given when it already is
+/// (`builtin.module(hp-partition)`, the C API's and hp-opt's spelling),
+/// wrapped otherwise. Wrapping an anchored one would nest a second module
+/// pass manager that finds no module to run on and silently does nothing.
+std::string anchorOnModule(const std::string &pipeline) {
+  size_t begin = pipeline.find_first_not_of(" \t\n");
+  size_t end = pipeline.find_last_not_of(" \t\n");
+  const std::string anchor = "builtin.module";
+  if (begin == std::string::npos)
+    return "builtin.module()";
+  std::string trimmed = pipeline.substr(begin, end - begin + 1);
+  size_t open = trimmed.find_first_not_of(" \t\n", anchor.size());
+  if (trimmed.compare(0, anchor.size(), anchor) != 0 || open == std::string::npos ||
+      trimmed[open] != '(')
+    return "builtin.module(" + pipeline + ")";
+  // Anchored only if the anchor's parenthesis closes at the very end
+  // (not `builtin.module(a),b`).
+  int depth = 0;
+  for (size_t i = open; i < trimmed.size(); ++i) {
+    depth += trimmed[i] == '(' ? 1 : trimmed[i] == ')' ? -1 : 0;
+    if (depth == 0)
+      return i + 1 == trimmed.size() ? trimmed : "builtin.module(" + pipeline + ")";
+  }
+  return "builtin.module(" + pipeline + ")";
+}
+
+std::vector<std::string> Module::run(const std::string &pipeline) {
+  checkNesting(pipeline, "pipeline");
+  // Passes assume valid input; a module built op by op may not be.
+  if (!mlirOperationVerify(operation()))
+    context->fail("module does not verify; the pipeline was not run");
+  std::string anchored = anchorOnModule(pipeline);
+  MlirPassManager pm =
+      mlirPassManagerCreateOnOperation(context->ctx, toRef("builtin.module"));
+  std::string error;
+  MlirLogicalResult parsed = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm), toRef(anchored), appendTo, &error);
+  if (mlirLogicalResultIsFailure(parsed)) {
+    mlirPassManagerDestroy(pm);
+    context->fail("invalid pass pipeline '" + pipeline + "': " + error);
+  }
+  ++generation;
+  MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, operation());
+  mlirPassManagerDestroy(pm);
+  if (mlirLogicalResultIsFailure(ran))
+    context->fail("pipeline '" + pipeline + "' failed");
+  return takeDiagnostics();
+}
+
+ModuleRef parseModule(ContextRef context, const std::string &text,
+                      const std::string &filename) {
+  checkNesting(text, filename.c_str());
   // The file name goes into every location, so diagnostics name the file.
   MlirModule m = hpModuleCreateParseNamed(context->ctx, toRef(text),
                                           toRef(filename));
@@ -240,52 +368,63 @@ std::shared_ptr<Module> parseModule(ContextRef context, const std::string &text,
   return std::make_shared<Module>(context, m);
 }
 
-MlirType parseType(ContextRef context, const std::string &text) {
+MlirType parseType(const ContextRef &context, const std::string &text) {
+  checkNesting(text, "type");
   MlirType t = mlirTypeParseGet(context->ctx, toRef(text));
   if (mlirTypeIsNull(t))
     context->fail("cannot parse type '" + text + "'");
   return t;
 }
 
-/// The C API handles of a list of wrapped objects.
-std::vector<MlirType> raw(const std::vector<Type> &types) {
-  std::vector<MlirType> out;
-  for (const Type &t : types)
-    out.push_back(t.type);
-  return out;
-}
-std::vector<MlirValue> raw(const std::vector<Value> &values) {
-  std::vector<MlirValue> out;
-  for (const Value &v : values)
-    out.push_back(v.value);
-  return out;
-}
-std::vector<MlirAttribute> raw(const std::vector<Attribute> &attributes) {
-  std::vector<MlirAttribute> out;
-  for (const Attribute &a : attributes)
-    out.push_back(a.attr);
-  return out;
-}
-
-MlirAttribute parseAttribute(ContextRef context, const std::string &text) {
+MlirAttribute parseAttribute(const ContextRef &context, const std::string &text) {
+  checkNesting(text, "attribute");
   MlirAttribute a = mlirAttributeParseGet(context->ctx, toRef(text));
   if (mlirAttributeIsNull(a))
     context->fail("cannot parse attribute '" + text + "'");
   return a;
 }
 
-MlirAttribute placementList(ContextRef context,
+/// The C API handles of a list of wrapped objects, each checked to belong
+/// to `context` (types, attributes) or `owner`'s module (values).
+std::vector<MlirType> raw(const ContextRef &context, const std::vector<Type> &types) {
+  std::vector<MlirType> out;
+  for (const Type &t : types) {
+    checkContext(context, t.context, "a Type");
+    out.push_back(t.type);
+  }
+  return out;
+}
+std::vector<MlirAttribute> raw(const ContextRef &context,
+                               const std::vector<Attribute> &attributes) {
+  std::vector<MlirAttribute> out;
+  for (const Attribute &a : attributes) {
+    checkContext(context, a.context, "an Attribute");
+    out.push_back(a.attr);
+  }
+  return out;
+}
+std::vector<MlirValue> raw(const Owner &owner, const std::vector<Value> &values) {
+  std::vector<MlirValue> out;
+  for (const Value &v : values) {
+    checkSameModule(owner, v.owner, "a Value");
+    out.push_back(v.value);
+  }
+  return out;
+}
+
+MlirAttribute placementList(const ContextRef &context,
                             const std::vector<Attribute> &list) {
-  std::vector<MlirAttribute> attrs = raw(list);
+  std::vector<MlirAttribute> attrs = raw(context, list);
   return mlirArrayAttrGet(context->ctx, attrs.size(), attrs.data());
 }
 
+using PlacementList = std::vector<Attribute>;
 using InPlacements =
-    std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>>;
-using OutPlacements = std::optional<std::vector<std::optional<std::vector<Attribute>>>>;
+    std::optional<std::vector<std::pair<std::string, std::optional<PlacementList>>>>;
+using OutPlacements = std::optional<std::vector<std::optional<PlacementList>>>;
 
 /// `in_placements` as a dictionary (null when absent); `none` is unit.
-MlirAttribute inPlacementsAttr(ContextRef c, const InPlacements &in) {
+MlirAttribute inPlacementsAttr(const ContextRef &c, const InPlacements &in) {
   if (!in)
     return mlirAttributeGetNull();
   std::vector<MlirNamedAttribute> entries;
@@ -297,7 +436,7 @@ MlirAttribute inPlacementsAttr(ContextRef c, const InPlacements &in) {
 }
 
 /// `out_placements` in flat or per-output form (null when absent).
-MlirAttribute outPlacementsAttr(ContextRef c, const OutPlacements &out,
+MlirAttribute outPlacementsAttr(const ContextRef &c, const OutPlacements &out,
                                 bool flat) {
   if (!out)
     return mlirAttributeGetNull();
@@ -312,11 +451,248 @@ MlirAttribute outPlacementsAttr(ContextRef c, const OutPlacements &out,
   return mlirArrayAttrGet(c->ctx, entries.size(), entries.data());
 }
 
-} // namespace
+/// The C API answers bad input with a null handle and a diagnostic:
+/// raise it rather than append a null op.
+MlirOperation created(const ContextRef &c, MlirOperation op, const char *what) {
+  if (mlirOperationIsNull(op))
+    c->fail(std::string("cannot create ") + what);
+  return op;
+}
 
-NB_MODULE(_hp, m) {
-  m.doc() = "hp's MLIR bindings over its C API";
+/// How many regions enclose `block`. Printing and parsing recurse per
+/// region, so building is bounded as parsing is.
+size_t regionDepth(MlirBlock block) {
+  size_t depth = 0;
+  for (MlirOperation op = mlirBlockGetParentOperation(block); !mlirOperationIsNull(op);
+       op = mlirOperationGetParentOperation(op))
+    ++depth;
+  return depth;
+}
 
+Operation addMesh(const ModuleRef &module, const std::string &name,
+                  const std::vector<int64_t> &shape,
+                  std::optional<std::vector<std::string>> names) {
+  Owner owner(module);
+  checkSymbolName(name, "mesh name");
+  checkMeshShape(shape);
+  std::vector<MlirStringRef> refs;
+  if (names) {
+    // The C API reads one name per dim.
+    if (names->size() != shape.size())
+      throw nb::value_error("one name per mesh dimension");
+    std::set<std::string> seen;
+    for (const std::string &n : *names) {
+      if (n.empty() || !seen.insert(n).second)
+        throw nb::value_error(("mesh dim names must be non-empty and distinct, got '" +
+                               n + "'")
+                                  .c_str());
+      refs.push_back(toRef(n));
+    }
+  }
+  MlirOperation op = created(
+      owner.context(),
+      hpDTensorMeshOpCreate(callerLocation(owner.ctx()), toRef(name), shape.size(),
+                            shape.data(), names ? refs.data() : nullptr, nullptr),
+      "dtensor.mesh");
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(module->module), op);
+  return {owner, op};
+}
+
+Block addFunction(const ModuleRef &module, const std::string &name,
+                  const std::vector<Type> &args, const std::vector<Type> &results,
+                  std::optional<std::vector<std::optional<std::string>>> argNames) {
+  Owner owner(module);
+  checkSymbolName(name, "function name");
+  if (argNames && argNames->size() != args.size())
+    throw nb::value_error("arg_names needs one entry (or None) per argument");
+  MlirContext ctx = owner.ctx();
+  std::vector<MlirType> a = raw(owner.context(), args), r = raw(owner.context(), results);
+  MlirLocation loc = callerLocation(ctx);
+  std::vector<MlirLocation> locs(a.size(), loc);
+  MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
+  MlirNamedAttribute attrs[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("sym_name")),
+                            mlirStringAttrGet(ctx, toRef(name))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("function_type")),
+                            mlirTypeAttrGet(fnType))};
+  MlirRegion body = mlirRegionCreate();
+  MlirBlock entry = mlirBlockCreate(a.size(), a.data(), locs.data());
+  mlirRegionAppendOwnedBlock(body, entry);
+  MlirOperationState state = mlirOperationStateGet(toRef("func.func"), loc);
+  mlirOperationStateAddAttributes(&state, 2, attrs);
+  mlirOperationStateAddOwnedRegions(&state, 1, &body);
+  MlirOperation fn = mlirOperationCreate(&state);
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(module->module), fn);
+  // Argument names for dtensor.local_call (dtensor.arg_name).
+  if (argNames)
+    for (size_t i = 0; i < argNames->size(); ++i)
+      if ((*argNames)[i])
+        hpFuncSetArgName(fn, i, toRef(*(*argNames)[i]));
+  return {owner, entry};
+}
+
+Operation addOp(const Block &block, const std::string &name,
+                const std::vector<Value> &operands, const std::vector<Type> &results,
+                std::optional<std::string> attributes) {
+  const Owner &owner = block.owner;
+  owner.check("the Block");
+  const ContextRef &c = owner.context();
+  if (name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.')
+    throw nb::value_error(("op name '" + name + "' is not dialect.op").c_str());
+  std::vector<MlirValue> ops = raw(owner, operands);
+  std::vector<MlirType> types = raw(c, results);
+  std::vector<MlirNamedAttribute> named;
+  if (attributes) {
+    MlirAttribute dict = parseAttribute(c, *attributes);
+    if (!mlirAttributeIsADictionary(dict))
+      throw nb::value_error(("attributes must be a dictionary such as "
+                             "'{value = 1 : i64}', got '" + *attributes + "'")
+                                .c_str());
+    for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(dict); i < e; ++i)
+      named.push_back(mlirDictionaryAttrGetElement(dict, i));
+  }
+  MlirOperationState state = mlirOperationStateGet(toRef(name), callerLocation(c->ctx));
+  mlirOperationStateAddOperands(&state, ops.size(), ops.data());
+  mlirOperationStateAddResults(&state, types.size(), types.data());
+  mlirOperationStateAddAttributes(&state, named.size(), named.data());
+  MlirOperation op = mlirOperationCreate(&state);
+  if (mlirOperationIsNull(op))
+    c->fail("cannot create '" + name + "'");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {owner, op};
+}
+
+/// The type a local_region body sees for `value`: its local block, or the
+/// local block of its declared in_placements.
+MlirType localArgType(const ContextRef &c, MlirValue value, const std::string &name,
+                      const std::vector<int64_t> &meshShape, const InPlacements &in) {
+  MlirType t = mlirValueGetType(value);
+  if (!hpTypeIsADTensorType(t))
+    return t;
+  MlirType local = hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
+  if (mlirTypeIsNull(local))
+    c->fail("operand '" + name + "' does not fit the mesh");
+  if (!in)
+    return local;
+  for (const auto &[key, list] : *in) {
+    if (key != name || !list)
+      continue;
+    std::vector<int64_t> shape;
+    for (intptr_t i = 0, e = hpDTensorTypeGetRank(t); i < e; ++i)
+      shape.push_back(hpDTensorTypeGetDimSize(t, i));
+    std::vector<MlirAttribute> attrs = raw(c, *list);
+    MlirType declared =
+        hpDTensorTypeGet(c->ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
+                         hpDTensorTypeGetMesh(t), attrs.size(), attrs.data());
+    if (mlirTypeIsNull(declared))
+      c->fail("invalid in_placements for '" + name + "'");
+    local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
+    if (mlirTypeIsNull(local))
+      c->fail("in_placements for '" + name + "' do not fit the mesh");
+  }
+  return local;
+}
+
+std::pair<Operation, Block>
+addLocalRegion(const Block &block, const std::string &mesh,
+               const std::vector<int64_t> &meshShape,
+               const std::vector<std::pair<Value, std::string>> &args,
+               const InPlacements &inPlacements, const OutPlacements &outPlacements,
+               bool outFlat, bool redistributeInputs, const std::vector<Type> &results) {
+  const Owner &owner = block.owner;
+  owner.check("the Block");
+  const ContextRef &c = owner.context();
+  checkSymbolName(mesh, "mesh name");
+  checkMeshShape(meshShape);
+  if (regionDepth(block.block) >= hp::kMaxNestingDepth / 2)
+    throw nb::value_error(("local_region nests deeper than " +
+                           std::to_string(hp::kMaxNestingDepth / 2) +
+                           " regions; hp could not parse the printed module")
+                              .c_str());
+  std::vector<MlirValue> values;
+  std::vector<MlirStringRef> names;
+  std::vector<MlirType> blockTypes;
+  for (const auto &[value, name] : args) {
+    checkSameModule(owner, value.owner, "a local_region argument");
+    values.push_back(value.value);
+    names.push_back(toRef(name));
+    blockTypes.push_back(localArgType(c, value.value, name, meshShape, inPlacements));
+  }
+  MlirAttribute in = inPlacementsAttr(c, inPlacements);
+  MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
+  std::vector<MlirType> resultTypes = raw(c, results);
+  MlirOperation op = created(
+      c,
+      hpDTensorLocalRegionOpCreate(callerLocation(c->ctx), toRef(mesh), values.size(),
+                                   values.data(), names.data(), blockTypes.data(), in,
+                                   out, redistributeInputs, resultTypes.size(),
+                                   resultTypes.data()),
+      "dtensor.local_region");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {Operation{owner, op}, Block{owner, hpDTensorLocalRegionOpGetBody(op)}};
+}
+
+Operation addLocalCall(const Block &block, const std::string &callee,
+                       const std::string &mesh, const std::vector<Value> &args,
+                       const InPlacements &inPlacements,
+                       const OutPlacements &outPlacements, bool outFlat,
+                       bool redistributeInputs, bool unchecked,
+                       const std::vector<Type> &results) {
+  const Owner &owner = block.owner;
+  owner.check("the Block");
+  const ContextRef &c = owner.context();
+  checkSymbolName(callee, "callee");
+  checkSymbolName(mesh, "mesh name");
+  std::vector<MlirValue> values = raw(owner, args);
+  MlirAttribute in = inPlacementsAttr(c, inPlacements);
+  MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
+  std::vector<MlirType> resultTypes = raw(c, results);
+  MlirOperation op = created(
+      c,
+      hpDTensorLocalCallOpCreate(callerLocation(c->ctx), toRef(callee), toRef(mesh),
+                                 values.size(), values.data(), in, out,
+                                 redistributeInputs, unchecked, resultTypes.size(),
+                                 resultTypes.data()),
+      "dtensor.local_call");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {owner, op};
+}
+
+Operation addYield(const Block &block, const std::vector<Value> &values) {
+  block.owner.check("the Block");
+  std::vector<MlirValue> operands = raw(block.owner, values);
+  MlirOperation op = created(block.owner.context(),
+                             hpDTensorYieldOpCreate(callerLocation(block.owner.ctx()),
+                                                    operands.size(), operands.data()),
+                             "dtensor.yield");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {block.owner, op};
+}
+
+Type dtensorType(const ContextRef &c, const std::vector<int64_t> &shape,
+                 const std::string &element, const std::string &mesh,
+                 const std::vector<Attribute> &placements) {
+  checkSymbolName(mesh, "mesh name");
+  std::vector<MlirAttribute> attrs = raw(c, placements);
+  MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(), parseType(c, element),
+                                toRef(mesh), attrs.size(), attrs.data());
+  if (mlirTypeIsNull(t))
+    c->fail("invalid dtensor type");
+  c->diagnostics.clear();
+  return {c, t};
+}
+
+Type localType(const Type &t, const std::vector<int64_t> &meshShape) {
+  if (!hpTypeIsADTensorType(t.type))
+    throw nb::value_error("not a !dtensor.tensor");
+  checkMeshShape(meshShape);
+  MlirType local = hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data());
+  if (mlirTypeIsNull(local))
+    throw nb::value_error("the placement list does not have one entry per mesh dim");
+  return {t.context, local};
+}
+
+void bindIR(nb::module_ &m) {
   nb::class_<Context>(m, "Context")
       .def(nb::new_([] { return std::make_shared<Context>(); }),
            "A context with every upstream and hp dialect and pass.");
@@ -355,13 +731,22 @@ NB_MODULE(_hp, m) {
       .def("verify", &Module::verify,
            "Raises ValueError with the diagnostics if invalid; returns the warnings and remarks.")
       .def("run", &Module::run, nb::arg("pipeline"),
-           "Runs a pass pipeline on the module, e.g. 'hp-partition'; raises "
-           "ValueError with the diagnostics on failure; returns the warnings and remarks (print-plans).")
-      .def_prop_ro("body", &Module::body);
+           "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
+           "'builtin.module(hp-partition)'; raises ValueError with the "
+           "diagnostics on failure; returns the warnings and remarks (print-plans).")
+      .def_prop_ro("body", [](const ModuleRef &self) {
+        return Block{Owner(self), mlirModuleGetBody(self->module)};
+      });
+}
 
-  // Placements and types.
+void bindPlacementsAndTypes(nb::module_ &m) {
   m.def("shard_attr", [](ContextRef c, int64_t dim) {
-    return Attribute{c, hpDTensorShardAttrGet(c->ctx, dim)};
+    if (dim < 0)
+      throw nb::value_error(("shard dim must be non-negative, got " + std::to_string(dim)).c_str());
+    MlirAttribute a = hpDTensorShardAttrGet(c->ctx, dim);
+    if (mlirAttributeIsNull(a))
+      c->fail("invalid shard");
+    return Attribute{c, a};
   });
   m.def("strided_shard_attr", [](ContextRef c, int64_t dim, int64_t splitFactor) {
     MlirAttribute a = hpDTensorStridedShardAttrGet(c->ctx, dim, splitFactor);
@@ -379,192 +764,46 @@ NB_MODULE(_hp, m) {
         return Attribute{c, hpDTensorPartialAttrGet(c->ctx, static_cast<HPReduceOp>(i))};
     throw nb::value_error(("unknown reduction '" + op + "' (sum, avg, max, min, prod)").c_str());
   });
-  m.def("dtensor_type",
-        [](ContextRef c, const std::vector<int64_t> &shape, const std::string &element,
-           const std::string &mesh, const std::vector<Attribute> &placements) {
-          std::vector<MlirAttribute> attrs = raw(placements);
-          MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(),
-                                        parseType(c, element), toRef(mesh), attrs.size(),
-                                        attrs.data());
-          if (mlirTypeIsNull(t))
-            c->fail("invalid dtensor type");
-          c->diagnostics.clear();
-          return Type{c, t};
-        });
+  m.def("dtensor_type", &dtensorType);
+  m.def("local_type", &localType);
   m.def(
       "set_location_provider",
       [](nb::object provider) {
+        if (!provider.is_none() && !PyCallable_Check(provider.ptr()))
+          throw nb::type_error("the location provider must be callable or None");
         Py_XDECREF(locationProvider);
         locationProvider = provider.is_none() ? nullptr : provider.release().ptr();
       },
       "Sets the callable that gives (file, line, column) for new ops, or None "
       "for loc(unknown).");
-  m.def("local_type", [](const Type &t, const std::vector<int64_t> &meshShape) {
-    if (!hpTypeIsADTensorType(t.type))
-      throw nb::value_error("not a !dtensor.tensor");
-    MlirType local = hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data());
-    if (mlirTypeIsNull(local))
-      throw nb::value_error("the placement list does not have one entry per mesh dim");
-    return Type{t.context, local};
-  });
+}
 
-  // Building.
-  m.def("add_mesh",
-        [](Module &module, const std::string &name, const std::vector<int64_t> &shape,
-           std::optional<std::vector<std::string>> names) {
-          std::vector<MlirStringRef> refs;
-          if (names)
-            for (const std::string &n : *names)
-              refs.push_back(toRef(n));
-          MlirOperation op = hpDTensorMeshOpCreate(
-              callerLocation(module.context->ctx), toRef(name), shape.size(),
-              shape.data(), names ? refs.data() : nullptr, nullptr);
-          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module), op);
-          return Operation{module.context, op};
-        },
-        nb::arg("module"), nb::arg("name"), nb::arg("shape"), nb::arg("names") = nb::none());
-  m.def("add_function",
-        [](Module &module, const std::string &name, const std::vector<Type> &args,
-           const std::vector<Type> &results,
-           std::optional<std::vector<std::optional<std::string>>> argNames) {
-          MlirContext ctx = module.context->ctx;
-          MlirLocation loc = callerLocation(ctx);
-          std::vector<MlirType> a = raw(args), r = raw(results);
-          std::vector<MlirLocation> locs(a.size(), loc);
-          MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
-          MlirNamedAttribute attrs[2] = {
-              mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("sym_name")),
-                                    mlirStringAttrGet(ctx, toRef(name))),
-              mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("function_type")),
-                                    mlirTypeAttrGet(fnType))};
-          MlirRegion body = mlirRegionCreate();
-          MlirBlock entry = mlirBlockCreate(a.size(), a.data(), locs.data());
-          mlirRegionAppendOwnedBlock(body, entry);
-          MlirOperationState state = mlirOperationStateGet(toRef("func.func"), loc);
-          mlirOperationStateAddAttributes(&state, 2, attrs);
-          mlirOperationStateAddOwnedRegions(&state, 1, &body);
-          MlirOperation fn = mlirOperationCreate(&state);
-          mlirBlockAppendOwnedOperation(mlirModuleGetBody(module.module), fn);
-          // Argument names for dtensor.local_call (dtensor.arg_name).
-          if (argNames) {
-            if (argNames->size() != args.size())
-              throw nb::value_error("arg_names needs one entry (or None) per argument");
-            for (size_t i = 0; i < argNames->size(); ++i)
-              if ((*argNames)[i])
-                hpFuncSetArgName(fn, i, toRef(*(*argNames)[i]));
-          }
-          return Block{module.context, entry};
-        },
-        nb::arg("module"), nb::arg("name"), nb::arg("args"), nb::arg("results"),
-        nb::arg("arg_names") = nb::none(),
+void bindBuilders(nb::module_ &m) {
+  m.def("add_mesh", &addMesh, nb::arg("module"), nb::arg("name"), nb::arg("shape"),
+        nb::arg("names") = nb::none());
+  m.def("add_function", &addFunction, nb::arg("module"), nb::arg("name"),
+        nb::arg("args"), nb::arg("results"), nb::arg("arg_names") = nb::none(),
         "Appends a func.func; `arg_names` names its arguments for local_call.");
-  m.def("add_op",
-        [](Block &block, const std::string &name, const std::vector<Value> &operands,
-           const std::vector<Type> &results, std::optional<std::string> attributes) {
-          MlirContext ctx = block.context->ctx;
-          MlirOperationState state = mlirOperationStateGet(toRef(name), callerLocation(ctx));
-          std::vector<MlirValue> ops = raw(operands);
-          std::vector<MlirType> types = raw(results);
-          mlirOperationStateAddOperands(&state, ops.size(), ops.data());
-          mlirOperationStateAddResults(&state, types.size(), types.data());
-          std::vector<MlirNamedAttribute> named;
-          if (attributes) {
-            MlirAttribute dict = parseAttribute(block.context, *attributes);
-            for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(dict); i < e; ++i)
-              named.push_back(mlirDictionaryAttrGetElement(dict, i));
-          }
-          mlirOperationStateAddAttributes(&state, named.size(), named.data());
-          MlirOperation op = mlirOperationCreate(&state);
-          if (mlirOperationIsNull(op))
-            block.context->fail("cannot create '" + name + "'");
-          mlirBlockAppendOwnedOperation(block.block, op);
-          return Operation{block.context, op};
-        },
-        nb::arg("block"), nb::arg("name"), nb::arg("operands"), nb::arg("results"),
-        nb::arg("attributes") = nb::none(),
+  m.def("add_op", &addOp, nb::arg("block"), nb::arg("name"), nb::arg("operands"),
+        nb::arg("results"), nb::arg("attributes") = nb::none(),
         "Appends a generic op; `attributes` is an MLIR dictionary, e.g. '{value = 1 : i64}'.");
-  m.def("add_local_region",
-        [](Block &block, const std::string &mesh, const std::vector<int64_t> &meshShape,
-           const std::vector<std::pair<Value, std::string>> &args,
-           std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>> inPlacements,
-           std::optional<std::vector<std::optional<std::vector<Attribute>>>> outPlacements,
-           bool outFlat, bool redistributeInputs, const std::vector<Type> &results) {
-          ContextRef c = block.context;
-          MlirContext ctx = c->ctx;
-          std::vector<MlirValue> values;
-          std::vector<MlirStringRef> names;
-          std::vector<MlirType> blockTypes;
-          for (const auto &[value, name] : args) {
-            values.push_back(value.value);
-            names.push_back(toRef(name));
-            MlirType t = mlirValueGetType(value.value);
-            MlirType local = t;
-            if (hpTypeIsADTensorType(t)) {
-              local = hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
-              if (mlirTypeIsNull(local))
-                c->fail("operand '" + name + "' does not fit the mesh");
-              // A declared placement is what the body sees.
-              if (inPlacements)
-                for (const auto &[key, list] : *inPlacements)
-                  if (key == name && list) {
-                    std::vector<int64_t> shape;
-                    for (intptr_t i = 0, e = hpDTensorTypeGetRank(t); i < e; ++i)
-                      shape.push_back(hpDTensorTypeGetDimSize(t, i));
-                    std::vector<MlirAttribute> attrs = raw(*list);
-                    MlirType declared = hpDTensorTypeGet(
-                        ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
-                        hpDTensorTypeGetMesh(t), attrs.size(), attrs.data());
-                    if (mlirTypeIsNull(declared))
-                      c->fail("invalid in_placements for '" + name + "'");
-                    local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
-                    if (mlirTypeIsNull(local))
-                      c->fail("in_placements for '" + name + "' do not fit the mesh");
-                  }
-            }
-            blockTypes.push_back(local);
-          }
-          MlirAttribute in = inPlacementsAttr(c, inPlacements);
-          MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
-          std::vector<MlirType> resultTypes = raw(results);
-          MlirOperation op = hpDTensorLocalRegionOpCreate(
-              callerLocation(ctx), toRef(mesh), values.size(), values.data(), names.data(),
-              blockTypes.data(), in, out, redistributeInputs, resultTypes.size(), resultTypes.data());
-          mlirBlockAppendOwnedOperation(block.block, op);
-          return std::make_pair(Operation{c, op}, Block{c, hpDTensorLocalRegionOpGetBody(op)});
-        },
-        nb::arg("block"), nb::arg("mesh"), nb::arg("mesh_shape"), nb::arg("args"),
-        nb::arg("in_placements") = nb::none(), nb::arg("out_placements") = nb::none(),
-        nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
+  m.def("add_local_region", &addLocalRegion, nb::arg("block"), nb::arg("mesh"),
+        nb::arg("mesh_shape"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
+        nb::arg("out_placements") = nb::none(), nb::arg("out_flat") = false,
+        nb::arg("redistribute_inputs") = false, nb::arg("results") = std::vector<Type>{});
+  m.def("add_local_call", &addLocalCall, nb::arg("block"), nb::arg("callee"),
+        nb::arg("mesh"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
+        nb::arg("out_placements") = nb::none(), nb::arg("out_flat") = false,
+        nb::arg("redistribute_inputs") = false, nb::arg("unchecked") = false,
         nb::arg("results") = std::vector<Type>{});
-  m.def("add_local_call",
-        [](Block &block, const std::string &callee, const std::string &mesh,
-           const std::vector<Value> &args,
-           std::optional<std::vector<std::pair<std::string, std::optional<std::vector<Attribute>>>>> inPlacements,
-           std::optional<std::vector<std::optional<std::vector<Attribute>>>> outPlacements,
-           bool outFlat, bool redistributeInputs, bool unchecked,
-           const std::vector<Type> &results) {
-          ContextRef c = block.context;
-          MlirContext ctx = c->ctx;
-          std::vector<MlirValue> values = raw(args);
-          MlirAttribute in = inPlacementsAttr(c, inPlacements);
-          MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
-          std::vector<MlirType> resultTypes = raw(results);
-          MlirOperation op = hpDTensorLocalCallOpCreate(
-              callerLocation(ctx), toRef(callee), toRef(mesh), values.size(),
-              values.data(), in, out, redistributeInputs, unchecked, resultTypes.size(),
-              resultTypes.data());
-          mlirBlockAppendOwnedOperation(block.block, op);
-          return Operation{c, op};
-        },
-        nb::arg("block"), nb::arg("callee"), nb::arg("mesh"), nb::arg("args"),
-        nb::arg("in_placements") = nb::none(), nb::arg("out_placements") = nb::none(),
-        nb::arg("out_flat") = false, nb::arg("redistribute_inputs") = false,
-        nb::arg("unchecked") = false, nb::arg("results") = std::vector<Type>{});
-  m.def("add_yield", [](Block &block, const std::vector<Value> &values) {
-    std::vector<MlirValue> operands = raw(values);
-    MlirOperation op = hpDTensorYieldOpCreate(callerLocation(block.context->ctx),
-                                              operands.size(), operands.data());
-    mlirBlockAppendOwnedOperation(block.block, op);
-    return Operation{block.context, op};
-  });
+  m.def("add_yield", &addYield);
+}
+
+} // namespace
+
+NB_MODULE(_hp, m) {
+  m.doc() = "hp's MLIR bindings over its C API";
+  bindIR(m);
+  bindPlacementsAndTypes(m);
+  bindBuilders(m);
 }

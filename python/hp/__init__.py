@@ -17,8 +17,30 @@ __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "StridedShard", "Type", "Value",
     "RunError", "dtensor_type", "from_local", "local_call", "local_region",
-    "redistribute", "run", "to_local",
+    "redistribute", "run", "to_local", "MAX_RANKS",
 ]
+
+import re as _re
+
+# What MLIR prints bare after `@`: other names would not parse again.
+_SYMBOL = _re.compile(r"[A-Za-z_][A-Za-z0-9_$.-]*\Z")
+
+
+def _check_int(value, what, minimum=None):
+    """Refuses bools, floats and strings where MLIR wants an integer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{what} must be at least {minimum}, got {value}")
+    return value
+
+
+def _check_symbol(name, what):
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a str, got {type(name).__name__}")
+    if not _SYMBOL.match(name):
+        raise ValueError(f"{what} '{name}' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)")
+    return name
 
 
 class Placement:
@@ -41,6 +63,7 @@ class Shard(Placement):
     """Tensor dim ``dim`` split across the mesh dimension (torch.chunk)."""
 
     def __init__(self, dim):
+        _check_int(dim, "shard dim")
         if dim < 0:
             raise ValueError(f"shard dim must be non-negative, got {dim}")
         self.dim = dim
@@ -68,6 +91,7 @@ class StridedShard(Shard):
 
     def __init__(self, dim, split_factor):
         super().__init__(dim)
+        _check_int(split_factor, "strided_shard split factor")
         if split_factor < 1:
             raise ValueError(f"strided_shard split factor must be at least 1, got {split_factor}")
         self.split_factor = split_factor
@@ -111,7 +135,7 @@ class Partial(Placement):
     OPS = ("sum", "avg", "max", "min", "prod")
 
     def __init__(self, reduce_op="sum"):
-        if reduce_op not in self.OPS:
+        if not isinstance(reduce_op, str) or reduce_op not in self.OPS:
             raise ValueError(f"unknown reduction '{reduce_op}' ({', '.join(self.OPS)})")
         self.reduce_op = reduce_op
 
@@ -135,13 +159,21 @@ class DeviceMesh:
     """A named n-dimensional device mesh, emitted as ``dtensor.mesh``."""
 
     def __init__(self, name, shape, mesh_dim_names=None):
-        self.name = name
-        self.shape = tuple(shape)
+        self.name = _check_symbol(name, "mesh name")
+        self.shape = tuple(_check_int(s, "mesh size", 1) for s in shape)
+        if not self.shape:
+            raise ValueError("a mesh needs at least one dimension")
         if mesh_dim_names is None:
             mesh_dim_names = tuple(f"d{i}" for i in range(len(self.shape)))
+        mesh_dim_names = tuple(mesh_dim_names)
         if len(mesh_dim_names) != len(self.shape):
             raise ValueError("one name per mesh dimension")
-        self.mesh_dim_names = tuple(mesh_dim_names)
+        for n in mesh_dim_names:
+            if not isinstance(n, str) or not n:
+                raise ValueError(f"mesh dim names must be non-empty strings, got {n!r}")
+        if len(set(mesh_dim_names)) != len(mesh_dim_names):
+            raise ValueError(f"mesh dim names must be distinct, got {mesh_dim_names}")
+        self.mesh_dim_names = mesh_dim_names
 
     @property
     def ndim(self):
@@ -165,7 +197,12 @@ class DeviceMesh:
 
 
 def _placements(ctx, mesh, placements):
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
     placements = list(placements)
+    for p in placements:
+        if not isinstance(p, Placement):
+            raise TypeError(f"expected a Placement (Shard, Replicate, Partial), got {p!r}")
     if len(placements) != mesh.ndim:
         raise ValueError(f"{len(placements)} placements for a mesh of rank {mesh.ndim}")
     return [p.to_mlir(ctx) for p in placements]
@@ -173,8 +210,8 @@ def _placements(ctx, mesh, placements):
 
 def dtensor_type(ctx, shape, element_type, mesh, placements):
     """``!dtensor.tensor<shape x element_type, @mesh, [placements]>``."""
-    return _hp.dtensor_type(ctx, list(shape), element_type, mesh.name,
-                            _placements(ctx, mesh, placements))
+    placements = _placements(ctx, mesh, placements)
+    return _hp.dtensor_type(ctx, list(shape), element_type, mesh.name, placements)
 
 
 def local_region(ctx, block, mesh, args, results, in_placements=None,
@@ -189,8 +226,12 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
     ``body=fn``: ``fn(body_block, *local_args)`` builds the body and returns
     the values to yield, and the yield is added for you.
     """
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
     ins = None
     if in_placements is not None:
+        if not isinstance(in_placements, dict):
+            raise TypeError("in_placements must be a dict of name -> placements or None")
         ins = [(name, None if ps is None else _placements(ctx, mesh, ps))
                for name, ps in in_placements.items()]
     outs, flat = None, False
@@ -228,6 +269,8 @@ def local_call(func, device_mesh, in_placements=None, out_placements=None,
     def call(ctx, block, *args, results):
         ins = None
         if in_placements is not None:
+            if not isinstance(in_placements, dict):
+                raise TypeError("in_placements must be a dict of name -> placements or None")
             ins = [(name, None if ps is None else _placements(ctx, device_mesh, ps))
                    for name, ps in in_placements.items()]
         outs, flat = None, False
@@ -283,12 +326,136 @@ def _runner():
 
 
 class RunError(RuntimeError):
-    """A program failed on some ranks; ``outputs`` and ``errors`` hold each
-    rank's standard output and standard error."""
+    """A program failed on some ranks (or ran past its timeout); ``outputs``
+    and ``errors`` hold each rank's standard output and standard error."""
 
     def __init__(self, message, outputs, errors):
         super().__init__(message)
         self.outputs, self.errors = outputs, errors
+
+
+# The most ranks hp.run launches: each is a process on this machine.
+MAX_RANKS = 256
+
+# hp-runner and mpirun flags that set the rank count, the processes per
+# node, the hosts or the entry point: run() sets those itself.
+_LAUNCH_FLAGS = ("-np", "--np", "-n", "--n", "-c", "-N", "--host", "-H", "--hostfile",
+                 "--machinefile", "--map-by", "--npernode", "--npersocket",
+                 "-e", "--entry-point-result", "--app")
+
+# Open MPI's --tag-output prefix: [job,rank]<stream>:
+_TAG = _re.compile(r"\[\d+,(\d+)\]<(stdout|stderr|stddiag)>:")
+
+
+def _check_extra_args(extra_args):
+    if isinstance(extra_args, (str, bytes)):
+        raise TypeError("extra_args must be a list of strings, not one string")
+    extra_args = list(extra_args)
+    for arg in extra_args:
+        if not isinstance(arg, str):
+            raise TypeError(f"extra_args must be strings, got {arg!r}")
+        words = arg[len("--mpirun-args="):].split() if arg.startswith("--mpirun-args=") else [arg]
+        for word in words:
+            flag = word.split("=", 1)[0]
+            if flag in _LAUNCH_FLAGS:
+                raise ValueError(f"extra_args must not hold '{flag}': hp.run sets the rank "
+                                 "count and the entry point itself (np=, entry=)")
+    return extra_args
+
+
+def _split_tagged(text, np, outputs, errors, untagged):
+    """Distributes --tag-output text to each rank. Open MPI forwards each
+    rank's output in chunks, so one rank's line can arrive in pieces, each
+    tagged, with other ranks' pieces in between: every piece goes to its
+    rank, and only the end of a physical line ends a line."""
+    for line in text.splitlines():
+        tags = list(_TAG.finditer(line))
+        head = line[:tags[0].start()] if tags else line
+        if head.strip():
+            untagged.append(head)
+        for i, m in enumerate(tags):
+            piece = line[m.end():tags[i + 1].start() if i + 1 < len(tags) else len(line)]
+            if i + 1 == len(tags):
+                piece += "\n"
+            rank = int(m.group(1))
+            if rank >= np:
+                untagged.append(piece)
+                continue
+            target = outputs if m.group(2) == "stdout" else errors
+            target[rank] += piece
+
+
+def _failure_detail(errors, untagged):
+    """Each distinct error text once, with the ranks that printed it."""
+    groups = {}
+    for rank, text in enumerate(errors):
+        if text.strip():
+            groups.setdefault(text.strip(), []).append(rank)
+    lines = []
+    for text, ranks in groups.items():
+        who = f"rank {ranks[0]}" if len(ranks) == 1 else \
+            "ranks " + ", ".join(str(r) for r in ranks)
+        lines.append(f"{who}: {text}")
+    return "\n".join(lines + untagged[-20:])
+
+
+def _session_members(sid):
+    """The live processes of session `sid` (zombies left out)."""
+    import os
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            pids.append(int(entry))
+    return pids
+
+
+def _kill_session(proc):
+    """Ends hp-runner, mpirun and every rank: all share the session that
+    _launch started (ranks may sit in process groups of their own)."""
+    import os
+    import signal
+    import time
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _session_members(proc.pid):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        # mpirun, on SIGTERM, ends its ranks itself: give it a moment.
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            proc.poll()
+            if not _session_members(proc.pid):
+                break
+            time.sleep(0.05)
+    proc.wait()
+
+
+def _launch(cmd, timeout):
+    """Runs cmd in a session of its own; (returncode, stdout, stderr), or
+    RunError when it runs past `timeout` seconds (after ending it)."""
+    import subprocess
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace",
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_session(proc)
+        out, err = proc.communicate()
+        raise RunError(f"hp-runner ran past the timeout of {timeout} s and was ended "
+                       "with its ranks", [out], [err]) from None
+    finally:
+        if proc.poll() is None:
+            _kill_session(proc)
+    return proc.returncode, out, err
 
 
 def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
@@ -297,46 +464,46 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
 
     ``module_or_path`` is a :class:`Module` or the path of a ``.mlir`` file
     (dtensor level or already lowered). The entry point takes no arguments
-    and returns nothing. Raises :class:`RunError` with every rank's error
-    output when the program fails.
+    and returns nothing. ``np`` is at most :data:`MAX_RANKS`; ``extra_args``
+    go to hp-runner and must not set the rank count or entry point. Raises
+    :class:`RunError` with every rank's error output when the program fails
+    or runs past ``timeout`` seconds (hp-runner, mpirun and every rank are
+    ended then).
     """
     import os
-    import re
-    import subprocess
     import tempfile
-    if np < 1:
-        raise ValueError(f"np must be a positive number of ranks, got {np}")
+    _check_int(np, "np", 1)
+    if np > MAX_RANKS:
+        raise ValueError(f"np must be at most hp.MAX_RANKS ({MAX_RANKS}), got {np}")
+    _check_symbol(entry, "entry")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+            not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    extra_args = _check_extra_args(extra_args)
+    if not isinstance(module_or_path, (str, os.PathLike, Module)):
+        raise TypeError("run() takes a Module or the path of a .mlir file, got "
+                        f"{type(module_or_path).__name__}")
     path, cleanup = module_or_path, None
-    if not isinstance(module_or_path, (str, os.PathLike)):
+    if isinstance(module_or_path, Module):
         fd, path = tempfile.mkstemp(suffix=".mlir")
         with os.fdopen(fd, "w") as f:
             f.write(str(module_or_path))
         cleanup = path
     try:
-        cmd = [_runner(), "-np", str(np), "--mpirun-args=--tag-output", str(path),
+        cmd = [_runner(), "-np", str(np), "--mpirun-args=--tag-output", os.fspath(path),
                "-e", entry, "--entry-point-result=void", *extra_args]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        returncode, stdout, stderr = _launch(cmd, timeout)
     finally:
         if cleanup:
             os.unlink(cleanup)
     outputs = [""] * np
     errors = [""] * np
     untagged = []
-    tag = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:(.*)$")
-    for stream, text in (("stdout", proc.stdout), ("stderr", proc.stderr)):
-        for line in text.splitlines():
-            m = tag.match(line)
-            if m and int(m.group(1)) < np:
-                target = outputs if m.group(2) == "stdout" else errors
-                target[int(m.group(1))] += m.group(3) + "\n"
-            elif line.strip():
-                untagged.append(line)
-    if proc.returncode != 0:
-        ranks = [f"rank {r}: {e.strip()}" for r, e in enumerate(errors) if e.strip()]
-        detail = "\n".join(ranks + untagged[-20:])
-        raise RunError(f"hp-runner failed (exit {proc.returncode}) on {np} ranks:\n{detail}",
-                       outputs, errors)
+    _split_tagged(stdout, np, outputs, errors, untagged)
+    _split_tagged(stderr, np, outputs, errors, untagged)
+    if returncode != 0:
+        raise RunError(f"hp-runner failed (exit {returncode}) on {np} ranks:\n"
+                       + _failure_detail(errors, untagged), outputs, errors)
     return outputs
 
 
