@@ -3,7 +3,8 @@
 # `sanitize`, in build-sanitize/), runs the lit suites those tools serve
 # under it, then fuzzes the sanitized hp-opt with FUZZ_MUTANTS mutants
 # (default 2000, about 2 minutes) from FUZZ_SEED (fixed by default, so that
-# CI is repeatable; vary it to explore).
+# CI is repeatable; vary it to explore), and fuzzes the sanitized Python
+# module (_hp) with scripts/fuzz_python.py for FUZZ_PY_SECONDS (default 90).
 # .ci/run calls it after the README's test command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,4 +43,30 @@ echo "== fuzz (ASan + UBSan hp-opt, ${FUZZ_MUTANTS:-2000} mutants)"
 python3 scripts/fuzz.py --hp-opt build-sanitize/bin/hp-opt \
   --mutants "${FUZZ_MUTANTS:-2000}" --seed "${FUZZ_SEED:-20261202}" \
   --out build-sanitize/fuzz-findings || status=1
+
+echo "== fuzz (ASan + UBSan Python module _hp, ${FUZZ_PY_SECONDS:-90} s)"
+# The interpreter is not instrumented: the sanitizer runtimes are preloaded
+# so that the instrumented _hp finds them, and checked to be live with a
+# deliberate overflow (if ASan were not active, the fuzzer would prove
+# nothing).
+sanitizers="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+if cmake --build build-sanitize --target _hp hp-python-package; then
+  overflow='import ctypes
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+ctypes.memmove(libc.malloc(8), b"x" * 64, 64)'
+  if LD_PRELOAD="$sanitizers" python3 -c "$overflow" 2>&1 |
+      grep -q heap-buffer-overflow &&
+      nm -D build-sanitize/python/hp/_hp*.so | grep -q __asan_report; then
+    LD_PRELOAD="$sanitizers" PYTHONPATH=build-sanitize/python \
+      python3 scripts/fuzz_python.py --seconds "${FUZZ_PY_SECONDS:-90}" \
+      --seed "${FUZZ_SEED:-20261202}" --batch-timeout 600 \
+      --out build-sanitize/fuzz-python-findings || status=1
+  else
+    echo "sanitize.sh: ASan is not active in the Python fuzzer's interpreter"
+    status=1
+  fi
+else
+  status=1
+fi
 exit $status

@@ -1,0 +1,327 @@
+"""Bad input to the Python API is a Python exception, never a crash, a hang
+or output that does not parse again. Snippets that used to crash the
+interpreter run in a subprocess, so a crash fails the test instead of
+killing pytest."""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+import hp
+
+MESH_PROGRAM = """
+dtensor.mesh @tp shape = [2] names = ["tp"]
+func.func @f(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8xf32, @tp, [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
+  return %r : !dtensor.tensor<8xf32, @tp, [replicate]>
+}
+"""
+
+
+def run_snippet(code):
+    """Runs `code` in a fresh interpreter; fails on a signal or an error exit."""
+    proc = subprocess.run([sys.executable, "-c", "import gc, hp\nfrom hp import _hp\n"
+                           + textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (
+        f"exit {proc.returncode} (negative: killed by a signal)\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+@pytest.fixture()
+def ctx():
+    return hp.Context()
+
+
+def test_add_op_with_non_dictionary_attributes():
+    out = run_snippet("""
+        ctx = hp.Context()
+        m = hp.Module.create(ctx)
+        entry = hp.add_function(m, "f", [], [])
+        f32 = hp.Type.parse(ctx, "f32")
+        for text in ["1 : i64", "[1, 2]", "unit"]:
+            try:
+                hp.add_op(entry, "arith.constant", [], [f32], text)
+            except ValueError as e:
+                print(e)
+        """)
+    assert out.count("attributes must be a dictionary") == 3
+
+
+def test_local_region_on_a_mesh_with_a_zero_size_axis():
+    out = run_snippet("""
+        ctx = hp.Context()
+        m = hp.Module.create(ctx)
+        t = hp.Type.parse(ctx, "!dtensor.tensor<8xf32, @m, [shard<0>]>")
+        entry = hp.add_function(m, "f", [t], [])
+        for shape in ([0], [-2]):
+            try:
+                _hp.add_local_region(entry, "m", shape, [(entry.arguments[0], "x")])
+            except ValueError as e:
+                print(e)
+            try:
+                _hp.local_type(t, shape)
+            except ValueError as e:
+                print(e)
+        """)
+    assert out.count("mesh sizes must be >= 1") == 4
+    with pytest.raises(ValueError, match="mesh size must be at least 1, got 0"):
+        hp.DeviceMesh("m", (2, 0))
+
+
+def test_ir_handles_keep_their_module_alive():
+    out = run_snippet("""
+        def build():
+            ctx = hp.Context()
+            m = hp.Module.create(ctx)
+            t = hp.Type.parse(ctx, "tensor<4xf32>")
+            entry = hp.add_function(m, "kept", [t], [t])
+            op = hp.add_op(entry, "func.return", entry.arguments, [])
+            return entry, op
+        entry, op = build()
+        gc.collect()
+        # Another module allocated where the first one was must not show.
+        other = hp.Module.parse(hp.Context(), "func.func @other() { return }")
+        print(str(op))
+        print(entry.arguments[0].type)
+        """)
+    assert out == "func.return %arg0 : tensor<4xf32>\ntensor<4xf32>\n"
+
+
+def test_objects_of_two_contexts_are_not_mixed():
+    out = run_snippet("""
+        ctx = hp.Context()
+        m = hp.Module.create(ctx)
+        t = hp.Type.parse(hp.Context(), "f32")  # its context lives in t only
+        try:
+            hp.add_function(m, "f", [t], [])
+        except ValueError as e:
+            print(e)
+        try:
+            _hp.dtensor_type(ctx, [8], "f32", "m", [_hp.shard_attr(hp.Context(), 0)])
+        except ValueError as e:
+            print(e)
+        del t
+        gc.collect()
+        print(m)
+        """)
+    assert out.count("belongs to a different hp.Context") == 2
+
+
+def test_values_of_another_module_are_refused(ctx):
+    f32 = hp.Type.parse(ctx, "f32")
+    a = hp.add_function(hp.Module.create(ctx), "a", [f32], [])
+    b = hp.add_function(hp.Module.create(ctx), "b", [], [])
+    with pytest.raises(ValueError, match="belongs to a different hp.Module"):
+        hp.add_op(b, "func.return", a.arguments, [])
+
+
+def test_handles_from_before_a_run_are_refused(ctx):
+    module = hp.Module.parse(ctx, MESH_PROGRAM)
+    entry = module.body
+    module.run("hp-partition")
+    with pytest.raises(ValueError, match="taken before Module.run changed its module"):
+        entry.arguments
+    assert "shard.all_gather" in str(module)
+
+
+def test_run_refuses_a_module_that_does_not_verify(ctx):
+    module = hp.Module.create(ctx)
+    entry = hp.add_function(module, "f", [], [])
+    hp.add_op(entry, "dtensor.redistribute", [], [])
+    with pytest.raises(ValueError, match="does not verify; the pipeline was not run"):
+        module.run("hp-partition")
+
+
+@pytest.mark.parametrize("parse", [
+    lambda ctx, text: hp.Type.parse(ctx, text),
+    lambda ctx, text: hp.Attribute.parse(ctx, text),
+    lambda ctx, text: hp.Module.parse(ctx, "func.func @f(%x: " + text + ")"),
+    lambda ctx, text: hp.Module.parse(ctx, MESH_PROGRAM).run(
+        "func.func(" * 5000 + "cse" + ")" * 5000),
+])
+def test_deeply_nested_input_is_refused(parse):
+    ctx = hp.Context()
+    with pytest.raises(ValueError, match="nests deeper than 512 brackets"):
+        parse(ctx, "tensor<" * 100000 + "f32" + ">" * 100000)
+
+
+def test_deeply_nested_type_in_a_subprocess():
+    # Without the bound, the parser overflows the stack (SIGSEGV).
+    out = run_snippet("""
+        try:
+            hp.Type.parse(hp.Context(), "tensor<" * 100000 + "f32" + ">" * 100000)
+        except ValueError as e:
+            print(e)
+        """)
+    assert "type:1:" in out and "nests deeper than 512 brackets" in out
+
+
+def test_deeply_nested_local_regions_are_refused(ctx):
+    mesh = hp.DeviceMesh("m", (2,))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    block = hp.add_function(module, "f", [], [])
+    with pytest.raises(ValueError, match="local_region nests deeper than 256 regions"):
+        for _ in range(300):
+            block = hp.local_region(ctx, block, mesh, [], [])[1]
+
+
+@pytest.mark.parametrize("pipeline", ["hp-partition", "builtin.module(hp-partition)",
+                                      "  builtin.module( hp-partition )\n"])
+def test_anchored_and_bare_pipelines_both_run(ctx, pipeline):
+    module = hp.Module.parse(ctx, MESH_PROGRAM)
+    module.run(pipeline)
+    assert "shard.all_gather" in str(module)
+    assert "dtensor.redistribute" not in str(module)
+
+
+def test_pipeline_that_is_not_one_anchor_is_nested(ctx):
+    # `builtin.module(cse),cse` is two module passes, not one anchor.
+    module = hp.Module.parse(ctx, MESH_PROGRAM)
+    module.run("builtin.module(cse),cse")
+    with pytest.raises(ValueError, match="invalid pass pipeline"):
+        module.run("builtin.module(")
+
+
+def test_invalid_symbol_names(ctx):
+    for name in ["", "1x", "a b", "@m"]:
+        with pytest.raises(ValueError, match="is not a symbol name"):
+            hp.DeviceMesh(name, (2,))
+        with pytest.raises(ValueError, match="is not a symbol name"):
+            hp._hp.add_mesh(hp.Module.create(ctx), name, [2])
+        with pytest.raises(ValueError, match="is not a symbol name"):
+            hp._hp.dtensor_type(ctx, [8], "f32", name, [hp._hp.replicate_attr(ctx)])
+    with pytest.raises(ValueError, match="non-empty strings"):
+        hp.DeviceMesh("m", (2,), ("",))
+    with pytest.raises(ValueError, match="distinct"):
+        hp.DeviceMesh("m", (2, 2), ("a", "a"))
+    with pytest.raises(ValueError, match="one name per mesh dimension"):
+        hp._hp.add_mesh(hp.Module.create(ctx), "m", [2, 2], ["a"])
+    with pytest.raises(TypeError, match="mesh size must be an int"):
+        hp.DeviceMesh("m", ("2",))
+
+
+def test_placement_arguments(ctx):
+    with pytest.raises(ValueError, match="shard dim must be non-negative, got -1"):
+        hp._hp.shard_attr(ctx, -1)
+    with pytest.raises(ValueError, match="split factor must be at least 1"):
+        hp._hp.strided_shard_attr(ctx, 0, 0)
+    with pytest.raises(ValueError, match="unknown reduction 'SUM'"):
+        hp._hp.partial_attr(ctx, "SUM")
+    with pytest.raises(TypeError, match="shard dim must be an int"):
+        hp.Shard("0")
+    with pytest.raises(TypeError, match="expected a Placement"):
+        hp.dtensor_type(ctx, (8,), "f32", hp.DeviceMesh("m", (2,)), ["shard"])
+    with pytest.raises(ValueError, match="2 placements for a mesh of rank 1"):
+        hp.dtensor_type(ctx, (8,), "f32", hp.DeviceMesh("m", (2,)),
+                        [hp.Shard(0), hp.Replicate()])
+
+
+def test_run_argument_checks(ctx):
+    module = hp.Module.parse(ctx, MESH_PROGRAM)
+    with pytest.raises(ValueError, match="at most hp.MAX_RANKS"):
+        hp.run(module, np=10**6)
+    with pytest.raises(ValueError, match="np must be at least 1"):
+        hp.run(module, np=0)
+    with pytest.raises(TypeError, match="np must be an int"):
+        hp.run(module, np="2")
+    with pytest.raises(ValueError, match="must not hold '-np'"):
+        hp.run(module, np=1, extra_args=["-np", "3"])
+    with pytest.raises(ValueError, match="must not hold '-c'"):
+        hp.run(module, extra_args=["--mpirun-args=-c 3"])
+    with pytest.raises(TypeError, match="not one string"):
+        hp.run(module, extra_args="-np 3")
+    with pytest.raises(ValueError, match="timeout must be a positive"):
+        hp.run(module, timeout=0)
+    with pytest.raises(ValueError, match="entry '' is not a symbol name"):
+        hp.run(module, entry="")
+
+
+def test_tagged_output_of_interleaved_ranks_is_split_per_rank():
+    outputs, errors, untagged = [""] * 4, [""] * 4, []
+    hp._split_tagged(
+        '[1,3]<stderr>:loc([1,3]<stderr>:"p.mlir"[1,3]<stderr>::1:1): error: boom\n'
+        "[1,0]<stderr>:err[1,1]<stderr>:loc(\"p.mlir\":1:1): error: boom\n"
+        "[1,0]<stderr>:or: x\n"
+        "[1,2]<stdout>:( 1, 2 )\n"
+        "mpirun noticed that process rank 0 exited\n", 4, outputs, errors, untagged)
+    assert errors[3] == 'loc("p.mlir":1:1): error: boom\n'
+    assert errors[1] == errors[3]
+    assert errors[0] == "error: x\n"
+    assert outputs[2] == "( 1, 2 )\n"
+    assert untagged == ["mpirun noticed that process rank 0 exited"]
+    detail = hp._failure_detail(errors, untagged)
+    assert detail.count("error: boom") == 1
+    assert 'ranks 1, 3: loc("p.mlir":1:1): error: boom' in detail
+
+
+SPIN_PROGRAM = """
+func.func @main() {
+  scf.while : () -> () {
+    %t = arith.constant true
+    scf.condition(%t)
+  } do {
+    // A side effect keeps the endless loop from being folded away.
+    llvm.inline_asm has_side_effects "", "" : () -> ()
+    scf.yield
+  }
+  return
+}
+"""
+
+
+def _processes_mentioning(text):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_timeout_ends_mpirun_and_every_rank(tmp_path):
+    path = tmp_path / f"spin-{uuid.uuid4().hex}.mlir"
+    path.write_text(SPIN_PROGRAM)
+    with pytest.raises(hp.RunError, match="ran past the timeout of 5 s"):
+        hp.run(str(path), np=2, timeout=5)
+    deadline = time.monotonic() + 5
+    while _processes_mentioning(path.name) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_mentioning(path.name) == []
+
+
+def test_fuzzer_finds_nothing(tmp_path):
+    script = pathlib.Path(__file__).parents[2] / "scripts" / "fuzz_python.py"
+    proc = subprocess.run([sys.executable, str(script), "--seconds", "20",
+                           "--out", str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-2000:]
+    assert "0 findings" in proc.stdout
+
+
+@pytest.mark.parametrize("pipeline, message", [
+    ("func.func(hp-partition)", "'hp-partition' runs on a whole module"),
+    ("func.func(convert-func-to-llvm)", "Can't add pass 'ConvertFuncToLLVMPass'"),
+])
+def test_module_pass_nested_on_a_function_is_an_exception(pipeline, message):
+    out = run_snippet(f"""
+        module = hp.Module.parse(hp.Context(), "func.func @f() {{ return }}")
+        try:
+            module.run({pipeline!r})
+        except ValueError as e:
+            print(e)
+        """)
+    assert "invalid pass pipeline" in out and message in out
