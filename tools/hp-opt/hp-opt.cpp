@@ -8,8 +8,10 @@
 #include "hp/InitAllDialects.h"
 #include "hp/Version.h"
 #include "hp/InitAllPasses.h"
+#include "hp/Support/NestingDepth.h"
 #include "hp/Support/PassCounts.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -19,6 +21,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -43,6 +46,80 @@ static const char *kOverview =
     "    --convert-strided-copy-to-linalg --convert-memref-to-gpu\n"
     "  example: hp-opt --hp-partition=\"print-plans verify-plans\" "
     "examples/tp_mlp.mlir\n";
+
+// Without a bound, an endless input (`hp-opt /dev/zero`) is read until memory
+// runs out. 1 GiB is far above any real module and still fits in memory.
+static llvm::cl::opt<uint64_t> maxInputBytes(
+    "max-input-bytes",
+    llvm::cl::desc("Refuse an input larger than this many bytes (default 1 "
+                   "GiB)"),
+    llvm::cl::init(uint64_t(1) << 30));
+
+static std::string tooLargeMessage(llvm::StringRef name,
+                                   llvm::StringRef size) {
+  return ("input '" + name + "' is " + size + " than the limit of " +
+          llvm::Twine(maxInputBytes) + " bytes (--max-input-bytes)")
+      .str();
+}
+
+/// Reads a pipe, a device or standard input in chunks, stopping as soon as
+/// the input exceeds --max-input-bytes.
+static std::unique_ptr<llvm::MemoryBuffer>
+readStreamBounded(llvm::sys::fs::file_t file, llvm::StringRef name,
+                  std::string &error) {
+  std::string data;
+  constexpr size_t kChunk = 1 << 16;
+  while (true) {
+    size_t old = data.size();
+    data.resize(old + kChunk);
+    llvm::Expected<size_t> read = llvm::sys::fs::readNativeFile(
+        file, llvm::MutableArrayRef<char>(data.data() + old, kChunk));
+    if (!read) {
+      error = "cannot read input '" + name.str() +
+              "': " + llvm::toString(read.takeError());
+      return nullptr;
+    }
+    data.resize(old + *read);
+    if (*read == 0)
+      break;
+    if (data.size() > maxInputBytes) {
+      error = tooLargeMessage(name, "larger");
+      return nullptr;
+    }
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(data, name);
+}
+
+/// Opens the input like mlir::openInputFile, but refuses one larger than
+/// --max-input-bytes before holding all of it in memory.
+static std::unique_ptr<llvm::MemoryBuffer>
+openBoundedInput(llvm::StringRef filename, std::string &error) {
+  if (filename == "-")
+    return readStreamBounded(llvm::sys::fs::getStdinHandle(), "<stdin>",
+                             error);
+  llvm::sys::fs::file_status status;
+  // A missing or unreadable file gets openInputFile's usual message.
+  if (llvm::sys::fs::status(filename, status) ||
+      llvm::sys::fs::is_regular_file(status)) {
+    if (status.getSize() > maxInputBytes) {
+      error = tooLargeMessage(
+          filename, (llvm::Twine(status.getSize()) + " bytes, more").str());
+      return nullptr;
+    }
+    return mlir::openInputFile(filename, &error);
+  }
+  llvm::Expected<llvm::sys::fs::file_t> file =
+      llvm::sys::fs::openNativeFileForRead(filename);
+  if (!file) {
+    error = "cannot open input file '" + filename.str() +
+            "': " + llvm::toString(file.takeError());
+    return nullptr;
+  }
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readStreamBounded(*file, filename, error);
+  llvm::sys::fs::closeFile(*file);
+  return buffer;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
@@ -87,10 +164,20 @@ int main(int argc, char **argv) {
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(inputFilename, &error);
+      openBoundedInput(inputFilename, error);
   if (!input) {
     llvm::errs() << error << "\n";
     return EXIT_FAILURE;
+  }
+  // The parser recurses once per nested bracket: refuse what would overflow
+  // its stack, naming where. Bytecode has no brackets to count.
+  if (!mlir::isBytecode(*input)) {
+    if (std::optional<hp::NestingViolation> violation =
+            hp::findExcessiveNesting(input->getBuffer())) {
+      llvm::errs() << violation->message(input->getBufferIdentifier())
+                   << "\n";
+      return EXIT_FAILURE;
+    }
   }
   std::unique_ptr<llvm::ToolOutputFile> output =
       mlir::openOutputFile(outputFilename, &error);

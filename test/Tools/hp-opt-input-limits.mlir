@@ -1,0 +1,32 @@
+// hp-opt refuses input that would overflow the parser's stack or exhaust
+// memory with an error naming the input and a non-zero exit, before parsing.
+
+// 4,000 nested regions: the bracket that first nests deeper than 512.
+// RUN: %python %S/Inputs/nested-regions.py 4000 > %t.deep.mlir
+// RUN: not hp-opt %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: not hp-opt - < %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEPSTDIN
+// RUN: not hp-opt --split-input-file --verify-diagnostics %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: deep.mlir:257:25: input nests deeper than 512 brackets (regions, lists, attributes or types); hp refuses it rather than overflow the parser's stack
+// DEEPSTDIN: <stdin>:257:25: input nests deeper than 512 brackets
+// 200 nested regions stay within the bound.
+// RUN: %python %S/Inputs/nested-regions.py 200 | hp-opt | FileCheck %s --check-prefix=SHALLOW
+// SHALLOW: func.func @deep
+
+// An input larger than --max-input-bytes (default 1 GiB) is refused; an
+// endless one is read only up to the limit.
+// RUN: not hp-opt --max-input-bytes=100 %s 2>&1 | FileCheck %s --check-prefix=FILE
+// RUN: not hp-opt --max-input-bytes=100 /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not hp-opt --max-input-bytes=100 - < /dev/zero 2>&1 | FileCheck %s --check-prefix=STDIN
+// FILE: input '{{.*}}hp-opt-input-limits.mlir' is {{[0-9]+}} bytes, more than the limit of 100 bytes (--max-input-bytes)
+// ZERO: input '/dev/zero' is larger than the limit of 100 bytes (--max-input-bytes)
+// STDIN: input '<stdin>' is larger than the limit of 100 bytes (--max-input-bytes)
+// Within the limit, files, standard input and bytecode read as before.
+// RUN: hp-opt --max-input-bytes=100000 %s | FileCheck %s --check-prefix=OK
+// RUN: cat %s | hp-opt --max-input-bytes=100000 | FileCheck %s --check-prefix=OK
+// RUN: hp-opt %s --emit-bytecode -o %t.mlirbc
+// RUN: hp-opt %t.mlirbc | FileCheck %s --check-prefix=OK
+// OK: func.func @small
+
+func.func @small() {
+  return
+}
