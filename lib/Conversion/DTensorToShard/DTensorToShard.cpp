@@ -67,6 +67,9 @@ plan::Problem problemOf(RedistributeOp op, const MeshInfo &mesh) {
   problem.meshShape.assign(mesh.shape.begin(), mesh.shape.end());
   problem.elementBytes = std::max<int64_t>(
       1, from.getElementType().getIntOrFloatBitWidth() / 8);
+  if (auto i = dyn_cast<IntegerType>(from.getElementType()))
+    problem.arithmetic = i.isUnsigned() ? plan::Arithmetic::UnsignedInt
+                                        : plan::Arithmetic::SignedInt;
   problem.source = llvm::map_to_vector(from.getPlacements(), toPlanPlacement);
   problem.target = llvm::map_to_vector(to.getPlacements(), toPlanPlacement);
   return problem;

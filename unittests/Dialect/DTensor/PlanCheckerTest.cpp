@@ -172,7 +172,8 @@ bool reachable(llvm::ArrayRef<Placement> src, llvm::ArrayRef<Placement> dst) {
 /// Plans and checks every placement pair on `mesh` for each shape.
 void sweep(llvm::ArrayRef<int64_t> mesh,
            llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> shapes,
-           llvm::ArrayRef<int64_t> ops) {
+           llvm::ArrayRef<int64_t> ops,
+           Arithmetic arithmetic = Arithmetic::Real, int64_t elementBytes = 4) {
   Options costings[2];
   costings[0].latencyBytes = 0;
   costings[1].latencyBytes = 65536;
@@ -184,6 +185,8 @@ void sweep(llvm::ArrayRef<int64_t> mesh,
         if (!reachable(src, dst))
           continue;
         Problem p = problem(shape, mesh, src, dst);
+        p.arithmetic = arithmetic;
+        p.elementBytes = elementBytes;
         for (const Options &o : costings) {
           std::optional<Plan> plan = planRedistribute(p, o);
           ASSERT_TRUE(plan) << placementsToString(src) << " -> "
@@ -321,6 +324,83 @@ TEST(PlanCheckerTest, SubBlockPermute) {
   Step wrong = permute;
   wrong.order = {{0}, {1}};
   EXPECT_NE(checkPlan(p, {wrong}), "");
+}
+
+// Integers wrap: a max/min fill writes the type's extremes, which a later
+// avg (or sum) over copies of them overflows. These plans are right in exact
+// arithmetic and once computed wrong numbers on i32/i64.
+TEST(PlanCheckerIntegers, ExtremesUnderAvgAreRefused) {
+  // 1x2x2, [3, 1]: [R, R, S(0)] -> [P(max), P(min), P(avg)], as planned
+  // before integers were modelled: the min fill on axis 1 puts INT_MAX on
+  // both coordinates of axis 2, whose avg adds them.
+  Problem p = problem({3, 1}, {1, 2, 2}, {R(), R(), S(0)},
+                      {P(kMax), P(kMin), P(kAvg)});
+  Step makeMax{Step::MakePartial, {0}};
+  makeMax.reduceOp = kMax;
+  Step move{Step::Permute, {1, 2}};
+  move.order = {{1}, {}};
+  Step makeAvg{Step::MakePartial, {2}};
+  makeAvg.reduceOp = kAvg;
+  Step fillMin{Step::Fill, {1}, 0};
+  fillMin.reduceOp = kMin;
+  std::vector<Step> old = {makeMax, move, makeAvg, fillMin};
+  EXPECT_EQ(checkPlan(p, old), "");
+  for (Arithmetic a : {Arithmetic::SignedInt, Arithmetic::UnsignedInt})
+    for (int64_t bytes : {1, 4, 8}) {
+      p.arithmetic = a;
+      p.elementBytes = bytes;
+      // Unsigned: UINT_MAX + UINT_MAX wraps to an even number whose half
+      // still exceeds every share, so the min picks the right value.
+      if (a == Arithmetic::SignedInt)
+        EXPECT_NE(checkPlan(p, old), "") << bytes << " bytes";
+      std::optional<Plan> plan = planRedistribute(p, Options());
+      ASSERT_TRUE(plan);
+      EXPECT_EQ(checkPlan(p, plan->steps), "") << plan->str();
+    }
+  // 2x2x2, [4, 6]: [S(0), R, P(avg)] -> [P(min), P(sum), S(0)]: the min fill
+  // on axis 0 came before the reduce_scatter of the source's avg.
+  Problem q = problem({4, 6}, {2, 2, 2}, {S(0), R(), P(kAvg)},
+                      {P(kMin), P(kSum), S(0)});
+  Step chunk{Step::Chunk, {1}, 1};
+  Step fill0{Step::Fill, {0}, 0};
+  fill0.reduceOp = kMin;
+  Step scatter{Step::ReduceScatter, {2}, 0};
+  scatter.reduceOp = kAvg;
+  Step fill1{Step::Fill, {1}, 1};
+  fill1.reduceOp = kSum;
+  std::vector<Step> before = {chunk, fill0, scatter, fill1};
+  EXPECT_EQ(checkPlan(q, before), "");
+  q.arithmetic = Arithmetic::SignedInt;
+  q.elementBytes = 8;
+  EXPECT_NE(checkPlan(q, before), "");
+  std::optional<Plan> plan = planRedistribute(q, Options());
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(checkPlan(q, plan->steps), "") << plan->str();
+}
+
+TEST(PlanCheckerIntegers, WrappingIsModelled) {
+  // A sum whose true value overflows i8 is wrapped by NCCL and by the
+  // checker alike; the same plan is right for both.
+  Problem p = problem({4}, {2}, {P(kSum)}, {R()});
+  p.arithmetic = Arithmetic::SignedInt;
+  p.elementBytes = 1;
+  Step reduce{Step::AllReduce, {0}};
+  EXPECT_EQ(checkPlan(p, {reduce}), "");
+  reduce.reduceOp = kMax;
+  EXPECT_NE(checkPlan(p, {reduce}), "");
+}
+
+// Every pair of placement lists with every partial kind, on the meshes of
+// the programs that once went wrong, planned and checked in fixed-width
+// integer arithmetic (signed and unsigned, 8 and 64 bits).
+TEST(PlanCheckerIntegers, EveryPairOnThreeDMeshes) {
+  for (llvm::SmallVector<int64_t, 4> mesh :
+       {llvm::SmallVector<int64_t, 4>{2, 2, 2},
+        llvm::SmallVector<int64_t, 4>{1, 2, 2}}) {
+    sweep(mesh, {{3}, {4}}, kAllOps, Arithmetic::SignedInt, 8);
+    sweep(mesh, {{5}}, kAllOps, Arithmetic::UnsignedInt, 1);
+  }
+  sweep({2, 2}, {{3, 1}, {4, 6}}, kAllOps, Arithmetic::SignedInt, 4);
 }
 
 TEST(PlanCheckerSweep3D, Rank1And3) {

@@ -23,11 +23,12 @@ namespace {
 using Coord = llvm::SmallVector<int64_t, 4>;
 
 /// One device's local tensor: per element, the global (row-major) index it
-/// is a copy or a share of, and its value.
-struct Block {
+/// is a copy or a share of, and its value (double for real arithmetic, the
+/// integer's bits sign-extended to int64_t for fixed-width integers).
+template <typename T> struct Block {
   llvm::SmallVector<int64_t, 4> shape;
   std::vector<int64_t> index;
-  std::vector<double> value;
+  std::vector<T> value;
 
   int64_t numElements() const {
     int64_t n = 1;
@@ -47,8 +48,9 @@ std::pair<int64_t, int64_t> torchChunk(int64_t size, int64_t parts,
 }
 
 /// Elements [offset, offset+length) of dim `d`.
-Block slice(const Block &b, int64_t d, int64_t offset, int64_t length) {
-  Block out;
+template <typename T>
+Block<T> slice(const Block<T> &b, int64_t d, int64_t offset, int64_t length) {
+  Block<T> out;
   out.shape = b.shape;
   out.shape[d] = length;
   int64_t outer = 1, inner = 1;
@@ -67,15 +69,16 @@ Block slice(const Block &b, int64_t d, int64_t offset, int64_t length) {
 
 /// The blocks concatenated along dim `d`; nullopt if they differ in another
 /// dim.
-std::optional<Block> concat(const std::vector<Block> &parts, int64_t d) {
+template <typename T>
+std::optional<Block<T>> concat(const std::vector<Block<T>> &parts, int64_t d) {
   int64_t rank = parts.front().shape.size();
-  Block out = parts.front();
+  Block<T> out = parts.front();
   for (size_t j = 1; j < parts.size(); ++j) {
-    const Block &b = parts[j];
+    const Block<T> &b = parts[j];
     for (int64_t k = 0; k < rank; ++k)
       if (k != d && b.shape[k] != out.shape[k])
         return std::nullopt;
-    Block cat;
+    Block<T> cat;
     cat.shape = out.shape;
     cat.shape[d] += b.shape[d];
     int64_t innerA = 1, innerB = 1, outer = 1;
@@ -100,23 +103,141 @@ std::optional<Block> concat(const std::vector<Block> &parts, int64_t d) {
   return out;
 }
 
-/// The identity of a reduction: what a rank holds where it holds nothing.
-double identityOf(int64_t op) {
-  switch (op) {
-  case 2:
-    return -HUGE_VAL; // max
-  case 3:
-    return HUGE_VAL; // min
-  case 4:
-    return 1; // prod
-  default:
-    return 0; // sum, avg
-  }
-}
+/// Real arithmetic (floats): exact sums in doubles, infinite identities.
+struct RealArithmetic {
+  using Value = double;
+  explicit RealArithmetic(const Problem &) {}
 
-class Simulator {
+  /// The identity of a reduction: what a rank holds where it holds nothing.
+  Value identity(int64_t op) const {
+    switch (op) {
+    case 2:
+      return -HUGE_VAL; // max
+    case 3:
+      return HUGE_VAL; // min
+    case 4:
+      return 1; // prod
+    default:
+      return 0; // sum, avg
+    }
+  }
+  /// A share of an element: values in [1, 2), so that sum, product, max,
+  /// min and mean differ.
+  Value share(uint64_t hash) const {
+    return 1.0 + static_cast<double>(hash % 1000003) / 1000003.0;
+  }
+  Value combine(int64_t op, Value a, Value b) const {
+    switch (op) {
+    case 0: // sum
+    case 1: // avg: summed here, divided by the count afterwards
+      return a + b;
+    case 2:
+      return std::max(a, b);
+    case 3:
+      return std::min(a, b);
+    default:
+      return a * b;
+    }
+  }
+  Value divide(Value sum, int64_t count) const { return sum / count; }
+  bool equal(Value a, Value b) const {
+    return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
+  }
+};
+
+/// Fixed-width integers as NCCL and the emitted code compute them: sums and
+/// products wrap at the type's width, avg divides the wrapped sum, and max
+/// and min fill with the type's extremes. A plan that adds copies of an
+/// extreme is wrong here though right in exact arithmetic.
+struct IntegerArithmetic {
+  using Value = int64_t;
+  explicit IntegerArithmetic(const Problem &p)
+      : bits(std::clamp<int64_t>(8 * p.elementBytes, 2, 64)),
+        isUnsigned(p.arithmetic == Arithmetic::UnsignedInt) {
+    // Shares are multiples of the avg axes' sizes, so that every avg divides
+    // exactly whatever order a plan reduces them in (integer avg truncates;
+    // nested avgs in another order round differently, a property of integer
+    // avg, not of a plan); small enough that the source's own reductions do
+    // not overflow: only a fill's extremes may.
+    int64_t devices = 1, products = 1;
+    auto is = [](const Placement &q, int64_t op) {
+      return q.kind == Placement::Partial && q.arg == op;
+    };
+    for (auto [m, n] : llvm::enumerate(p.meshShape)) {
+      devices *= n;
+      if (is(p.source[m], 1) || is(p.target[m], 1))
+        unit *= n;
+      products += is(p.source[m], 4) || is(p.target[m], 4);
+    }
+    // (devices * unit * spread)^products within 2^(bits - 2).
+    double room = std::pow(2.0, static_cast<double>(bits - 2) / products);
+    spread = std::clamp<uint64_t>(
+        static_cast<uint64_t>(room / static_cast<double>(devices * unit)), 1,
+        15);
+  }
+
+  /// `x` truncated to the width, sign- or zero-extended back.
+  Value wrap(uint64_t x) const {
+    if (bits == 64)
+      return static_cast<Value>(x);
+    uint64_t mask = (uint64_t(1) << bits) - 1;
+    x &= mask;
+    if (!isUnsigned && (x >> (bits - 1)))
+      x |= ~mask;
+    return static_cast<Value>(x);
+  }
+  Value identity(int64_t op) const {
+    uint64_t top = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    switch (op) {
+    case 2: // max: the lowest value
+      return isUnsigned ? 0 : wrap(uint64_t(1) << (bits - 1));
+    case 3: // min: the highest value
+      return wrap(isUnsigned ? top : top >> 1);
+    case 4:
+      return 1;
+    default:
+      return 0;
+    }
+  }
+  Value share(uint64_t hash) const {
+    return static_cast<Value>(unit * (1 + hash % spread));
+  }
+  bool less(Value a, Value b) const {
+    return isUnsigned ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b)
+                      : a < b;
+  }
+  Value combine(int64_t op, Value a, Value b) const {
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    switch (op) {
+    case 0:
+    case 1:
+      return wrap(ua + ub);
+    case 2:
+      return less(a, b) ? b : a;
+    case 3:
+      return less(a, b) ? a : b;
+    default:
+      return wrap(ua * ub);
+    }
+  }
+  Value divide(Value sum, int64_t count) const {
+    return isUnsigned ? wrap(static_cast<uint64_t>(sum) /
+                             static_cast<uint64_t>(count))
+                      : wrap(static_cast<uint64_t>(sum / count));
+  }
+  bool equal(Value a, Value b) const { return a == b; }
+
+  int64_t bits;
+  bool isUnsigned;
+  uint64_t unit = 1, spread = 15;
+};
+
+template <typename Arith> class Simulator {
 public:
-  Simulator(const Problem &p) : p(p) {
+  using T = typename Arith::Value;
+  using BlockT = Block<T>;
+
+  Simulator(const Problem &p) : p(p), arith(p) {
     numDevices = 1;
     for (int64_t n : p.meshShape)
       numDevices *= n;
@@ -186,7 +307,7 @@ private:
   /// keeps torch.chunk piece i of n; _StridedShard(d, f) cuts n * f
   /// torch.chunk pieces and keeps pieces i, i + n, ..., i + (f - 1) * n.
   /// No nesting order is derived: the blocks need not be contiguous.
-  Block layoutBlock(llvm::ArrayRef<Placement> placements, int64_t device) {
+  BlockT layoutBlock(llvm::ArrayRef<Placement> placements, int64_t device) {
     Coord c = coordOf(device);
     std::vector<std::vector<int64_t>> held(p.globalShape.size());
     for (auto [d, g] : llvm::enumerate(p.globalShape))
@@ -205,7 +326,7 @@ private:
       }
       list = std::move(kept);
     }
-    Block b;
+    BlockT b;
     for (const auto &list : held)
       b.shape.push_back(list.size());
     int64_t n = b.numElements();
@@ -224,7 +345,7 @@ private:
 
   /// The block a device holds when dim d is split by `splits[d]` (mesh
   /// axes, outermost first), as global indices; values left empty.
-  Block splitBlock(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
+  BlockT splitBlock(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
                    int64_t device) {
     Coord c = coordOf(device);
     llvm::SmallVector<int64_t, 4> offset(p.globalShape.size(), 0);
@@ -236,7 +357,7 @@ private:
         offset[d] += o;
         size[d] = l;
       }
-    Block b;
+    BlockT b;
     b.shape = size;
     int64_t n = b.numElements();
     for (int64_t e = 0; e < n; ++e) {
@@ -252,47 +373,32 @@ private:
     return b;
   }
 
-  /// A share of element `g` held by devices with partial coordinates `key`:
-  /// values in [1, 2), so that sum, product, max, min and mean differ.
-  static double share(int64_t g, int64_t key) {
+  /// A share of element `g` held by devices with partial coordinates `key`.
+  T share(int64_t g, int64_t key) const {
     uint64_t x = static_cast<uint64_t>(g) * 0x9E3779B97F4A7C15ull ^
                  (static_cast<uint64_t>(key) + 1) * 0xC2B2AE3D27D4EB4Full;
     x ^= x >> 29;
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 32;
-    return 1.0 + static_cast<double>(x % 1000003) / 1000003.0;
-  }
-
-  static double combine(int64_t op, double a, double b) {
-    switch (op) {
-    case 0: // sum
-    case 1: // avg: summed here, divided by the count afterwards
-      return a + b;
-    case 2:
-      return std::max(a, b);
-    case 3:
-      return std::min(a, b);
-    default:
-      return a * b;
-    }
+    return arith.share(x);
   }
 
   /// The reduction over the partial mesh dims of `placements` (innermost
   /// first) of `valueAt(device)`, seen from `device`.
   template <typename F>
-  double reducePartials(llvm::ArrayRef<Placement> placements, Coord c,
-                        size_t from, F valueAt) {
+  T reducePartials(llvm::ArrayRef<Placement> placements, Coord c,
+                   size_t from, F valueAt) {
     for (size_t m = from; m < placements.size(); ++m) {
       if (placements[m].kind != Placement::Partial)
         continue;
       int64_t op = placements[m].arg;
-      double acc = 0;
+      T acc = 0;
       for (int64_t i = 0; i < p.meshShape[m]; ++i) {
         c[m] = i;
-        double v = reducePartials(placements, c, m + 1, valueAt);
-        acc = i == 0 ? v : combine(op, acc, v);
+        T v = reducePartials(placements, c, m + 1, valueAt);
+        acc = i == 0 ? v : arith.combine(op, acc, v);
       }
-      return op == 1 ? acc / p.meshShape[m] : acc;
+      return op == 1 ? arith.divide(acc, p.meshShape[m]) : acc;
     }
     return valueAt(deviceOf(c));
   }
@@ -319,13 +425,15 @@ private:
   }
 
   const Problem &p;
+  Arith arith;
   int64_t numDevices;
-  std::vector<Block> blocks;
+  std::vector<BlockT> blocks;
 };
 
 } // namespace
 
-std::string Simulator::applyStep(const Step &step, int64_t k) {
+template <typename Arith>
+std::string Simulator<Arith>::applyStep(const Step &step, int64_t k) {
   int64_t rank = p.globalShape.size();
   for (int64_t m : step.axes)
     if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
@@ -334,17 +442,17 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
        step.kind == Step::AllToAll || step.kind == Step::Chunk) &&
       (step.dim < 0 || step.dim >= rank))
     return fail(k, "tensor dim out of range");
-  std::vector<Block> next(numDevices);
+  std::vector<BlockT> next(numDevices);
   for (int64_t t = 0; t < numDevices; ++t) {
     int64_t position;
     std::vector<int64_t> members = group(t, step.axes, &position);
     switch (step.kind) {
     case Step::AllGather: {
       // The members' blocks concatenated along dim, in group order.
-      std::vector<Block> parts;
+      std::vector<BlockT> parts;
       for (int64_t u : members)
         parts.push_back(blocks[u]);
-      std::optional<Block> out = concat(parts, step.dim);
+      std::optional<BlockT> out = concat(parts, step.dim);
       if (!out)
         return fail(k, "all_gather of blocks that differ off the gather dim");
       next[t] = std::move(*out);
@@ -354,12 +462,14 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
     case Step::ReduceScatter: {
       if (!aligned(members))
         return fail(k, "reduction over blocks that hold different elements");
-      Block out = blocks[t];
+      BlockT out = blocks[t];
       for (size_t e = 0; e < out.value.size(); ++e) {
-        double acc = blocks[members[0]].value[e];
+        T acc = blocks[members[0]].value[e];
         for (size_t j = 1; j < members.size(); ++j)
-          acc = combine(step.reduceOp, acc, blocks[members[j]].value[e]);
-        out.value[e] = step.reduceOp == 1 ? acc / members.size() : acc;
+          acc = arith.combine(step.reduceOp, acc, blocks[members[j]].value[e]);
+        out.value[e] = step.reduceOp == 1
+                           ? arith.divide(acc, static_cast<int64_t>(members.size()))
+                           : acc;
       }
       if (step.kind == Step::ReduceScatter) {
         auto [o, l] = piece(out.shape[step.dim], step.axes, position);
@@ -373,13 +483,13 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
         return fail(k, "all_to_all with a bad split dim");
       // Member u sends piece `position` of its block along dstDim; the
       // received pieces are concatenated along dim in group order.
-      std::vector<Block> parts;
+      std::vector<BlockT> parts;
       for (int64_t u : members) {
-        const Block &b = blocks[u];
+        const BlockT &b = blocks[u];
         auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
         parts.push_back(slice(b, step.dstDim, o, l));
       }
-      std::optional<Block> out = concat(parts, step.dim);
+      std::optional<BlockT> out = concat(parts, step.dim);
       if (!out)
         return fail(k, "all_to_all pieces differ off the concat dim");
       next[t] = std::move(*out);
@@ -388,7 +498,7 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
     case Step::Chunk: {
       if (step.axes.size() != 1)
         return fail(k, "a local chunk splits along one mesh axis");
-      const Block &b = blocks[t];
+      const BlockT &b = blocks[t];
       auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
                                position);
       next[t] = slice(b, step.dim, o, l);
@@ -399,14 +509,14 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
         return fail(k, "fill acts on one mesh axis");
       // This rank's block at its place among the group's blocks along dim;
       // the op's identity where the others' blocks are.
-      std::vector<Block> parts;
+      std::vector<BlockT> parts;
       for (int64_t u : members) {
-        Block b = blocks[u];
+        BlockT b = blocks[u];
         if (u != t)
-          std::fill(b.value.begin(), b.value.end(), identityOf(step.reduceOp));
+          std::fill(b.value.begin(), b.value.end(), arith.identity(step.reduceOp));
         parts.push_back(std::move(b));
       }
-      std::optional<Block> out = concat(parts, step.dim);
+      std::optional<BlockT> out = concat(parts, step.dim);
       if (!out)
         return fail(k, "fill of blocks that differ off the filled dim");
       next[t] = std::move(*out);
@@ -422,9 +532,9 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
         for (int64_t m : axesOfDim)
           if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
             return fail(k, "permute splits along a mesh axis out of range");
-      Block want = splitBlock(step.order, t);
+      BlockT want = splitBlock(step.order, t);
       Coord c = coordOf(t);
-      std::unordered_map<int64_t, double> held;
+      std::unordered_map<int64_t, T> held;
       for (int64_t u = 0; u < numDevices; ++u) {
         Coord cu = coordOf(u);
         bool sameElsewhere = true;
@@ -449,12 +559,12 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
     case Step::MakePartial: {
       if (step.axes.size() != 1)
         return fail(k, "make_partial acts on one mesh axis");
-      Block out = blocks[t];
+      BlockT out = blocks[t];
       // Coordinate 0 keeps the value; the others hold the identity of sum
       // (0) and prod (1); avg, max and min keep copies.
       if (position != 0 && (step.reduceOp == 0 || step.reduceOp == 4))
         std::fill(out.value.begin(), out.value.end(),
-                  step.reduceOp == 0 ? 0.0 : 1.0);
+                  step.reduceOp == 0 ? T(0) : T(1));
       next[t] = std::move(out);
       break;
     }
@@ -464,7 +574,8 @@ std::string Simulator::applyStep(const Step &step, int64_t k) {
   return "";
 }
 
-std::string Simulator::run(llvm::ArrayRef<Step> steps) {
+template <typename Arith>
+std::string Simulator<Arith>::run(llvm::ArrayRef<Step> steps) {
   // The source: every device's block, each element a share whose reduction
   // over the partial mesh dims is the global value.
   blocks.resize(numDevices);
@@ -486,7 +597,7 @@ std::string Simulator::run(llvm::ArrayRef<Step> steps) {
   int64_t numElements = 1;
   for (int64_t g : p.globalShape)
     numElements *= g;
-  std::vector<double> global(numElements);
+  std::vector<T> global(numElements);
   for (int64_t g = 0; g < numElements; ++g)
     global[g] = reducePartials(p.source, Coord(p.meshShape.size(), 0), 0,
                                [&](int64_t device) {
@@ -498,8 +609,8 @@ std::string Simulator::run(llvm::ArrayRef<Step> steps) {
       return error;
 
   for (int64_t t = 0; t < numDevices; ++t) {
-    Block want = layoutBlock(p.target, t);
-    const Block &have = blocks[t];
+    BlockT want = layoutBlock(p.target, t);
+    const BlockT &have = blocks[t];
     std::string where;
     llvm::raw_string_ostream os(where);
     os << "device (";
@@ -527,11 +638,11 @@ std::string Simulator::run(llvm::ArrayRef<Step> steps) {
       }
     }
     for (size_t e = 0; e < want.index.size(); ++e) {
-      double v = reducePartials(p.target, coordOf(t), 0, [&](int64_t u) {
+      T v = reducePartials(p.target, coordOf(t), 0, [&](int64_t u) {
         return blocks[u].value[e];
       });
-      double w = global[want.index[e]];
-      if (std::fabs(v - w) > 1e-9 * std::max(1.0, std::fabs(w))) {
+      T w = global[want.index[e]];
+      if (!arith.equal(v, w)) {
         os << "element " << want.index[e] << " reduces to " << v
            << ", the source's value is " << w;
         return fail(-1, where);
@@ -559,5 +670,7 @@ std::string hp::dtensor::plan::checkPlan(const Problem &problem,
                                          llvm::ArrayRef<Step> steps) {
   if (!isCheckable(problem))
     return "too large to check by simulation";
-  return Simulator(problem).run(steps);
+  if (problem.arithmetic == Arithmetic::Real)
+    return Simulator<RealArithmetic>(problem).run(steps);
+  return Simulator<IntegerArithmetic>(problem).run(steps);
 }

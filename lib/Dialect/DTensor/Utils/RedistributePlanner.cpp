@@ -335,6 +335,7 @@ void hp::dtensor::plan::forEachSuccessor(
     llvm::function_ref<void(const Step &, const State &)> fn) {
   Costing costing{problem, options};
   int64_t rank = problem.globalShape.size();
+  bool integer = problem.arithmetic != Arithmetic::Real;
   llvm::SmallVector<int64_t> shape = paddedShape(problem, state);
   double bytes = bytesOf(problem, shape);
   // Bytes per rank of the input packed along `d` into one padded chunk per
@@ -377,7 +378,8 @@ void hp::dtensor::plan::forEachSuccessor(
   // communication. Only towards a partial target, for sum, max, min and prod
   // (avg goes through R). The identity must survive every later partial
   // axis's reduction: 0 does under any op, 1 under all but sum, the
-  // lowest/highest value only under max, min and avg.
+  // lowest/highest value only under max, min and avg, and for integers only
+  // under max and min: avg adds the copies of INT_MAX and wraps.
   for (int64_t d = 0; d < rank; ++d) {
     if (state.order[d].empty())
       continue;
@@ -390,8 +392,9 @@ void hp::dtensor::plan::forEachSuccessor(
       const Placement &q = state.placements[k];
       if (q.kind != Placement::Partial || want.arg == 0 || q.arg == want.arg)
         continue;
-      bool ok = want.arg == 4 ? q.arg != 0 : (q.arg == 1 || q.arg == 2 ||
-                                               q.arg == 3);
+      bool ok = want.arg == 4 ? q.arg != 0
+                              : ((q.arg == 1 && !integer) || q.arg == 2 ||
+                                 q.arg == 3);
       keepsIdentity &= ok;
     }
     if (!keepsIdentity)
@@ -567,7 +570,19 @@ void hp::dtensor::plan::forEachSuccessor(
                      [](const Placement &q) {
                        return q.kind == Placement::Partial && q.arg == 0;
                      });
-    if (want.kind == Placement::Partial && !prodUnderSum) {
+    // Integer copies under avg are summed: an earlier max or min axis may
+    // hold a fill's extremes there, which the sum would wrap. (Conservative:
+    // a max/min partial of the source holds none, but a state does not say
+    // where its partials came from.)
+    bool avgOverExtremes =
+        integer && want.kind == Placement::Partial && want.arg == 1 &&
+        llvm::any_of(llvm::make_range(state.placements.begin(),
+                                      state.placements.begin() + m),
+                     [](const Placement &q) {
+                       return q.kind == Placement::Partial &&
+                              (q.arg == 2 || q.arg == 3);
+                     });
+    if (want.kind == Placement::Partial && !prodUnderSum && !avgOverExtremes) {
       State partial = state;
       partial.placements[m] = want;
       Step make{Step::MakePartial, {static_cast<int64_t>(m)}};

@@ -103,9 +103,21 @@ struct Options {
   bool permutes = true;
 };
 
+/// How elements combine in reductions and what a local fill writes.
+enum class Arithmetic : uint8_t {
+  /// Floats: sums do not wrap; max and min fill with -inf and +inf.
+  Real,
+  /// Fixed-width integers (elementBytes wide): sums and products wrap, avg
+  /// divides the wrapped sum, and max and min fill with the type's extremes,
+  /// which a later sum or avg over copies of them would overflow.
+  SignedInt,
+  UnsignedInt,
+};
+
 struct Problem {
   llvm::SmallVector<int64_t, 4> globalShape;
   int64_t elementBytes = 4;
+  Arithmetic arithmetic = Arithmetic::Real;
   llvm::SmallVector<int64_t, 4> meshShape;
   llvm::SmallVector<Placement, 4> source;
   llvm::SmallVector<Placement, 4> target;
