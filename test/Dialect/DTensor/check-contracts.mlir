@@ -268,3 +268,77 @@ func.func @call_partial(%x: !dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> (!dten
       : (!dtensor.tensor<8x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]>
   return %y, %u : !dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>
 }
+
+// -----
+
+// A value the same on every rank of an axis, declared partial<sum> (or prod)
+// there, would be reduced once per rank.
+
+dtensor.mesh @m shape = [2, 4] names = ["dp", "tp"]
+
+func.func @copies_declared_partial_sum(%b: !dtensor.tensor<16xf32, @m, [replicate, replicate]>) -> !dtensor.tensor<16xf32, @m, [partial<sum>, replicate]> {
+  // expected-error @+1 {{out_placements declare result #0 partial<sum> over mesh axis 'dp', but the yielded value is the same on every rank of 'dp': reducing it would add 2 copies; declare replicate over 'dp' (or, if the body already scaled it for the reduction, mark the region `unchecked`)}}
+  %r = dtensor.local_region on @m args(%b as "bias_grad") out_placements = [partial<sum>, replicate]
+      : (!dtensor.tensor<16xf32, @m, [replicate, replicate]>) -> !dtensor.tensor<16xf32, @m, [partial<sum>, replicate]> {
+  ^bb0(%l: tensor<16xf32>):
+    %s = arith.addf %l, %l : tensor<16xf32>
+    dtensor.yield %s : tensor<16xf32>
+  }
+  return %r : !dtensor.tensor<16xf32, @m, [partial<sum>, replicate]>
+}
+
+// -----
+
+dtensor.mesh @m shape = [2, 4] names = ["dp", "tp"]
+
+// An all_reduce made the value the same on every rank of 'tp'.
+func.func @reduced_then_declared_partial_prod(%x: !dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, partial<prod>]> {
+  // expected-error @+1 {{out_placements declare result #0 partial<prod> over mesh axis 'tp', but the yielded value is the same on every rank of 'tp': reducing it would multiply 4 copies}}
+  %r = dtensor.local_region on @m args(%x as "x") out_placements = [replicate, partial<prod>]
+      : (!dtensor.tensor<8x16xf32, @m, [replicate, shard<1>]>) -> !dtensor.tensor<8x4xf32, @m, [replicate, partial<prod>]> {
+  ^bb0(%l: tensor<8x4xf32>):
+    %s = dtensor.all_reduce %l on @m axes = ["tp"] reduction = prod : tensor<8x4xf32> -> tensor<8x4xf32>
+    dtensor.yield %s : tensor<8x4xf32>
+  }
+  return %r : !dtensor.tensor<8x4xf32, @m, [replicate, partial<prod>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+func.func @scale(%x: tensor<8xf32> {dtensor.arg_name = "x"}) -> tensor<8xf32> {
+  %s = arith.addf %x, %x : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+func.func @call_copies_partial(%x: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  // expected-error @+1 {{out_placements declare result #0 partial<sum> over mesh axis 'tp', but the returned value is the same on every rank of 'tp': reducing it would add 4 copies; declare replicate over 'tp' (or, if the body already scaled it for the reduction, mark the call `unchecked`)}}
+  %y = dtensor.local_call @scale(%x) on @tp out_placements = [partial<sum>]
+      : (!dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+  return %y : !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+}
+
+// -----
+
+// Idempotent reductions of copies are right, a size-1 axis reduces one copy,
+// and `unchecked` takes a body that scaled its copies (x / n summed n times).
+
+dtensor.mesh @m shape = [1, 4] names = ["one", "tp"]
+
+// CHECK-LABEL: func @copies_idempotent_or_unchecked
+func.func @copies_idempotent_or_unchecked(%b: !dtensor.tensor<16xf32, @m, [replicate, replicate]>) -> (!dtensor.tensor<16xf32, @m, [partial<sum>, partial<avg>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<max>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<sum>]>) {
+  %r:2 = dtensor.local_region on @m args(%b as "b") out_placements = [[partial<sum>, partial<avg>], [replicate, partial<max>]]
+      : (!dtensor.tensor<16xf32, @m, [replicate, replicate]>) -> (!dtensor.tensor<16xf32, @m, [partial<sum>, partial<avg>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<max>]>) {
+  ^bb0(%l: tensor<16xf32>):
+    dtensor.yield %l, %l : tensor<16xf32>, tensor<16xf32>
+  }
+  %s = dtensor.local_region on @m args(%b as "b") out_placements = [replicate, partial<sum>] unchecked
+      : (!dtensor.tensor<16xf32, @m, [replicate, replicate]>) -> !dtensor.tensor<16xf32, @m, [replicate, partial<sum>]> {
+  ^bb0(%l: tensor<16xf32>):
+    %q = arith.constant dense<0.25> : tensor<16xf32>
+    %t = arith.mulf %l, %q : tensor<16xf32>
+    dtensor.yield %t : tensor<16xf32>
+  }
+  return %r#0, %r#1, %s : !dtensor.tensor<16xf32, @m, [partial<sum>, partial<avg>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<max>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<sum>]>
+}

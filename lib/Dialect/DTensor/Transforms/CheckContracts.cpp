@@ -2,9 +2,10 @@
 //
 // A local region's out_placements are a claim about the body. A `replicate`
 // over an axis the yielded value varies over would be wrapped as if every
-// rank held the same data, and compute wrong numbers downstream. This pass
-// refuses such a claim, says where the variation comes from and what to
-// declare instead (see docs/DTensorDialect.md, "Contracts are checked").
+// rank held the same data, and a `partial<sum>` over an axis it does not
+// vary over would be summed once per rank: both compute wrong numbers
+// downstream. This pass refuses such claims, says where the variation comes
+// from and what to declare instead (see docs/DTensorDialect.md, "Contracts are checked").
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,32 @@ using namespace hp::dtensor;
 namespace {
 
 std::string quoted(StringRef s) { return ("'" + s + "'").str(); }
+
+/// A value the same on every rank of axis `a` declared partial<sum> (or
+/// prod) there is reduced n times over: n * x (x^n), silently wrong (a
+/// bias gradient summed over a data-parallel axis it was already reduced
+/// over is this bug). Idempotent ops (avg, max, min) are right.
+LogicalResult checkPartialOfCopies(Operation *op, size_t result, size_t a,
+                                   Attribute placement, const Variance &v,
+                                   const MeshInfo &mesh) {
+  auto partial = dyn_cast<PartialAttr>(placement);
+  if (!partial || v.varies(a) ||
+      (partial.getReduceOp() != ReduceOp::Sum &&
+       partial.getReduceOp() != ReduceOp::Prod))
+    return success();
+  bool sum = partial.getReduceOp() == ReduceOp::Sum;
+  std::string axis = quoted(mesh.names[a]);
+  return op->emitOpError()
+         << "out_placements declare result #" << result << " "
+         << (sum ? "partial<sum>" : "partial<prod>") << " over mesh axis "
+         << axis << ", but the "
+         << (isa<LocalCallOp>(op) ? "returned" : "yielded")
+         << " value is the same on every rank of " << axis
+         << ": reducing it would " << (sum ? "add" : "multiply") << " "
+         << mesh.shape[a] << " copies; declare replicate over " << axis
+         << " (or, if the body already scaled it for the reduction, mark the "
+         << (isa<LocalCallOp>(op) ? "call" : "region") << " `unchecked`)";
+}
 
 /// Checks the replicate claims of `op` (a local_region or local_call) about
 /// the values its computation hands back: `body`'s arguments enter with the
@@ -68,7 +95,11 @@ LogicalResult checkContract(Operation *op, FlatSymbolRefAttr meshName,
     for (Value value : values)
       v.join(analysis.get(value));
     for (auto [a, p] : llvm::enumerate(placements)) {
-      if (!isa<ReplicateAttr>(p) || !v.varies(a) || mesh.shape[a] == 1)
+      if (mesh.shape[a] == 1)
+        continue;
+      if (failed(checkPartialOfCopies(op, i, a, p, v, mesh)))
+        return failure();
+      if (!isa<ReplicateAttr>(p) || !v.varies(a))
         continue;
       std::string axis = quoted(mesh.names[a]);
       InFlightDiagnostic diag = op->emitOpError()
