@@ -139,6 +139,23 @@ func.func @signature_mesh(%d: !dtensor.tensor<4x4xf32, @nowhere, [shard<0>, repl
 
 // -----
 
+// A near miss of a mesh name gets a suggestion.
+dtensor.mesh @tp shape = [2]
+dtensor.mesh @dp shape = [2]
+// expected-error @+1 {{'func.func' op '@tpp' does not name a dtensor.mesh or a static shard.grid; did you mean '@tp'?}}
+func.func @signature_mesh_typo(%d: !dtensor.tensor<4xf32, @tpp, [shard<0>]>) { return }
+
+// -----
+
+dtensor.mesh @mesh2d shape = [2, 2]
+func.func @op_mesh_typo(%t: tensor<4x4xf32>) {
+  // expected-error @+1 {{'@mesh_2d' does not name a dtensor.mesh or a static shard.grid; did you mean '@mesh2d'?}}
+  %d = dtensor.from_local %t : tensor<4x4xf32> -> !dtensor.tensor<4x4xf32, @mesh_2d, [replicate, replicate]>
+  return
+}
+
+// -----
+
 // Block arguments of any op's regions too.
 dtensor.mesh @m shape = [2, 2]
 func.func @block_argument() {

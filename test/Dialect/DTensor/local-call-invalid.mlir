@@ -13,6 +13,17 @@ func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
 
 // -----
 
+// A near miss of a function name gets a suggestion.
+dtensor.mesh @m shape = [4] names = ["tp"]
+func.func @scale_add(%x: tensor<2x8xf32>) -> tensor<2x8xf32> { return %x : tensor<2x8xf32> }
+func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{'@scale_ad' does not name a func.func; did you mean '@scale_add'?}}
+  %y = dtensor.local_call @scale_ad(%x) on @m out_placements = [shard<0>] : (!dtensor.tensor<8x8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8x8xf32, @m, [shard<0>]>
+  return
+}
+
+// -----
+
 // local_call: empty out_placements.
 dtensor.mesh @m shape = [4] names = ["tp"]
 func.func private @f(tensor<2x8xf32> {dtensor.arg_name = "x"}, f32 {dtensor.arg_name = "scale"}) -> tensor<2x8xf32>

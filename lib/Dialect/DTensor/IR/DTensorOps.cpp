@@ -47,13 +47,48 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
   return info;
 }
 
+/// The candidate closest to `key` by edit distance, if it is close enough to
+/// be a likely typo (at most 2 edits, or a third of the key's length).
+static StringRef closestName(StringRef key, ArrayRef<StringRef> candidates) {
+  StringRef closest;
+  unsigned best = ~0u;
+  for (StringRef name : candidates) {
+    if (name.empty() || name == key)
+      continue;
+    unsigned d = key.edit_distance(name, /*AllowReplacements=*/true,
+                                   /*MaxEditDistance=*/best);
+    if (d < best) {
+      best = d;
+      closest = name;
+    }
+  }
+  return best <= std::max<size_t>(2, key.size() / 3) ? closest : StringRef();
+}
+
+/// "'@mesh' does not name a dtensor.mesh or a static shard.grid", with the
+/// closest mesh or grid of the symbol table `scope` as a suggestion.
+static void emitUnknownMesh(InFlightDiagnostic &&diag, Operation *scope,
+                            FlatSymbolRefAttr mesh) {
+  diag << "'" << mesh << "' does not name a dtensor.mesh or a static "
+                         "shard.grid";
+  if (!scope || scope->getNumRegions() != 1 || scope->getRegion(0).empty())
+    return;
+  SmallVector<StringRef> names;
+  for (Operation &o : scope->getRegion(0).front())
+    if (isa<MeshOp, shard::GridOp>(o))
+      if (StringAttr name = SymbolTable::getSymbolName(&o))
+        names.push_back(name.getValue());
+  if (StringRef closest = closestName(mesh.getValue(), names); !closest.empty())
+    diag << "; did you mean '@" << closest << "'?";
+}
+
 MeshInfo hp::dtensor::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
                                  SymbolTableCollection &symbolTable) {
   MeshInfo info =
       getMeshInfo(symbolTable.lookupNearestSymbolFrom(op, mesh.getAttr()));
   if (!info)
-    op->emitOpError() << "'" << mesh
-                      << "' does not name a dtensor.mesh or a static shard.grid";
+    emitUnknownMesh(op->emitOpError(), SymbolTable::getNearestSymbolTable(op),
+                    mesh);
   return info;
 }
 
@@ -189,9 +224,7 @@ static LogicalResult verifyTypeOnMesh(Operation *op, Operation *scope,
     MeshInfo mesh = getMeshInfo(
         symbols.lookupSymbolIn(scope, dtensor.getMesh().getAttr()));
     if (!mesh) {
-      op->emitOpError() << "'" << dtensor.getMesh()
-                        << "' does not name a dtensor.mesh or a static "
-                           "shard.grid";
+      emitUnknownMesh(op->emitOpError(), scope, dtensor.getMesh());
       return WalkResult::interrupt();
     }
     if (failed(verifyPlacements([&] { return op->emitOpError(); },
@@ -788,22 +821,9 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
   if (c.in)
     for (NamedAttribute entry : c.in) {
       StringRef key = entry.getName().getValue();
-      StringRef closest;
-      unsigned best = ~0u;
-      bool bound = false;
-      for (StringRef name : c.names) {
-        if (name.empty())
-          continue;
-        bound |= name == key;
-        unsigned d = key.edit_distance(name, /*AllowReplacements=*/true,
-                                       /*MaxEditDistance=*/best);
-        if (d < best) {
-          best = d;
-          closest = name;
-        }
-      }
-      if (!bound && !closest.empty() &&
-          best <= std::max<size_t>(2, key.size() / 3))
+      bool bound = llvm::is_contained(c.names, key);
+      StringRef closest = closestName(key, c.names);
+      if (!bound && !closest.empty())
         c.op->emitWarning() << "in_placements names '" << key
                             << "', which no argument has (an optional "
                                "argument that was not passed?); did you mean '"
@@ -1109,9 +1129,17 @@ LogicalResult
 LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto callee = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(
       *this, getCalleeAttr());
-  if (!callee)
-    return emitOpError() << "'" << getCalleeAttr()
-                         << "' does not name a func.func";
+  if (!callee) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "'" << getCalleeAttr()
+                              << "' does not name a func.func";
+    SmallVector<StringRef> names;
+    if (Operation *scope = SymbolTable::getNearestSymbolTable(*this))
+      scope->walk([&](func::FuncOp f) { names.push_back(f.getSymName()); });
+    if (StringRef closest = closestName(getCallee(), names); !closest.empty())
+      diag << "; did you mean '@" << closest << "'?";
+    return diag;
+  }
   FunctionType type = callee.getFunctionType();
   Contract c{*this,
              getArgs(),
