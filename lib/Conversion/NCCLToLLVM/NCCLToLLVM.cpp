@@ -213,9 +213,13 @@ struct CollectiveLowering : ConvertOpToLLVMPattern<OpTy> {
                   {send, recv, perPeer, type, comm, stream(b, loc, op)});
     } else {
       static_assert(std::is_same_v<OpTy, BroadcastOp>);
+      Value root = op.getRoot()
+                       ? i32(b, loc, static_cast<int64_t>(*op.getRoot()))
+                       : LLVM::TruncOp::create(b, loc, b.getI32Type(),
+                                               adaptor.getDynamicRoot())
+                             .getResult();
       callChecked(b, loc, op, "ncclBroadcast",
-                  {send, recv, sendCount, type,
-                   i32(b, loc, static_cast<int64_t>(op.getRoot())), comm,
+                  {send, recv, sendCount, type, root, comm,
                    stream(b, loc, op)});
     }
     b.eraseOp(op);

@@ -309,14 +309,49 @@ struct ReduceLowering : OpRewritePattern<shard::ReduceOp> {
   }
 };
 
-/// The root's input on every rank of the group (broadcast and scatter).
+/// The in-group rank of a static or dynamic multi-index, as an index value.
+Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
+                  ArrayRef<int16_t> axes, ArrayRef<int64_t> staticIndex,
+                  ValueRange dynamicIndex) {
+  SmallVector<Value> index;
+  for (OpFoldResult i :
+       getMixedValues(staticIndex, dynamicIndex, e.b.getContext()))
+    index.push_back(e.value(i));
+  SmallVector<OpFoldResult> sizes;
+  for (int16_t a : axes)
+    sizes.push_back(groupSize(e, op, gridName, {a}));
+  return affine::AffineLinearizeIndexOp::create(e.b, e.loc, index, sizes);
+}
+
+/// The root's input on every rank of the group (broadcast and scatter). A
+/// root known at compile time on static axes is a constant; otherwise its
+/// in-group rank is computed at run time (ncclBroadcast takes it as an
+/// argument).
 template <typename OpTy>
 Value emitBroadcast(Emitter &e, OpTy op) {
-  int64_t root =
-      *linearInGroup(op, op.getGridAttr(), op.getGridAxes(), op.getRoot());
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      op, op.getGridAttr());
+  // On one axis the in-group index is the coordinate, whatever the size.
+  bool staticAxes =
+      op.getGridAxes().size() <= 1 ||
+      llvm::none_of(op.getGridAxes(), [&](int16_t a) {
+        return ShapedType::isDynamic(grid.getShape()[a]);
+      });
+  std::optional<int64_t> root =
+      staticAxes ? linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
+                                 op.getRoot())
+                 : std::nullopt;
   Value recv = e.allocLike(op.getInput());
-  BroadcastOp::create(e.b, e.loc, e.toBuffer(op.getInput()), recv,
-                      e.comm(op.getGridAttr(), op.getGridAxes()), root);
+  Value send = e.toBuffer(op.getInput());
+  Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
+  if (root) {
+    BroadcastOp::create(e.b, e.loc, send, recv, comm, e.b.getI64IntegerAttr(*root),
+                        Value());
+  } else {
+    Value dynamic = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
+                                op.getRoot(), op.getRootDynamic());
+    BroadcastOp::create(e.b, e.loc, send, recv, comm, IntegerAttr(), dynamic);
+  }
   return e.toTensor(recv);
 }
 
@@ -343,20 +378,6 @@ struct ScatterLowering : OpRewritePattern<shard::ScatterOp> {
     return success();
   }
 };
-
-/// The in-group rank of a static or dynamic multi-index, as an index value.
-Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
-                  ArrayRef<int16_t> axes, ArrayRef<int64_t> staticIndex,
-                  ValueRange dynamicIndex) {
-  SmallVector<Value> index;
-  for (OpFoldResult i :
-       getMixedValues(staticIndex, dynamicIndex, e.b.getContext()))
-    index.push_back(e.value(i));
-  SmallVector<OpFoldResult> sizes;
-  for (int16_t a : axes)
-    sizes.push_back(groupSize(e, op, gridName, {a}));
-  return affine::AffineLinearizeIndexOp::create(e.b, e.loc, index, sizes);
-}
 
 struct SendLowering : OpRewritePattern<shard::SendOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -915,40 +936,12 @@ LogicalResult checkSupported(Operation *op) {
       if (failed(checkType(t)))
         return failure();
   }
-  // NCCL takes a static root: its in-group index must be known, which on
-  // several axes needs their sizes.
-  if (isa<shard::BroadcastOp, shard::ScatterOp>(op)) {
-    auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid");
-    auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
-    auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
-    if (gridOp && axes && axes.size() > 1)
-      for (int16_t a : axes.asArrayRef())
-        if (ShapedType::isDynamic(gridOp.getShape()[a]))
-          return op->emitOpError()
-                 << "has a root on " << axes.size() << " grid axes, and axis "
-                 << a << " of @" << gridOp.getSymName()
-                 << " is dynamic: NCCL needs the root's in-group index at "
-                    "compile time";
-  }
   auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
   if (reduction && !toRedOp(reduction.getValue()))
     return op->emitOpError() << "reduction '"
                              << shard::stringifyReductionKind(
                                     reduction.getValue())
                              << "' has no NCCL equivalent";
-  auto staticIndex = [&](ArrayRef<int64_t> index, ValueRange dynamic,
-                         StringRef what) -> LogicalResult {
-    if (dynamic.empty())
-      return success();
-    return op->emitOpError() << "a dynamic " << what
-                             << " is not supported: NCCL takes a static root";
-  };
-  if (auto b = dyn_cast<shard::BroadcastOp>(op))
-    if (failed(staticIndex(b.getRoot(), b.getRootDynamic(), "root")))
-      return failure();
-  if (auto s = dyn_cast<shard::ScatterOp>(op))
-    if (failed(staticIndex(s.getRoot(), s.getRootDynamic(), "root")))
-      return failure();
   if (auto r = dyn_cast<shard::RecvOp>(op); r && !r.getSource())
     return op->emitOpError("needs a source to lower to ncclRecv");
   // Upstream's verifiers leave these axis lists unchecked.

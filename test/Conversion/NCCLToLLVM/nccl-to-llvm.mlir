@@ -60,6 +60,10 @@ func.func @calls(%a: memref<2x6xf32>, %b: memref<8x6xf32>, %h: memref<?xbf16>, %
   // CHECK: %[[ROOT:.*]] = llvm.mlir.constant(2 : i32) : i32
   // CHECK: llvm.call @ncclBroadcast(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ROOT]], %[[C]], %{{.*}})
   nccl.broadcast %a, %a on %c root = 2 : memref<2x6xf32>, memref<2x6xf32>
+  // A root known at run time is passed as it is.
+  // CHECK: %[[DROOT:.*]] = llvm.trunc %{{.*}} : i64 to i32
+  // CHECK: llvm.call @ncclBroadcast(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DROOT]], %[[C]], %{{.*}})
+  nccl.broadcast %a, %a on %c root = %p : memref<2x6xf32>, memref<2x6xf32>
   // CHECK: llvm.call @ncclGroupStart()
   // CHECK: %[[PEER:.*]] = llvm.trunc %{{.*}} : i64 to i32
   // CHECK: llvm.call @ncclSend(%{{.*}}, %{{.*}}, %{{.*}}, %[[PEER]], %[[C]], %{{.*}})

@@ -104,3 +104,18 @@ func.func @scatter(%x: tensor<8x2xf32>) -> tensor<?x2xf32> {
   %r = shard.scatter %x on @g grid_axes = [0] scatter_axis = 0 root = [1] : (tensor<8x2xf32>) -> tensor<?x2xf32>
   return %r : tensor<?x2xf32>
 }
+
+// -----
+
+shard.grid @g(shape = 2x?)
+
+// A static root on several axes, one of them sized at launch: its in-group
+// rank is computed from the communicator's size.
+// CHECK-LABEL: func @broadcast_two_axes
+// CHECK: %[[N:.*]] = nccl.comm_size
+// CHECK: %[[LIN:.*]] = affine.linearize_index [%{{.*}}, %{{.*}}] by (2, %[[N]]) : index
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = %[[LIN]]
+func.func @broadcast_two_axes(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, 1] : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -36,15 +36,6 @@ func.func @all_to_all_uneven(%x: tensor<6x4xf32>) -> tensor<?x16xf32> {
 
 // -----
 
-shard.grid @g(shape = 2x?)
-func.func @dynamic_root(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{has a root on 2 grid axes, and axis 1 of @g is dynamic: NCCL needs the root's in-group index at compile time}}
-  %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, 1] : (tensor<4xf32>) -> tensor<4xf32>
-  return %r : tensor<4xf32>
-}
-
-// -----
-
 shard.grid @g(shape = 4)
 func.func @halo_pairs(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
   // expected-error @+1 {{has 1 halo sizes for 1 split dims; it needs a (lower, upper) pair per split dim}}
@@ -78,15 +69,6 @@ func.func @sharding_used(%x: tensor<4xf32>) {
   // expected-error @+1 {{'test.use' op uses a !shard.sharding value; shardings describe layouts at compile time and have no runtime value in hp}}
   "test.use"(%s) : (!shard.sharding) -> ()
   return
-}
-
-// -----
-
-shard.grid @g(shape = 4)
-func.func @dynamic_root(%x: tensor<4xf32>, %root: index) -> tensor<4xf32> {
-  // expected-error @+1 {{a dynamic root is not supported: NCCL takes a static root}}
-  %r = shard.broadcast %x on @g grid_axes = [0] root = [%root] : (tensor<4xf32>, index) -> tensor<4xf32>
-  return %r : tensor<4xf32>
 }
 
 // -----

@@ -86,6 +86,25 @@ func.func @broadcast(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 
+// A root known at run time: its in-group rank, row-major over the axes.
+// CHECK-LABEL: func @broadcast_dynamic_root
+// CHECK-SAME: (%{{.*}}: tensor<4xf32>, %[[ROOT:.*]]: index)
+// CHECK: %[[LIN:.*]] = affine.linearize_index [%{{.*}}, %[[ROOT]]] by (2, 4) : index
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = %[[LIN]] : memref<4xf32, strided<[?], offset: ?>>, memref<4xf32>
+func.func @broadcast_dynamic_root(%x: tensor<4xf32>, %root: index) -> tensor<4xf32> {
+  %r = shard.broadcast %x on @g grid_axes = [0, 1] root = [1, %root] : (tensor<4xf32>, index) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func @scatter_dynamic_root
+// CHECK-SAME: (%{{.*}}: tensor<4x2xf32>, %[[ROOT:.*]]: index)
+// CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %{{.*}} root = %{{.*}} :
+// CHECK: tensor.extract_slice
+func.func @scatter_dynamic_root(%x: tensor<4x2xf32>, %root: index) -> tensor<2x2xf32> {
+  %r = shard.scatter %x on @g grid_axes = [0] scatter_axis = 0 root = [%root] : (tensor<4x2xf32>, index) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+
 // gather and reduce: all-variants (defined on the root, harmless elsewhere).
 // CHECK-LABEL: func @gather_reduce
 // CHECK: nccl.all_gather %{{.*}}, %{{.*}} on %{{.*}} : memref<2xf32, strided<[?], offset: ?>>, memref<4xf32>

@@ -137,6 +137,16 @@ func.func @root(%a: memref<4xf32>) {
 // -----
 
 shard.grid @g(shape = 4)
+func.func @two_roots(%a: memref<4xf32>, %r: index) {
+  %c = nccl.comm @g axes = [0] : !nccl.comm
+  // expected-error @+1 {{needs exactly one root: a constant or a value}}
+  "nccl.broadcast"(%a, %a, %c, %r) <{root = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1>}> : (memref<4xf32>, memref<4xf32>, !nccl.comm, index) -> ()
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
 func.func @send_dtype(%a: memref<4xi1>, %p: index) {
   %c = nccl.comm @g axes = [0] : !nccl.comm
   // expected-error @+1 {{buffer element type 'i1' has no NCCL data type}}

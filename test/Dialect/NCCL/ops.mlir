@@ -30,6 +30,8 @@ func.func @collectives(%a: memref<2x6xf32>, %b: memref<8x6xf32>, %c: memref<8x6x
   nccl.all_to_all %i, %j on %c1 : memref<?x3xi64>, memref<?x3xi64>
   // CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %[[C]] root = 3 : memref<8x6xf32>, memref<8x6xf32>
   nccl.broadcast %b, %c on %c1 root = 3 : memref<8x6xf32>, memref<8x6xf32>
+  // CHECK: nccl.broadcast %{{.*}}, %{{.*}} on %[[C]] root = %{{.*}} : memref<8x6xf32>, memref<8x6xf32>
+  nccl.broadcast %b, %c on %c1 root = %r : memref<8x6xf32>, memref<8x6xf32>
   // CHECK: nccl.group {
   // CHECK-NEXT: arith.constant
   // CHECK-NEXT: nccl.send %{{.*}} to %{{.*}} on %[[C]] : memref<4xbf16>

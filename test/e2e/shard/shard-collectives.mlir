@@ -5,7 +5,7 @@
 // RUN: %hp-runner -np 4 %s -e main --entry-point-result=void > %t
 // RUN: FileCheck %s < %t
 // RUN: not grep FAIL %t
-// CHECK-COUNT-32: ok
+// CHECK-COUNT-36: ok
 
 shard.grid @g(shape = 2x2)
 
@@ -93,6 +93,16 @@ func.func @main() {
   %bd = tensor.cast %b : tensor<1x4xf32> to tensor<?x?xf32>
   %bok = func.call @check(%bd, %bw) : (tensor<?x?xf32>, tensor<?x?xf32>) -> i1
   func.call @report(%bok) : (i1) -> ()
+
+  // broadcast along axis 1 from a root known at run time, c1 = c0 (the
+  // same on every rank of the group): (2 * c0 + c0) * 10 + b.
+  %db = shard.broadcast %x14 on @g grid_axes = [1] root = [%i#0] : (tensor<1x4xf32>, index) -> tensor<1x4xf32>
+  %c30 = arith.constant 30 : index
+  %db30 = arith.muli %i#0, %c30 : index
+  %dbw = func.call @affine(%c1, %c4, %db30, %c0, %c1) : (index, index, index, index, index) -> tensor<?x?xf32>
+  %dbd = tensor.cast %db : tensor<1x4xf32> to tensor<?x?xf32>
+  %dbok = func.call @check(%dbd, %dbw) : (tensor<?x?xf32>, tensor<?x?xf32>) -> i1
+  func.call @report(%dbok) : (i1) -> ()
 
   // gather along axis 0 over grid axis 1: row j is rank (c0, j).
   %g = shard.gather %x14 on @g grid_axes = [1] gather_axis = 0 root = [0] : (tensor<1x4xf32>) -> tensor<2x4xf32>

@@ -9,6 +9,34 @@
 using namespace mlir;
 using namespace hp::nccl;
 
+/// `root = 3` or `root = %r`: a constant group member or an index value.
+static ParseResult
+parseRoot(OpAsmParser &parser,
+          std::optional<OpAsmParser::UnresolvedOperand> &dynamicRoot,
+          IntegerAttr &root) {
+  OpAsmParser::UnresolvedOperand operand;
+  OptionalParseResult value = parser.parseOptionalOperand(operand);
+  if (value.has_value()) {
+    if (failed(*value))
+      return failure();
+    dynamicRoot = operand;
+    return success();
+  }
+  int64_t constant;
+  if (parser.parseInteger(constant))
+    return failure();
+  root = parser.getBuilder().getI64IntegerAttr(constant);
+  return success();
+}
+
+static void printRoot(OpAsmPrinter &printer, Operation *, Value dynamicRoot,
+                      IntegerAttr root) {
+  if (dynamicRoot)
+    printer << dynamicRoot;
+  else if (root)
+    printer << root.getInt();
+}
+
 #define GET_OP_CLASSES
 #include "hp/Dialect/NCCL/IR/NCCLOps.cpp.inc"
 
@@ -200,11 +228,14 @@ LogicalResult BroadcastOp::verify() {
   if (failed(verifyPair(*this, getSend(), getRecv(), getComm(),
                         /*recvIsLarger=*/false, /*scalesLeading=*/false)))
     return failure();
+  if (getRoot().has_value() == static_cast<bool>(getDynamicRoot()))
+    return emitOpError() << "needs exactly one root: a constant or a value";
+  if (!getRoot())
+    return success();
   int64_t n = groupSizeOf(getComm());
-  int64_t root = static_cast<int64_t>(getRoot());
+  int64_t root = static_cast<int64_t>(*getRoot());
   if (root < 0 || (n > 0 && root >= n))
-    return emitOpError() << "root " << getRoot()
-                         << " is not a rank of the group";
+    return emitOpError() << "root " << root << " is not a rank of the group";
   return success();
 }
 void BroadcastOp::getEffects(

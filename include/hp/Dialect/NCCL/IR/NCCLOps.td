@@ -150,16 +150,22 @@ def NCCL_BroadcastOp : NCCL_BufferOp<"broadcast"> {
   let description = [{
     ```mlir
     nccl.broadcast %send, %recv on %comm root = 0 : memref<4xf32>, memref<4xf32>
+    nccl.broadcast %send, %recv on %comm root = %r : memref<4xf32>, memref<4xf32>
     ```
     Every rank's `recv` gets root's `send` (`send` is read on the root only).
+    The root is the member's index in the group: a constant, or an `index`
+    value known at run time (ncclBroadcast takes it as an argument; NCCL
+    refuses one outside the group at run time, which the runtime reports).
 
     Constraints: contiguous buffers of one shape and NCCL element type;
-    `0 <= root < group size`.
+    a constant root satisfies `0 <= root < group size`.
   }];
   let arguments = (ins AnyMemRef:$send, AnyMemRef:$recv, NCCL_CommType:$comm,
-                       I64Attr:$root);
+                       OptionalAttr<I64Attr>:$root,
+                       Optional<Index>:$dynamic_root);
   let assemblyFormat = [{
-    $send `,` $recv `on` $comm `root` `=` $root attr-dict `:` type($send) `,` type($recv)
+    $send `,` $recv `on` $comm `root` `=` custom<Root>($dynamic_root, $root)
+    attr-dict `:` type($send) `,` type($recv)
   }];
 }
 
