@@ -11,11 +11,14 @@
 
 #include "hp/Runtime/Runtime.h"
 
+#include "EnvParse.h"
+
 #include <mpi.h>
 #include <nccl.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <malloc.h>
 #include <limits>
 #include <map>
@@ -30,15 +33,9 @@ struct World {
   ncclComm_t comm = nullptr;
 };
 
-int envInt(const char *a, const char *b, const char *c, int fallback) {
-  for (const char *name : {a, b, c})
-    if (const char *v = std::getenv(name))
-      return std::atoi(v);
-  return fallback;
-}
-
-[[noreturn]] void fail(int rank, const std::string &message) {
-  std::fprintf(stderr, "hp: rank %d: %s\n", rank, message.c_str());
+/// Prints `message` and ends the job (every rank, once MPI runs).
+[[noreturn]] void failWith(const std::string &message) {
+  std::fprintf(stderr, "hp: %s\n", message.c_str());
   std::fflush(stderr);
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -46,6 +43,39 @@ int envInt(const char *a, const char *b, const char *c, int fallback) {
   if (initialized && !finalized)
     MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
+}
+
+[[noreturn]] void fail(int rank, const std::string &message) {
+  failWith("rank " + std::to_string(rank) + ": " + message);
+}
+
+/// A launcher variable: its name and value (null if none is set).
+struct EnvSetting {
+  const char *name = nullptr;
+  const char *text = nullptr;
+};
+
+/// The first of `names` that is set.
+EnvSetting firstSet(std::initializer_list<const char *> names) {
+  for (const char *name : names)
+    if (const char *text = std::getenv(name))
+      return {name, text};
+  return {};
+}
+
+/// The value of `setting` as an integer in [min, max]; `fallback` if unset.
+/// Anything else ends the job naming the variable, rather than running it
+/// with the 0 or the wrapped value atoi would make of it.
+int envInt(const EnvSetting &setting, int64_t min, int64_t max,
+           int fallback) {
+  if (!setting.text)
+    return fallback;
+  int64_t value;
+  if (!hp::runtime::parseInt(setting.text, min, max, value))
+    failWith(std::string(setting.name) + "='" + setting.text +
+             "' must be an integer from " + std::to_string(min) + " to " +
+             std::to_string(max));
+  return static_cast<int>(value);
 }
 
 void check(ncclResult_t result, const char *call, int rank) {
@@ -64,8 +94,15 @@ World &world() {
     hpCudaRankStream();
 #endif
     World w;
-    w.rank = envInt("OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK", 0);
-    w.size = envInt("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "HP_WORLD_SIZE", 1);
+    EnvSetting size =
+        firstSet({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "HP_WORLD_SIZE"});
+    EnvSetting rank = firstSet({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK"});
+    w.size = envInt(size, 1, hp::runtime::kMaxRanks, 1);
+    w.rank = envInt(rank, 0, hp::runtime::kMaxRanks - 1, 0);
+    if (w.rank >= w.size)
+      failWith(std::string(rank.name) + "=" + std::to_string(w.rank) +
+               " is not below the world size " + std::to_string(w.size) +
+               (size.name ? std::string(" (") + size.name + ")" : ""));
     ncclUniqueId id;
     if (w.rank == 0)
       check(ncclGetUniqueId(&id), "ncclGetUniqueId", w.rank);
@@ -113,32 +150,33 @@ std::vector<int64_t> resolveGridShape(const char *gridName, int64_t gridRank,
                                       const World &w) {
   std::vector<int64_t> shape(gridShape, gridShape + gridRank);
   const int64_t dynamic = std::numeric_limits<int64_t>::min();
-  int64_t numDynamic = 0, staticProduct = 1;
+  int64_t numDynamic = 0;
+  std::vector<int64_t> staticAxes;
   for (int64_t s : shape) {
     if (s == dynamic)
       ++numDynamic;
     else
-      staticProduct *= s;
+      staticAxes.push_back(s);
   }
   if (numDynamic == 0)
     return shape;
   std::string name = gridName;
+  int64_t staticProduct = hp::runtime::deviceCount(staticAxes);
+  // Bounded and nonzero, so the world size can be divided by it.
+  if (staticProduct < 1)
+    fail(w.rank, "grid @" + name + "'s static axes hold " +
+                     (staticProduct ? "more devices than a job can have ranks"
+                                    : "no devices"));
   std::string var = "HP_GRID_SHAPE_" + name;
   if (const char *given = std::getenv(var.c_str())) {
+    std::string text = given;
     std::vector<int64_t> parsed;
-    std::string text = given, item;
-    for (size_t i = 0; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == 'x') {
-        char *end = nullptr;
-        long long v = std::strtoll(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || v < 1)
-          fail(w.rank, var + "='" + text + "' is not a shape like 2x4");
-        parsed.push_back(v);
-        item.clear();
-      } else {
-        item += text[i];
-      }
-    }
+    if (!hp::runtime::parseShape(text, parsed))
+      fail(w.rank, var + "='" + text + "' is not a shape like 2x4");
+    if (hp::runtime::deviceCount(parsed) < 0)
+      fail(w.rank, var + "='" + text +
+                       "' has more devices than a job can have ranks (" +
+                       std::to_string(hp::runtime::kMaxRanks) + ")");
     if (static_cast<int64_t>(parsed.size()) != gridRank)
       fail(w.rank, var + "='" + text + "' has " +
                        std::to_string(parsed.size()) + " sizes; grid @" +
@@ -184,9 +222,11 @@ void *hpNcclComm(const char *gridName, int64_t gridRank,
   std::vector<int64_t> shapeStorage =
       resolveGridShape(gridName, gridRank, gridShape, w);
   gridShape = shapeStorage.data();
-  int64_t numDevices = 1;
-  for (int64_t d = 0; d < gridRank; ++d)
-    numDevices *= gridShape[d];
+  int64_t numDevices = hp::runtime::deviceCount(shapeStorage);
+  if (numDevices < 0)
+    fail(w.rank, "grid @" + std::string(gridName) +
+                     " has more devices than a job can have ranks (" +
+                     std::to_string(hp::runtime::kMaxRanks) + ")");
   if (numDevices != w.size)
     fail(w.rank, "grid @" + std::string(gridName) + " has " +
                      std::to_string(numDevices) + " devices but the job has " +

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EnvParse.h"
+
 #include <cuda.h>
 
 #include <cstdint>
@@ -24,10 +26,23 @@
 
 namespace {
 
+/// The first of the launcher's variables `a`, `b`, `c` that is set, as a
+/// rank in [0, kMaxRanks); `fallback` if none is. A malformed value ends the
+/// process naming it (atoi would pick device 0, or a negative one).
 int envInt(const char *a, const char *b, const char *c, int fallback) {
-  for (const char *name : {a, b, c})
-    if (const char *v = std::getenv(name))
-      return std::atoi(v);
+  for (const char *name : {a, b, c}) {
+    const char *v = std::getenv(name);
+    if (!v)
+      continue;
+    int64_t value;
+    if (hp::runtime::parseInt(v, 0, hp::runtime::kMaxRanks - 1, value))
+      return static_cast<int>(value);
+    std::fprintf(stderr, "hp: %s='%s' must be an integer from 0 to %lld\n",
+                 name, v,
+                 static_cast<long long>(hp::runtime::kMaxRanks - 1));
+    std::fflush(stderr);
+    std::_Exit(4);
+  }
   return fallback;
 }
 

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EnvParse.h"
 #include "FloatConversions.h"
 
 #include <mpi.h>
@@ -81,17 +82,21 @@ struct Finalizer {
   }
 } finalizer;
 
+/// The largest HP_TIMEOUT_S: one week. No collective legitimately takes
+/// longer, and a bound keeps "never time out" an explicit, visible choice.
+constexpr double kMaxTimeoutSeconds = 7 * 24 * 3600;
+
 /// Seconds one collective may take before the watchdog ends the job:
-/// HP_TIMEOUT_S, a positive finite number, default 60. Anything else makes
-/// the library refuse to start (checked when it is loaded).
+/// HP_TIMEOUT_S, a positive finite number up to kMaxTimeoutSeconds, default
+/// 60. Anything else makes the library refuse to start (checked when it is
+/// loaded).
 double parseTimeout(const char **error) {
   const char *env = std::getenv("HP_TIMEOUT_S");
   *error = nullptr;
   if (!env)
     return 60.0;
-  char *end = nullptr;
-  double t = std::strtod(env, &end);
-  if (end == env || *end != '\0' || !std::isfinite(t) || !(t > 0)) {
+  double t;
+  if (!parseSeconds(env, kMaxTimeoutSeconds, t)) {
     *error = env;
     return 0;
   }
@@ -105,9 +110,9 @@ struct StartupCheck {
     if (!bad)
       return;
     std::fprintf(stderr,
-                 "hp: HP_TIMEOUT_S must be a positive number of seconds, got "
-                 "'%s'\n",
-                 bad);
+                 "hp: HP_TIMEOUT_S must be a positive number of seconds, at "
+                 "most %.0f (one week), got '%s'\n",
+                 kMaxTimeoutSeconds, bad);
     std::fflush(stderr);
     _exit(2);
   }
