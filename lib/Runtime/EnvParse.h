@@ -1,4 +1,4 @@
-//===- EnvParse.h - checked parsing of the runtime's environment -*- C++ -*-===//
+//===- EnvParse.h - checked parsing of the runtime environment --*- C++ -*-===//
 //
 // The runtime reads ranks, world sizes, grid shapes and a timeout from the
 // environment. atoi and unchecked strtoll turn a malformed or overflowing
