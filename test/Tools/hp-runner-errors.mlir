@@ -8,6 +8,10 @@
 // RUN: printf '\n  \n' > %t.empty.mlir
 // RUN: not %hp-runner %t.empty.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not %hp-runner -np 2 -e main --entry-point-result=void < %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTYSTDIN
+// RUN: not %hp-runner --mpirun-args="--tag-output" %s 2>&1 | FileCheck %s --check-prefix=NOMPI
+// RUN: not %hp-runner -np 2 %s %s 2>&1 | FileCheck %s --check-prefix=TWO
+// NOMPI: hp-runner: --mpirun-args needs -np N: without it the program runs as one rank, without mpirun
+// TWO: hp-runner: one input file, got '{{.*}}hp-runner-errors.mlir' and '{{.*}}hp-runner-errors.mlir'
 // ZERO: hp-runner: -np needs a positive number of ranks, got '0'
 // ABC: hp-runner: -np needs a positive number of ranks, got 'abc'
 // MISSING: hp-runner: -np needs a positive number of ranks, got ''

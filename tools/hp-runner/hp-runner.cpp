@@ -2,44 +2,57 @@
 //
 // mlir-runner for hp: the same -e / --entry-point-result / --shared-libs
 // interface, plus
-//  * dtensor-level (or any non-LLVM) input is lowered with hp-lower-to-cpu;
+//  * dtensor-level (or any non-LLVM) input is lowered with hp-lower-to-cpu,
+//    once, before any rank starts: a compile error is printed once, with
+//    its source line, and no rank is launched;
 //  * hp's runtime (communicator cache + NCCL-over-MPI host library) and
 //    MLIR's runner utilities are preloaded, so vector.print and
 //    printMemref* work as under mlir-runner;
-//  * `-np N` relaunches the command under mpirun with N ranks.
+//  * `-np N` runs the lowered module under mpirun with N ranks;
+//  * `--check-bounds` adds upstream's runtime verification before lowering;
+//  * a fault in the program is reported with its rank and signal.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ProgramFaults.h"
+
 #include "hp/InitAllDialects.h"
-#include "hp/Version.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Pipelines/Pipelines.h"
+#include "hp/Support/NestingDepth.h"
+#include "hp/Version.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/JitRunner.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/MemoryBuffer.h"
-
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
-#include <iostream>
-#include <iterator>
+#include <optional>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -54,40 +67,245 @@ std::string executablePath(const char *argv0) {
 
 /// Options of JitRunner whose value may follow as a separate argument.
 bool takesSeparateValue(llvm::StringRef arg) {
-  return arg == "-e" || arg == "--e" || arg == "-entry-point-result" ||
-         arg == "--entry-point-result" || arg == "-shared-libs" ||
-         arg == "--shared-libs" || arg == "-o";
+  arg.consume_front("-");
+  arg.consume_front("-");
+  return arg == "e" || arg == "entry-point-result" || arg == "shared-libs" ||
+         arg == "o" || arg == "object-filename";
 }
 
-/// The positional arguments (input files) among `args`.
-std::vector<std::string> positionals(const std::vector<std::string> &args) {
-  std::vector<std::string> inputs;
+/// The indices of the positional arguments (input files; "-" is standard
+/// input) among `args`.
+std::vector<size_t> positionals(const std::vector<std::string> &args) {
+  std::vector<size_t> inputs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (takesSeparateValue(args[i])) {
       ++i;
       continue;
     }
-    if (!args[i].empty() && args[i][0] != '-')
-      inputs.push_back(args[i]);
+    if (!args[i].empty() && (args[i][0] != '-' || args[i] == "-"))
+      inputs.push_back(i);
   }
   return inputs;
 }
 
-/// Refuses an input file that does not exist or holds nothing to run, so
-/// that neither the runner nor mpirun waits on standard input instead.
-void checkInput(const std::vector<std::string> &args) {
-  for (const std::string &input : positionals(args)) {
-    if (!llvm::sys::fs::exists(input)) {
-      llvm::errs() << "hp-runner: no such input file '" << input << "'\n";
-      std::exit(1);
-    }
-    auto buffer = llvm::MemoryBuffer::getFile(input);
-    if (buffer && llvm::StringRef((*buffer)->getBuffer()).trim().empty()) {
-      llvm::errs() << "hp-runner: the input '" << input
-                   << "' is empty: there is no entry point to run\n";
-      std::exit(1);
+/// The value JitRunner will see for option `name` (`-name v`, `-name=v`,
+/// `--name=v`; the last one wins), or `fallback`.
+std::string optionValue(const std::vector<std::string> &args,
+                        llvm::StringRef name, llvm::StringRef fallback) {
+  std::string value = fallback.str();
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    if (!arg.consume_front(name))
+      continue;
+    if (arg.empty() && i + 1 < args.size())
+      value = args[++i];
+    else if (arg.consume_front("="))
+      value = arg.str();
+  }
+  return value;
+}
+
+/// hp-runner's own options, taken out of the command line before JitRunner
+/// parses the rest.
+struct RunnerOptions {
+  std::optional<std::string> ranks; ///< -np N
+  bool gpu = false;
+  std::string chip = "sm_90";
+  bool checkBounds = false;
+  /// The input was lowered by the launching hp-runner (internal: each rank
+  /// of `-np` gets it).
+  bool prelowered = false;
+  std::vector<std::string> mpirunArgs;
+};
+RunnerOptions runnerOptions;
+
+constexpr llvm::StringLiteral kPreloweredFlag = "--hp-runner-prelowered";
+
+/// Removes hp-runner's own options from `args` into runnerOptions.
+bool takeRunnerOptions(std::vector<std::string> &args) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef value = args[i];
+    if (value == "-np" || value == "--np") {
+      runnerOptions.ranks = i + 1 < args.size() ? args[++i] : "";
+    } else if (value.consume_front("--np=") || value.consume_front("-np=")) {
+      runnerOptions.ranks = value.str();
+    } else if (value.consume_front("--mpirun-args=")) {
+      llvm::SmallVector<llvm::StringRef> words;
+      value.split(words, ' ', -1, /*KeepEmpty=*/false);
+      for (llvm::StringRef w : words)
+        runnerOptions.mpirunArgs.push_back(w.str());
+    } else if (value.consume_front("--target=")) {
+      if (value != "cpu" && value != "gpu") {
+        llvm::errs() << "hp-runner: --target must be cpu or gpu, not '"
+                     << value << "'\n";
+        return false;
+      }
+      runnerOptions.gpu = value == "gpu";
+    } else if (value.consume_front("--gpu-chip=")) {
+      runnerOptions.chip = value.str();
+    } else if (value == "--check-bounds" || value == "-check-bounds") {
+      runnerOptions.checkBounds = true;
+    } else if (value == kPreloweredFlag) {
+      runnerOptions.prelowered = true;
+    } else {
+      rest.push_back(args[i]);
     }
   }
+  args = std::move(rest);
+  return true;
+}
+
+bool isLLVMOnly(Operation *module) {
+  bool llvmOnly = true;
+  module->walk([&](Operation *op) {
+    if (op != module && !isa<LLVM::LLVMDialect>(op->getDialect()))
+      llvmOnly = false;
+  });
+  return llvmOnly;
+}
+
+/// Lowers `module` with hp's pipeline for the target; with --check-bounds,
+/// memref and tensor ops first get upstream's runtime checks (cf.assert,
+/// which the pipeline lowers to a message and an abort).
+LogicalResult lowerToLLVM(ModuleOp module) {
+  PassManager pm(module->getContext());
+  if (runnerOptions.checkBounds)
+    pm.addPass(createGenerateRuntimeVerificationPass());
+  if (runnerOptions.gpu) {
+    hp::LowerToGPUPipelineOptions options;
+    options.chip = runnerOptions.chip;
+    hp::buildLowerToGPUPipeline(pm, options);
+  } else {
+    hp::buildLowerToCPUPipeline(pm, hp::PartitionPipelineOptions());
+  }
+  return pm.run(module);
+}
+
+/// The input, read whole: a named file or standard input. Prints why not.
+std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &input) {
+  bool isStdin = input == "-";
+  if (!isStdin && !llvm::sys::fs::exists(input)) {
+    llvm::errs() << "hp-runner: no such input file '" << input << "'\n";
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer = openInputFile(input, &error);
+  if (!buffer) {
+    llvm::errs() << "hp-runner: " << error << "\n";
+    return nullptr;
+  }
+  if (buffer->getBuffer().trim().empty()) {
+    if (isStdin)
+      llvm::errs() << "hp-runner: standard input is empty: there is no "
+                      "entry point to run\n";
+    else
+      llvm::errs() << "hp-runner: the input '" << input
+                   << "' is empty: there is no entry point to run\n";
+    return nullptr;
+  }
+  if (!isBytecode(*buffer))
+    if (std::optional<hp::NestingViolation> violation =
+            hp::findExcessiveNesting(buffer->getBuffer())) {
+      llvm::errs() << "hp-runner: "
+                   << violation->message(buffer->getBufferIdentifier())
+                   << "\n";
+      return nullptr;
+    }
+  return buffer;
+}
+
+/// Refuses a module without the entry point JitRunner would call, once,
+/// instead of a bare "entry point not found" from every rank.
+LogicalResult checkEntryPoint(ModuleOp module, const std::string &name) {
+  auto entry = dyn_cast_or_null<FunctionOpInterface>(
+      SymbolTable::lookupSymbolIn(module, name));
+  if (entry && !entry.isExternal())
+    return success();
+  llvm::errs() << "hp-runner: the input has no function @" << name
+               << " with a body to run; name the entry point with -e\n";
+  return failure();
+}
+
+/// The module the ranks run: where it is, and whether hp-runner made it.
+struct Lowered {
+  std::string path;
+  bool temporary = false;
+};
+
+/// Writes `module` to a new temporary file, removed if hp-runner is
+/// interrupted before it removes it itself.
+std::optional<Lowered> writeLowered(ModuleOp module) {
+  llvm::SmallString<128> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("hp-runner-lowered", "mlir", fd,
+                                         path)) {
+    llvm::errs() << "hp-runner: cannot create a file for the lowered "
+                    "module\n";
+    return std::nullopt;
+  }
+  llvm::sys::RemoveFileOnSignal(path);
+  llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+  module->print(out);
+  out.close();
+  if (out.has_error()) {
+    out.clear_error();
+    llvm::sys::fs::remove(path);
+    llvm::errs() << "hp-runner: cannot write the lowered module to " << path
+                 << "\n";
+    return std::nullopt;
+  }
+  return Lowered{std::string(path), true};
+}
+
+/// Parses and lowers the input of `args` once, in this process, with MLIR's
+/// source diagnostics (errors, warnings and remarks show their line), and
+/// points `args` at the module to run.
+std::optional<Lowered> compileOnce(std::vector<std::string> &args,
+                                   const DialectRegistry &registry) {
+  std::vector<size_t> inputs = positionals(args);
+  if (inputs.size() > 1) {
+    llvm::errs() << "hp-runner: one input file, got '" << args[inputs[0]]
+                 << "' and '" << args[inputs[1]] << "'\n";
+    return std::nullopt;
+  }
+  std::string input = inputs.empty() ? "-" : args[inputs[0]];
+  std::unique_ptr<llvm::MemoryBuffer> buffer = readInput(input);
+  if (!buffer)
+    return std::nullopt;
+
+  MLIRContext context(registry);
+  // The source line identifies the op; its generic form would repeat it.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return std::nullopt;
+  bool lower = !isLLVMOnly(*module);
+  if (runnerOptions.checkBounds && !lower)
+    llvm::errs() << "hp-runner: warning: --check-bounds has no effect on "
+                    "LLVM-dialect input: it checks memref and tensor ops "
+                    "before lowering\n";
+  if (lower && failed(lowerToLLVM(*module)))
+    return std::nullopt;
+  if (failed(checkEntryPoint(*module, optionValue(args, "e", "main"))))
+    return std::nullopt;
+
+  // A file that needed no lowering is run as it is.
+  std::optional<Lowered> lowered =
+      !lower && input != "-" ? Lowered{input, false} : writeLowered(*module);
+  if (!lowered)
+    return std::nullopt;
+  if (inputs.empty())
+    args.push_back(lowered->path);
+  else
+    args[inputs[0]] = lowered->path;
+  return lowered;
 }
 
 /// mpirun's pid while it runs, for the signal handler.
@@ -98,79 +316,31 @@ void forwardSignal(int sig) {
     kill(mpirunPid, sig);
 }
 
-/// `-np N` / `--np=N` -> run this command under mpirun and exit with its
-/// status; returns only if absent. SIGINT, SIGTERM and SIGHUP reach mpirun,
-/// which stops the ranks; hp-runner then exits with mpirun's status.
-void relaunchUnderMPI(int argc, char **argv) {
-  std::string ranks;
-  bool ranksGiven = false;
-  std::vector<std::string> rest;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = argv[i];
-    if (arg == "-np" || arg == "--np") {
-      ranksGiven = true;
-      ranks = i + 1 < argc ? argv[++i] : "";
-    } else if (arg.consume_front("--np=") || arg.consume_front("-np=")) {
-      ranksGiven = true;
-      ranks = arg.str();
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  if (!ranksGiven)
-    return;
+/// The `-np` count, or an error naming what was given.
+std::optional<std::string> checkedRanks() {
+  const std::string &ranks = *runnerOptions.ranks;
   unsigned long long count = 0;
   if (llvm::StringRef(ranks).getAsInteger(10, count) || count == 0 ||
       count > static_cast<unsigned long long>(INT32_MAX)) {
     llvm::errs() << "hp-runner: -np needs a positive number of ranks, got '"
                  << ranks << "'\n";
-    std::exit(1);
+    return std::nullopt;
   }
-  checkInput(rest);
-  // mpirun forwards standard input to rank 0 only: a module read from stdin
-  // goes to a temporary file that every rank reads.
-  std::string stdinCopy;
-  if (positionals(rest).empty()) {
-    llvm::SmallString<128> path;
-    int fd;
-    if (llvm::sys::fs::createTemporaryFile("hp-runner-input", "mlir", fd, path)) {
-      llvm::errs() << "hp-runner: cannot create a file for standard input\n";
-      std::exit(1);
-    }
-    std::string text((std::istreambuf_iterator<char>(std::cin)),
-                     std::istreambuf_iterator<char>());
-    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << text;
-    out.close();
-    stdinCopy = std::string(path);
-    if (llvm::StringRef(text).trim().empty()) {
-      llvm::sys::fs::remove(stdinCopy);
-      llvm::errs() << "hp-runner: standard input is empty: there is no entry "
-                      "point to run\n";
-      std::exit(1);
-    }
-    // "-" names standard input for the runner; replace it, or append.
-    auto dash = llvm::find(rest, "-");
-    if (dash != rest.end())
-      *dash = std::string(path);
-    else
-      rest.push_back(std::string(path));
+  return ranks;
+}
+
+/// Runs the lowered module of `args` under `mpirun -np ranks` and returns
+/// its status. SIGINT, SIGTERM and SIGHUP reach mpirun, which stops the
+/// ranks; hp-runner then exits with mpirun's status.
+int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
+                const char *argv0) {
+  auto mpirun = llvm::sys::findProgramByName("mpirun");
+  if (!mpirun) {
+    llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
+                 << " (is Open MPI installed?)\n";
+    return 1;
   }
-  // Flags for mpirun itself: --mpirun-args="--bind-to none ...".
-  std::vector<std::string> mpirunArgs;
-  std::vector<std::string> runnerArgs;
-  for (const std::string &arg : rest) {
-    llvm::StringRef value = arg;
-    if (value.consume_front("--mpirun-args=")) {
-      llvm::SmallVector<llvm::StringRef> words;
-      value.split(words, ' ', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef w : words)
-        mpirunArgs.push_back(w.str());
-    } else {
-      runnerArgs.push_back(arg);
-    }
-  }
-  std::vector<std::string> cmd = {"mpirun"};
+  std::vector<std::string> cmd = {*mpirun};
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
   cmd.push_back("--oversubscribe");
@@ -179,22 +349,22 @@ void relaunchUnderMPI(int argc, char **argv) {
   // while another creates its own inside).
   llvm::SmallString<128> sessionDir;
   if (!llvm::sys::fs::createUniqueDirectory("hp-runner-mpi", sessionDir))
-    cmd.insert(cmd.end(), {"--mca", "orte_tmpdir_base", std::string(sessionDir)});
-  cmd.insert(cmd.end(), mpirunArgs.begin(), mpirunArgs.end());
-  cmd.insert(cmd.end(), {"-np", ranks, executablePath(argv[0])});
-  cmd.insert(cmd.end(), runnerArgs.begin(), runnerArgs.end());
-  auto mpirun = llvm::sys::findProgramByName("mpirun");
-  if (!mpirun) {
-    llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
-                 << " (is Open MPI installed?)\n";
-    std::exit(1);
-  }
-  cmd.front() = *mpirun;
-  std::vector<llvm::StringRef> args(cmd.begin(), cmd.end());
+    cmd.insert(cmd.end(),
+               {"--mca", "orte_tmpdir_base", std::string(sessionDir)});
+  cmd.insert(cmd.end(), runnerOptions.mpirunArgs.begin(),
+             runnerOptions.mpirunArgs.end());
+  cmd.insert(cmd.end(), {"-np", ranks, executablePath(argv0),
+                         kPreloweredFlag.str()});
+  // The ranks preload the libraries of the target.
+  if (runnerOptions.gpu)
+    cmd.insert(cmd.end(),
+               {"--target=gpu", "--gpu-chip=" + runnerOptions.chip});
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  std::vector<llvm::StringRef> cmdRefs(cmd.begin(), cmd.end());
   std::string error;
   bool failed = false;
   llvm::sys::ProcessInfo info = llvm::sys::ExecuteNoWait(
-      *mpirun, args, /*Env=*/std::nullopt, /*Redirects=*/{},
+      *mpirun, cmdRefs, /*Env=*/std::nullopt, /*Redirects=*/{},
       /*MemoryLimit=*/0, &error, &failed);
   int rc = 1;
   if (failed) {
@@ -210,64 +380,82 @@ void relaunchUnderMPI(int argc, char **argv) {
     if (done.ReturnCode < 0)
       llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
   }
-  if (!stdinCopy.empty())
-    llvm::sys::fs::remove(stdinCopy);
   if (!sessionDir.empty())
     llvm::sys::fs::remove_directories(sessionDir);
-  std::exit(rc);
+  return rc;
 }
 
-bool isLLVMOnly(Operation *module) {
-  bool llvmOnly = true;
-  module->walk([&](Operation *op) {
-    if (op != module && !isa<LLVM::LLVMDialect>(op->getDialect()))
-      llvmOnly = false;
-  });
-  return llvmOnly;
-}
-
-/// hp-runner's own options, taken out of the command line before JitRunner
-/// parses the rest.
-struct RunnerOptions {
-  bool gpu = false;
-  std::string chip = "sm_90";
-};
-RunnerOptions runnerOptions;
-
-/// Removes `--target=cpu|gpu` and `--gpu-chip=<sm_XY>` from `args`.
-bool takeRunnerOptions(std::vector<char *> &args) {
-  std::vector<char *> rest;
-  for (char *arg : args) {
-    llvm::StringRef value = arg;
-    if (value.consume_front("--target=")) {
-      if (value != "cpu" && value != "gpu") {
-        llvm::errs() << "hp-runner: --target must be cpu or gpu, not '"
-                     << value << "'\n";
-        return false;
-      }
-      runnerOptions.gpu = value == "gpu";
-    } else if (value.consume_front("--gpu-chip=")) {
-      runnerOptions.chip = value.str();
-    } else {
-      rest.push_back(arg);
-    }
+/// The --shared-libs option that preloads hp's runtime next to this binary
+/// and MLIR's runner utilities, or an error if the target's runtime is not
+/// built. On GPUs the real libnccl (linked by libhp_runtime_gpu) replaces
+/// hp's NCCL-over-MPI library, and the mgpu* wrappers run the kernels.
+std::optional<std::string> runtimePreload(const char *argv0) {
+  std::string self = executablePath(argv0);
+  llvm::SmallString<256> libDir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(libDir, "lib");
+  std::string dir(libDir);
+  if (runnerOptions.gpu &&
+      !llvm::sys::fs::exists(dir + "/libhp_runtime_gpu.so")) {
+    llvm::errs() << "hp-runner: --target=gpu needs " << dir
+                 << "/libhp_runtime_gpu.so, built only where the CUDA "
+                    "toolkit and NCCL are installed\n";
+    return std::nullopt;
   }
-  args = std::move(rest);
-  return true;
+  std::string preload =
+      runnerOptions.gpu
+          ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," + dir +
+                "/libhp_runtime_gpu.so,"
+          : "--shared-libs=" + dir + "/libhp_nccl_host.so," + dir +
+                "/libhp_runtime_cpu.so,";
+  return preload + HP_MLIR_LIB_DIR
+         "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
+         "/libmlir_runner_utils.so";
 }
 
-llvm::LogicalResult lowerToLLVM(Operation *module, JitRunnerOptions &) {
-  if (isLLVMOnly(module))
+/// Runs the lowered module of `args` as one rank with JitRunner. A
+/// temporary `lowered` file is removed as soon as JitRunner has read it, so
+/// that no way the program ends (exit, a fault, a timeout) leaves it behind.
+int runRank(const char *argv0, const std::vector<std::string> &args,
+            const std::string &preload, const DialectRegistry &registry,
+            const std::optional<Lowered> &lowered) {
+  std::vector<std::string> runnerArgs = {argv0};
+  runnerArgs.insert(runnerArgs.end(), args.begin(), args.end());
+  runnerArgs.push_back(preload);
+  // An entry point of type () -> () is the common case; mlir-runner's
+  // default (f32) makes every rank print an error instead.
+  if (llvm::none_of(args, [](const std::string &a) {
+        return llvm::StringRef(a).contains("entry-point-result");
+      }))
+    runnerArgs.push_back("--entry-point-result=void");
+  std::vector<char *> argvRefs;
+  for (std::string &arg : runnerArgs)
+    argvRefs.push_back(arg.data());
+
+  // A rank that leaves before its entry point returns makes the runtime
+  // abort the whole job (instead of blocking in MPI_Finalize while the other
+  // ranks wait for it in a collective).
+  setenv("HP_RUNNER_ABORT_ON_EARLY_EXIT", "1", /*overwrite=*/1);
+  auto started = [&](Operation *, JitRunnerOptions &) {
+    if (lowered && lowered->temporary)
+      llvm::sys::fs::remove(lowered->path);
+    hp::runner::reportProgramFaults();
+    // What the program printed before a fault or a failed check (whose
+    // message goes to stdout) must not die in stdout's buffer with it.
+    std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
     return llvm::success();
-  PassManager pm(module->getContext());
-  if (runnerOptions.gpu) {
-    hp::LowerToGPUPipelineOptions options;
-    options.chip = runnerOptions.chip;
-    hp::buildLowerToGPUPipeline(pm, options);
-  } else {
-    hp::buildLowerToCPUPipeline(pm, hp::PartitionPipelineOptions());
-  }
-  return pm.run(module);
+  };
+  JitRunnerConfig config;
+  config.mlirTransformer = started;
+  int rc = JitRunnerMain(static_cast<int>(argvRefs.size()), argvRefs.data(),
+                         registry, config);
+  if (lowered && lowered->temporary)
+    llvm::sys::fs::remove(lowered->path);
+  if (rc == 0)
+    if (void *done = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "hpRuntimeEntryDone"))
+      reinterpret_cast<void (*)()>(done)();
+  return rc;
 }
 
 /// hp-runner's own options, printed before mlir-runner's under --help.
@@ -285,62 +473,51 @@ void printRunnerHelp() {
          "NCCL and CUDA kernels\n"
          "  --gpu-chip=sm_XY      GPU architecture for --target=gpu (default "
          "sm_90)\n"
+         "  --check-bounds        check memref and tensor accesses at run "
+         "time (upstream's runtime verification)\n"
          "  -e <name>             entry point (default main)\n"
          "  --entry-point-result=void|i32|i64|f32  its result (default void)\n"
          "Input at the dtensor level (or any non-LLVM dialect) is lowered with "
-         "hp-lower-to-cpu (or -gpu).\n"
+         "hp-lower-to-cpu (or -gpu), once, before any rank starts.\n"
          "Environment: HP_TIMEOUT_S (seconds a collective may take, default "
-         "60).\n\n"
+         "60), HP_GRID_SHAPE_<grid> (AxB..., the shape of a grid with "
+         "several dynamic axes).\n\n"
          "The options of mlir-runner follow.\n\n";
+}
+
+bool isHelpOrVersion(llvm::StringRef arg) {
+  return arg == "--help" || arg == "-help" || arg == "-h" ||
+         arg == "--version" || arg == "-version";
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i)
-    if (llvm::StringRef(argv[i]) == "--help" ||
-        llvm::StringRef(argv[i]) == "-help" || llvm::StringRef(argv[i]) == "-h")
+  bool helpOrVersion = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    helpOrVersion |= isHelpOrVersion(arg);
+    if (arg == "--help" || arg == "-help" || arg == "-h")
       printRunnerHelp();
-  relaunchUnderMPI(argc, argv);
+  }
   hp::addVersionPrinter();
   llvm::InitLLVM init(argc, argv);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
 
-  // Preload hp's runtime next to this binary and MLIR's runner utilities.
-  std::string self = executablePath(argv[0]);
-  llvm::SmallString<256> libDir(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(self)));
-  llvm::sys::path::append(libDir, "lib");
-  std::vector<char *> args(argv, argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
   if (!takeRunnerOptions(args))
     return 1;
-  // On GPUs the real libnccl (linked by libhp_runtime_gpu) replaces hp's
-  // NCCL-over-MPI library, and the mgpu* wrappers run the kernels.
-  std::string dir(libDir);
-  std::string preload =
-      runnerOptions.gpu
-          ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," + dir +
-                "/libhp_runtime_gpu.so,"
-          : "--shared-libs=" + dir + "/libhp_nccl_host.so," + dir +
-                "/libhp_runtime_cpu.so,";
-  preload += HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
-                             "/libmlir_runner_utils.so";
-  if (runnerOptions.gpu && !llvm::sys::fs::exists(dir + "/libhp_runtime_gpu.so")) {
-    llvm::errs() << "hp-runner: --target=gpu needs " << dir
-                 << "/libhp_runtime_gpu.so, built only where the CUDA "
-                    "toolkit and NCCL are installed\n";
+  std::optional<std::string> ranks;
+  if (runnerOptions.ranks && !helpOrVersion &&
+      !(ranks = checkedRanks()))
+    return 1;
+  if (!runnerOptions.ranks && !runnerOptions.mpirunArgs.empty()) {
+    llvm::errs() << "hp-runner: --mpirun-args needs -np N: without it the "
+                    "program runs as one rank, without mpirun\n";
     return 1;
   }
-  args.push_back(preload.data());
-  // An entry point of type () -> () is the common case; mlir-runner's
-  // default (f32) makes every rank print an error instead.
-  static char voidResult[] = "--entry-point-result=void";
-  if (llvm::none_of(args, [](char *a) {
-        return llvm::StringRef(a).contains("entry-point-result");
-      }))
-    args.push_back(voidResult);
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -348,20 +525,19 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   hp::registerAllHPDialects(registry);
 
-  std::vector<std::string> argStrings(args.begin() + 1, args.end());
-  checkInput(argStrings);
-
-  // A rank that leaves before its entry point returns makes the runtime
-  // abort the whole job (instead of blocking in MPI_Finalize while the other
-  // ranks wait for it in a collective).
-  setenv("HP_RUNNER_ABORT_ON_EARLY_EXIT", "1", /*overwrite=*/1);
-  JitRunnerConfig config;
-  config.mlirTransformer = lowerToLLVM;
-  int rc = JitRunnerMain(static_cast<int>(args.size()), args.data(), registry,
-                         config);
-  if (rc == 0)
-    if (void *done = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
-            "hpRuntimeEntryDone"))
-      reinterpret_cast<void (*)()>(done)();
+  std::optional<std::string> preload = runtimePreload(argv[0]);
+  if (!preload)
+    return 1;
+  // --help and --version are JitRunner's to print; a rank of -np gets a
+  // module the launching hp-runner already lowered.
+  std::optional<Lowered> lowered;
+  if (!helpOrVersion && !runnerOptions.prelowered &&
+      !(lowered = compileOnce(args, registry)))
+    return 1;
+  if (!ranks)
+    return runRank(argv[0], args, *preload, registry, lowered);
+  int rc = runUnderMPI(*ranks, args, argv[0]);
+  if (lowered && lowered->temporary)
+    llvm::sys::fs::remove(lowered->path);
   return rc;
 }
