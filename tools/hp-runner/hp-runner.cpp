@@ -331,9 +331,11 @@ std::optional<std::string> checkedRanks() {
 
 /// Runs the lowered module of `args` under `mpirun -np ranks` and returns
 /// its status. SIGINT, SIGTERM and SIGHUP reach mpirun, which stops the
-/// ranks; hp-runner then exits with mpirun's status.
+/// ranks; hp-runner then exits with mpirun's status. A temporary `lowered`
+/// file is removed as soon as mpirun ends, before anything is printed (a
+/// closed pipe could end hp-runner there).
 int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
-                const char *argv0) {
+                const char *argv0, const std::optional<Lowered> &lowered) {
   auto mpirun = llvm::sys::findProgramByName("mpirun");
   if (!mpirun) {
     llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
@@ -366,23 +368,25 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
   llvm::sys::ProcessInfo info = llvm::sys::ExecuteNoWait(
       *mpirun, cmdRefs, /*Env=*/std::nullopt, /*Redirects=*/{},
       /*MemoryLimit=*/0, &error, &failed);
-  int rc = 1;
-  if (failed) {
-    llvm::errs() << "hp-runner: mpirun failed to start: " << error << "\n";
-  } else {
+  int returnCode = -1;
+  if (!failed) {
     mpirunPid = info.Pid;
     for (int sig : {SIGINT, SIGTERM, SIGHUP})
       std::signal(sig, forwardSignal);
-    llvm::sys::ProcessInfo done = llvm::sys::Wait(
-        info, /*SecondsToWait=*/std::nullopt, &error);
+    returnCode =
+        llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt, &error)
+            .ReturnCode;
     mpirunPid = 0;
-    rc = done.ReturnCode < 0 ? 1 : done.ReturnCode;
-    if (done.ReturnCode < 0)
-      llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
   }
+  if (lowered && lowered->temporary)
+    llvm::sys::fs::remove(lowered->path);
   if (!sessionDir.empty())
     llvm::sys::fs::remove_directories(sessionDir);
-  return rc;
+  if (failed)
+    llvm::errs() << "hp-runner: mpirun failed to start: " << error << "\n";
+  else if (returnCode < 0)
+    llvm::errs() << "hp-runner: mpirun failed: " << error << "\n";
+  return returnCode < 0 ? 1 : returnCode;
 }
 
 /// The --shared-libs option that preloads hp's runtime next to this binary
@@ -536,8 +540,5 @@ int main(int argc, char **argv) {
     return 1;
   if (!ranks)
     return runRank(argv[0], args, *preload, registry, lowered);
-  int rc = runUnderMPI(*ranks, args, argv[0]);
-  if (lowered && lowered->temporary)
-    llvm::sys::fs::remove(lowered->path);
-  return rc;
+  return runUnderMPI(*ranks, args, argv[0], lowered);
 }
