@@ -12,6 +12,25 @@
 // RUN: %python %S/Inputs/nested-regions.py 200 | hp-opt | FileCheck %s --check-prefix=SHALLOW
 // SHALLOW: func.func @deep
 
+// The affine parser also recurses per operator, with no bracket to count: a
+// chain of 2,000 unary minuses or additions is refused likewise.
+// RUN: %python -c "print('#m = affine_map<(d0) -> (' + '- ' * 2000 + 'd0)>')" > %t.minus.mlir
+// RUN: not hp-opt %t.minus.mlir 2>&1 | FileCheck %s --check-prefix=MINUS
+// MINUS: minus.mlir:1:2026: an affine expression chains more than 1000 operators; hp refuses it rather than overflow the parser's stack
+// RUN: %python -c "print('func.func @f(%%m: memref<4xf32>, %%i: index) -> f32 {\n  %%v = affine.load %%m[%%i' + ' + %%i' * 2000 + '] : memref<4xf32>\n  return %%v : f32\n}')" > %t.plus.mlir
+// RUN: not hp-opt %t.plus.mlir 2>&1 | FileCheck %s --check-prefix=PLUS
+// PLUS: plus.mlir:2:{{[0-9]+}}: an affine expression chains more than 1000 operators
+// A chain within the bound parses.
+// RUN: %python -c "print('#m = affine_map<(d0) -> (' + 'd0 + ' * 100 + 'd0)>\nfunc.func private @g() attributes {m = #m}')" | hp-opt | FileCheck %s --check-prefix=CHAIN
+// CHAIN: func.func private @g
+
+// --split-input-file parses each chunk apart, so each is scanned apart: 300
+// chunks that each leave 3 brackets open (an error in each) are not 900 deep.
+// RUN: %python -c "print('\n// -----\n'.join(['// expected-error@+1 {{expected}}\n\"t.op\"() ({ [ (' for _ in range(300)]))" > %t.split.mlir
+// RUN: not hp-opt %t.split.mlir 2>&1 | FileCheck %s --check-prefix=WHOLE
+// RUN: hp-opt --allow-unregistered-dialect --split-input-file --verify-diagnostics %t.split.mlir -o /dev/null
+// WHOLE: input nests deeper than 512 brackets
+
 // An input larger than --max-input-bytes (default 1 GiB) is refused; an
 // endless one is read only up to the limit.
 // RUN: not hp-opt --max-input-bytes=100 %s 2>&1 | FileCheck %s --check-prefix=FILE

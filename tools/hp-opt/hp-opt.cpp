@@ -169,11 +169,14 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return EXIT_FAILURE;
   }
-  // The parser recurses once per nested bracket: refuse what would overflow
-  // its stack, naming where. Bytecode has no brackets to count.
+  // The parser recurses once per nested bracket and per operator of an
+  // affine expression: refuse what would overflow its stack, naming where.
+  // Split chunks are parsed apart, so they are scanned apart. Bytecode has
+  // no text to scan.
   if (!mlir::isBytecode(*input)) {
     if (std::optional<hp::NestingViolation> violation =
-            hp::findExcessiveNesting(input->getBuffer())) {
+            hp::findExcessiveNesting(input->getBuffer(), hp::kMaxNestingDepth,
+                                     config.inputSplitMarker())) {
       llvm::errs() << violation->message(input->getBufferIdentifier())
                    << "\n";
       return EXIT_FAILURE;

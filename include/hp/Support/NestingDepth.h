@@ -24,20 +24,34 @@ namespace hp {
 /// included.
 inline constexpr size_t kMaxNestingDepth = 512;
 
+/// The longest operator chain hp parses in one affine expression: the
+/// affine parser also recurses once per unary minus and per chained binary
+/// operator, with no bracket to count.
+inline constexpr size_t kMaxAffineOperators = 1000;
+
 /// Where text first nests deeper than a bound.
 struct NestingViolation {
-  size_t depth;  ///< the depth reached (bound + 1)
-  size_t offset; ///< byte offset of the bracket that exceeded the bound
+  enum Kind { Brackets, AffineOperators };
+  Kind kind = Brackets;
+  size_t depth;  ///< the depth (or chain length) reached: bound + 1
+  size_t offset; ///< byte offset of the token that exceeded the bound
   unsigned line, column; ///< 1-based
-  /// "line L:C: input nests deeper than N brackets ..."
+  /// "name:L:C: input nests deeper than N brackets ..."
   std::string message(llvm::StringRef bufferName) const;
 };
 
 /// Scans MLIR text for `(`, `[`, `{` and `<` nesting (string literals and
-/// `//` comments skipped; `->`, `<=`, `>=` are not brackets). Returns the
-/// first place the depth exceeds `maxDepth`, or std::nullopt.
+/// `//` comments skipped; `->`, `<=`, `>=` are not brackets), and for
+/// operator chains in affine expressions (after `affine_map`, `affine_set`
+/// or an `affine.` op name, until the line ends back at the depth they
+/// started: `+`, `-`, `*`, `floordiv`, `ceildiv`, `mod` between two commas
+/// or brackets). Returns the first place either exceeds its bound, or
+/// std::nullopt. With a `splitMarker` (hp-opt's --split-input-file), each
+/// chunk starting at a line that begins with it is scanned afresh.
 std::optional<NestingViolation>
-findExcessiveNesting(llvm::StringRef text, size_t maxDepth = kMaxNestingDepth);
+findExcessiveNesting(llvm::StringRef text, size_t maxDepth = kMaxNestingDepth,
+                     llvm::StringRef splitMarker = {},
+                     size_t maxAffineOperators = kMaxAffineOperators);
 
 /// Same scan for JSON text (strings skipped; only `[` and `{` nest).
 std::optional<NestingViolation>
