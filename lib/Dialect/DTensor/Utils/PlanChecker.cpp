@@ -415,6 +415,33 @@ private:
   }
 
   std::string applyStep(const Step &step, int64_t stepIndex);
+  /// The block device `t` holds after a permute: it gets each element from
+  /// a device that holds it now (a whole block, sub-blocks of one, or pieces
+  /// of several) and differs from t only on the axes the step names; nullopt
+  /// if no such device holds one.
+  std::optional<BlockT> permuted(const Step &step, int64_t t) {
+    BlockT want = splitBlock(step.order, t);
+    Coord c = coordOf(t);
+    std::unordered_map<int64_t, T> held;
+    for (int64_t u = 0; u < numDevices; ++u) {
+      Coord cu = coordOf(u);
+      bool sameElsewhere = true;
+      for (size_t m = 0; m < c.size(); ++m)
+        if (!llvm::is_contained(step.axes, static_cast<int64_t>(m)))
+          sameElsewhere &= cu[m] == c[m];
+      if (!sameElsewhere)
+        continue;
+      for (auto [i, v] : llvm::zip_equal(blocks[u].index, blocks[u].value))
+        held.emplace(i, v);
+    }
+    for (auto [i, v] : llvm::zip_equal(want.index, want.value)) {
+      auto it = held.find(i);
+      if (it == held.end())
+        return std::nullopt;
+      v = it->second;
+    }
+    return want;
+  }
   /// `blocks` of `members` at each element: all the same shape and indices.
   bool aligned(const std::vector<int64_t> &members) const {
     for (int64_t u : members)
@@ -523,37 +550,17 @@ std::string Simulator<Arith>::applyStep(const Step &step, int64_t k) {
       break;
     }
     case Step::Permute: {
-      // Device t gets the block it holds after the step from devices that
-      // hold its elements now (a whole block, sub-blocks of one, or pieces
-      // of several) and differ from t only on the axes the step names.
       if (static_cast<int64_t>(step.order.size()) != rank)
         return fail(k, "permute without the splits of every tensor dim");
       for (const auto &axesOfDim : step.order)
         for (int64_t m : axesOfDim)
           if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
             return fail(k, "permute splits along a mesh axis out of range");
-      BlockT want = splitBlock(step.order, t);
-      Coord c = coordOf(t);
-      std::unordered_map<int64_t, T> held;
-      for (int64_t u = 0; u < numDevices; ++u) {
-        Coord cu = coordOf(u);
-        bool sameElsewhere = true;
-        for (size_t m = 0; m < c.size(); ++m)
-          if (!llvm::is_contained(step.axes, static_cast<int64_t>(m)))
-            sameElsewhere &= cu[m] == c[m];
-        if (!sameElsewhere)
-          continue;
-        for (auto [i, v] : llvm::zip_equal(blocks[u].index, blocks[u].value))
-          held.emplace(i, v);
-      }
-      for (auto [i, v] : llvm::zip_equal(want.index, want.value)) {
-        auto it = held.find(i);
-        if (it == held.end())
-          return fail(k, "permute: no device that differs only on the moved "
-                         "axes holds an element a device needs");
-        v = it->second;
-      }
-      next[t] = std::move(want);
+      std::optional<BlockT> moved = permuted(step, t);
+      if (!moved)
+        return fail(k, "permute: no device that differs only on the moved "
+                       "axes holds an element a device needs");
+      next[t] = std::move(*moved);
       break;
     }
     case Step::MakePartial: {
