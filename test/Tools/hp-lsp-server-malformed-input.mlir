@@ -47,6 +47,14 @@
 // CHECK-NEXT: empty-object: initialize answered
 // CHECK-NEXT: method-not-string: error -32600 id=7: the method must be a string
 // CHECK-NEXT: method-not-string: initialize answered
+// An id that is not a string or an integer (1e400 parses as an infinity) is
+// refused, and answered with id null: the response stays JSON.
+// CHECK-NEXT: infinite-id: error -32600 id=null: the id must be a string or an integer
+// CHECK-NEXT: infinite-id: initialize answered
+// CHECK-NEXT: infinite-id-no-jsonrpc: error -32600 id=null: the id must be a string or an integer
+// CHECK-NEXT: infinite-id-no-jsonrpc: initialize answered
+// CHECK-NEXT: fraction-id: error -32600 id=null: the id must be a string or an integer
+// CHECK-NEXT: fraction-id: initialize answered
 // CHECK-NEXT: exit code 0
 
 // A 1 GiB Content-Length is refused at once; a body over the bound is
@@ -65,3 +73,8 @@
 // HELP: OVERVIEW: MLIR LSP Language Server
 // RUN: hp-lsp-server --version | FileCheck %s --check-prefix=VERSION
 // VERSION: hp version
+
+// A client that writes on after `exit` does not outlive what the input
+// filter uses: the server ends with status 0 each time.
+// RUN: %python %S/Inputs/lsp-robustness.py hp-lsp-server after-exit | FileCheck %s --check-prefix=AFTER-EXIT
+// AFTER-EXIT: exit code 0 each time

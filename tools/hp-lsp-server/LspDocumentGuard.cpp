@@ -4,6 +4,7 @@
 
 #include "hp/Support/NestingDepth.h"
 
+#include "llvm/Support/LSP/Logging.h"
 #include "llvm/Support/LSP/Protocol.h"
 
 using namespace hp::lsp;
@@ -68,35 +69,52 @@ bool DocumentGuard::didOpen(json::Object &params) {
   return true;
 }
 
-bool DocumentGuard::didChange(json::Object &params) {
+DocumentGuard::Action DocumentGuard::didChange(json::Object &params) {
   json::Object *doc = params.getObject("textDocument");
   json::Array *changes = params.getArray("contentChanges");
   if (!doc || !changes)
-    return false;
+    return Action::Forward;
   std::optional<llvm::lsp::URIForFile> uri = parseURI(*doc);
   std::optional<int64_t> version = doc->getInteger("version");
   if (!uri || !version)
-    return false;
-  auto it = documents.find(uri->uri());
-  if (it == documents.end())
-    return false;
+    return Action::Forward;
   std::vector<llvm::lsp::TextDocumentContentChangeEvent> events(
       changes->size());
   for (size_t i = 0, e = changes->size(); i < e; ++i) {
     json::Path::Root root;
     if (!fromJSON((*changes)[i], events[i], root))
-      return false;
+      return Action::Forward;
   }
-  // The server may hold an empty stand-in, so it always gets the full text;
-  // edits that do not apply leave the document as it was, as upstream does.
-  std::string text = it->second;
-  if (succeeded(llvm::lsp::TextDocumentContentChangeEvent::applyTo(events,
-                                                                   text)))
-    it->second = text;
+  auto it = documents.find(uri->uri());
+  if (it == documents.end()) {
+    // Upstream's server adds a document it has not seen from a change's
+    // text, as if opened: a full text is tracked and checked like a didOpen;
+    // an edit to text nobody sent cannot be applied, so it goes no further.
+    bool full = !events.empty() && !events.front().range;
+    std::string text;
+    if (!full ||
+        failed(llvm::lsp::TextDocumentContentChangeEvent::applyTo(events,
+                                                                  text))) {
+      llvm::lsp::Logger::error(
+          "hp-lsp-server: dropped an incremental textDocument/didChange of "
+          "'{0}', which is not open: there is no text to apply it to",
+          uri->uri());
+      return Action::Drop;
+    }
+    it = documents.try_emplace(uri->uri(), std::move(text)).first;
+  } else {
+    // The server may hold an empty stand-in, so it always gets the full
+    // text; edits that do not apply leave the document as it was, as
+    // upstream does.
+    std::string text = it->second;
+    if (succeeded(llvm::lsp::TextDocumentContentChangeEvent::applyTo(events,
+                                                                     text)))
+      it->second = text;
+  }
   bool deep = check(uri->uri(), uri->file(), *version, it->second);
   params["contentChanges"] =
       json::Array{json::Object{{"text", deep ? "" : it->second}}};
-  return true;
+  return Action::ForwardRewritten;
 }
 
 void DocumentGuard::didClose(json::Object &params) {
@@ -110,18 +128,19 @@ void DocumentGuard::didClose(json::Object &params) {
   }
 }
 
-bool DocumentGuard::rewriteClientMessage(llvm::StringRef method,
-                                         json::Object &message) {
+DocumentGuard::Action
+DocumentGuard::rewriteClientMessage(llvm::StringRef method,
+                                    json::Object &message) {
   json::Object *params = message.getObject("params");
   if (!params)
-    return false;
+    return Action::Forward;
   if (method == "textDocument/didOpen")
-    return didOpen(*params);
+    return didOpen(*params) ? Action::ForwardRewritten : Action::Forward;
   if (method == "textDocument/didChange")
     return didChange(*params);
   if (method == "textDocument/didClose")
     didClose(*params);
-  return false;
+  return Action::Forward;
 }
 
 bool DocumentGuard::mayRewriteServerMessage(llvm::StringRef body) {

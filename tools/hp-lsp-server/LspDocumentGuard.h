@@ -2,7 +2,9 @@
 //
 // MLIR's parser recurses once per nested bracket, so a document that nests a
 // few thousand deep crashes the language server. The guard keeps each open
-// document's text (applying incremental edits itself), and whenever a
+// document's text (applying incremental edits itself; a full-text change to
+// a document it has not seen opens it, as upstream's server does, and an
+// incremental one is dropped), and whenever a
 // version nests deeper than hp::kMaxNestingDepth it hands the server an empty
 // text instead; the server's (empty) diagnostics for that version are then
 // replaced by one error at the offending bracket.
@@ -24,12 +26,19 @@ namespace hp::lsp {
 
 class DocumentGuard {
 public:
+  /// What to do with a client message after rewriteClientMessage.
+  enum class Action {
+    Forward,          ///< forward it as it came
+    ForwardRewritten, ///< forward the rewritten `message`
+    Drop,             ///< do not forward it (the reason has been logged)
+  };
+
   /// For didOpen/didChange/didClose from the client (the filter thread):
   /// tracks the document and rewrites `message` so that the server only
-  /// sees full texts that nest within bounds. Returns true if `message`
-  /// changed. Malformed params are left for the server to reject.
-  bool rewriteClientMessage(llvm::StringRef method,
-                            llvm::json::Object &message);
+  /// sees full texts that nest within bounds. Malformed params are left for
+  /// the server to reject.
+  Action rewriteClientMessage(llvm::StringRef method,
+                              llvm::json::Object &message);
 
   /// Cheap test (any thread) whether a server message may need rewriting.
   bool mayRewriteServerMessage(llvm::StringRef body);
@@ -45,7 +54,7 @@ private:
   bool check(llvm::StringRef uri, llvm::StringRef file, int64_t version,
              llvm::StringRef text);
   bool didOpen(llvm::json::Object &params);
-  bool didChange(llvm::json::Object &params);
+  Action didChange(llvm::json::Object &params);
   void didClose(llvm::json::Object &params);
 
   /// Open documents by normalised URI (filter thread only).

@@ -74,11 +74,15 @@ static std::optional<Refusal> checkMessage(llvm::StringRef body,
   json::Object *message = parsed->getAsObject();
   if (!message)
     return Refusal{InvalidRequest, "a JSON-RPC message must be an object"};
+  // An id the response could not repeat as JSON-RPC (an object, a
+  // fraction, or a number beyond 64 bits that parsed as an infinity) is
+  // refused and answered with id null.
   json::Value id = nullptr;
   if (const json::Value *given = message->get("id")) {
     if (given->kind() != json::Value::String &&
-        given->kind() != json::Value::Number && given->kind() != json::Value::Null)
-      return Refusal{InvalidRequest, "the id must be a string or a number"};
+        given->kind() != json::Value::Null && !given->getAsInteger() &&
+        !given->getAsUINT64())
+      return Refusal{InvalidRequest, "the id must be a string or an integer"};
     id = *given;
   }
   if (message->getString("jsonrpc") != llvm::StringRef("2.0"))
@@ -118,9 +122,13 @@ static void runFilter(int clientIn, int serverIn, FramedWriter &client,
       continue;
     }
     std::string body = std::move(result.body);
-    if (std::optional<llvm::StringRef> method = message.getString("method"))
-      if (guard.rewriteClientMessage(*method, message))
+    if (std::optional<llvm::StringRef> method = message.getString("method")) {
+      DocumentGuard::Action action = guard.rewriteClientMessage(*method, message);
+      if (action == DocumentGuard::Action::Drop)
+        continue;
+      if (action == DocumentGuard::Action::ForwardRewritten)
         body = llvm::formatv("{0}", json::Value(std::move(message))).str();
+    }
     std::string header =
         llvm::formatv("Content-Length: {0}\r\n\r\n", body.size()).str();
     if (!writeAll(serverIn, header) || !writeAll(serverIn, body))
@@ -206,7 +214,9 @@ int main(int argc, char **argv) {
   FramedWriter client(clientOut);
   DocumentGuard guard;
   // The filter may block reading the client after the server has exited on
-  // `exit`; it is not joined.
+  // `exit`; it is not joined. So that it never outlives what it uses (client
+  // and guard here, the URI scheme table and LLVM's other statics), main
+  // does not return: the process ends with _exit below.
   std::thread(runFilter, clientIn, toServer[1], std::ref(client),
               std::ref(guard))
       .detach();
@@ -217,5 +227,6 @@ int main(int argc, char **argv) {
   llvm::outs().flush();
   ::close(1);
   relay.join();
-  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+  llvm::errs().flush();
+  ::_exit(ok ? EXIT_SUCCESS : EXIT_FAILURE);
 }

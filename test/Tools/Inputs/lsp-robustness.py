@@ -4,7 +4,8 @@ serving. Prints one line per error response (`CASE: error CODE id=ID:
 MESSAGE`), per answered probe (`CASE: initialize answered`) and per
 published diagnostic, then the server's exit code after shutdown and exit.
 
-Usage: lsp-robustness.py SERVER framing|memory|document [NESTED_REGIONS_PY]
+Usage: lsp-robustness.py SERVER framing|memory|document|after-exit
+                        [NESTED_REGIONS_PY]
 """
 import json
 import os
@@ -130,6 +131,13 @@ FRAMING_CASES = [
     ("batch", frame(b"[]")),
     ("empty-object", frame(b'{"jsonrpc": "2.0"}')),
     ("method-not-string", request_without("method", 5)),
+    # Ids a response could not repeat as JSON-RPC: 1e400 parses as an
+    # infinity, which JSON cannot spell.
+    ("infinite-id",
+     frame(b'{"jsonrpc":"2.0","id":1e400,"method":"initialize","params":{}}')),
+    ("infinite-id-no-jsonrpc", frame(b'{"id":-1e400,"method":"initialize"}')),
+    ("fraction-id",
+     frame(b'{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{}}')),
 ]
 
 
@@ -189,12 +197,52 @@ def document(server, generator):
                           "end": {"line": 1, "character": 0}},
                 "text": nest}])
     diagnostics(server, "edit to deep")
+    # A change to a document never opened: upstream's server adds it from a
+    # full text, so that text is checked as if opened; an incremental edit
+    # has no text to apply to and goes no further.
+    unopened = "file:///tmp/hp-unopened.mlir"
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                 "params": {"textDocument": {"uri": unopened, "version": 4},
+                            "contentChanges": [{"text": deep}]}})
+    diagnostics(server, "change unopened to deep")
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                 "params": {"textDocument": {"uri": "file:///tmp/hp-other.mlir",
+                                             "version": 1},
+                            "contentChanges": [{
+                                "range": {"start": {"line": 0, "character": 0},
+                                          "end": {"line": 0, "character": 0}},
+                                "text": nest * 5}]}})
+    server.probe("edit unopened")
     server.probe("after documents")
 
 
+def after_exit(path):
+    """The client keeps writing after `exit`: the server must still end
+    cleanly while its input filter is busy answering."""
+    for _ in range(20):
+        server = Server(path)
+        server.probe("start")
+        server.request("shutdown", None, "shutdown")
+        server.send({"jsonrpc": "2.0", "method": "exit"})
+        try:
+            for _ in range(2000):
+                server.raw(frame(b"[]") + frame(b'{"jsonrpc":"2.0"}'))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        code = server.proc.wait(timeout=TIMEOUT_S)
+        server.timer.cancel()
+        if code != 0:
+            print("exit code", code)
+            return
+    print("exit code 0 each time")
+
+
 def main():
-    server = Server(sys.argv[1])
     mode = sys.argv[2]
+    if mode == "after-exit":
+        after_exit(sys.argv[1])
+        return
+    server = Server(sys.argv[1])
     if mode == "framing":
         framing(server)
     elif mode == "memory":
