@@ -67,13 +67,28 @@ inline int64_t deviceCount(const std::vector<int64_t> &shape) {
   return product;
 }
 
-/// Parses `text` as a finite number of seconds in (0, max].
+/// Parses `text` as a plain decimal number of seconds in (0, max]: digits
+/// with an optional fraction (`2`, `2.5`), nothing else. Blanks, signs,
+/// exponents, hexadecimal and words like `inf` are refused, as parseInt
+/// refuses them.
 inline bool parseSeconds(const char *text, double max, double &seconds) {
+  const char *p = text;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  if (p == text)
+    return false;
+  if (*p == '.') {
+    const char *fraction = ++p;
+    while (*p >= '0' && *p <= '9')
+      ++p;
+    if (p == fraction)
+      return false;
+  }
+  if (*p != '\0')
+    return false;
   errno = 0;
-  char *end = nullptr;
-  double t = std::strtod(text, &end);
-  if (end == text || *end != '\0' || errno == ERANGE || !std::isfinite(t) ||
-      !(t > 0) || t > max)
+  double t = std::strtod(text, nullptr);
+  if (errno == ERANGE || !std::isfinite(t) || !(t > 0) || t > max)
     return false;
   seconds = t;
   return true;

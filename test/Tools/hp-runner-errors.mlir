@@ -10,6 +10,28 @@
 // RUN: not %hp-runner -np 2 -e main --entry-point-result=void < %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTYSTDIN
 // RUN: not %hp-runner --mpirun-args="--tag-output" %s 2>&1 | FileCheck %s --check-prefix=NOMPI
 // RUN: not %hp-runner -np 2 %s %s 2>&1 | FileCheck %s --check-prefix=TWO
+// The number of processes is -np's alone: --mpirun-args may not set it too.
+// RUN: not %hp-runner -np 1 --mpirun-args="-np 3" %s 2>&1 | FileCheck %s --check-prefix=MPINP
+// RUN: not %hp-runner -np 1 --mpirun-args="--tag-output -n3" %s 2>&1 | FileCheck %s --check-prefix=MPIN3
+// RUN: not %hp-runner -np 1 --mpirun-args="--np=3" %s 2>&1 | FileCheck %s --check-prefix=MPINPEQ
+// RUN: not %hp-runner -np 1 --mpirun-args="-c 2" %s 2>&1 | FileCheck %s --check-prefix=MPIC
+// MPINP: hp-runner: --mpirun-args cannot set the number of processes ('-np'): hp-runner's -np N sets it
+// MPIN3: hp-runner: --mpirun-args cannot set the number of processes ('-n3'): hp-runner's -np N sets it
+// MPINPEQ: hp-runner: --mpirun-args cannot set the number of processes ('--np=3'): hp-runner's -np N sets it
+// MPIC: hp-runner: --mpirun-args cannot set the number of processes ('-c'): hp-runner's -np N sets it
+// A flag JitRunner refuses ends hp-runner with exit() after the module was
+// lowered to a temporary file: the file is removed all the same.
+// RUN: rm -rf %t.tmpdir && mkdir %t.tmpdir
+// RUN: env TMPDIR=%t.tmpdir not %hp-runner --bogus-flag %s 2>&1 | FileCheck %s --check-prefix=BOGUS
+// RUN: ls -A %t.tmpdir | FileCheck %s --allow-empty --check-prefix=NOFILES
+// BOGUS: Unknown command line argument '--bogus-flag'
+// NOFILES-NOT: {{.}}
+// JitRunner's options that take a separate value (-mattr, -march) are told
+// from the input file, as llvm::cl registers them.
+// RUN: %hp-runner -mattr +sse2 %s | FileCheck %s --check-prefix=MATTR
+// RUN: not %hp-runner -march x86-64 %s 2>&1 | FileCheck %s --check-prefix=MARCH
+// MATTR: ran
+// MARCH-NOT: one input file
 // NOMPI: hp-runner: --mpirun-args needs -np N: without it the program runs as one rank, without mpirun
 // TWO: hp-runner: one input file, got '{{.*}}hp-runner-errors.mlir' and '{{.*}}hp-runner-errors.mlir'
 // ZERO: hp-runner: -np needs a positive number of ranks, got '0'
@@ -20,5 +42,6 @@
 // EMPTYSTDIN: hp-runner: standard input is empty: there is no entry point to run
 
 func.func @main() {
+  vector.print str "ran\n"
   return
 }

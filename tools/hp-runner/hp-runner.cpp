@@ -37,6 +37,9 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -48,11 +51,14 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -65,20 +71,83 @@ std::string executablePath(const char *argv0) {
   return llvm::sys::fs::getMainExecutable(argv0, &anchor);
 }
 
-/// Options of JitRunner whose value may follow as a separate argument.
-bool takesSeparateValue(llvm::StringRef arg) {
-  arg.consume_front("-");
-  arg.consume_front("-");
-  return arg == "e" || arg == "entry-point-result" || arg == "shared-libs" ||
-         arg == "o" || arg == "object-filename";
+/// Where the probe child writes the names of the options that take a value.
+int valueOptionsFd = -1;
+
+/// Hidden: makes the process print (to valueOptionsFd) the names of the
+/// registered options that require a value, then end. hp-runner passes it
+/// to JitRunnerMain in a child process: JitRunner's options exist only while
+/// JitRunnerMain runs, and are registered by the time its command line is
+/// parsed.
+llvm::cl::opt<bool> listValueOptions(
+    "hp-runner-list-value-options", llvm::cl::Hidden,
+    llvm::cl::desc("(internal) list the options that take a value"),
+    llvm::cl::callback([](const bool &) {
+      std::string names;
+      for (const auto &entry : llvm::cl::getRegisteredOptions())
+        if (entry.second->getValueExpectedFlag() == llvm::cl::ValueRequired)
+          names += entry.first.str() + "\n";
+      llvm::StringRef rest = names;
+      while (!rest.empty()) {
+        ssize_t n = ::write(valueOptionsFd, rest.data(), rest.size());
+        if (n <= 0)
+          _exit(1);
+        rest = rest.drop_front(n);
+      }
+      _exit(0);
+    }));
+
+/// The names of the options (hp-runner's, LLVM's and JitRunner's, as
+/// registered with llvm::cl) that require a value, which may then follow as
+/// a separate argument (`-march x86-64`).
+std::optional<llvm::StringSet<>> valueOptions(const char *argv0) {
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return std::nullopt;
+  llvm::outs().flush();
+  std::fflush(nullptr);
+  pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    valueOptionsFd = fds[1];
+    std::string self = argv0, flag = "--hp-runner-list-value-options";
+    char *argv[] = {self.data(), flag.data(), nullptr};
+    DialectRegistry empty;
+    JitRunnerMain(2, argv, empty);
+    _exit(1);
+  }
+  ::close(fds[1]);
+  std::string names;
+  char buffer[4096];
+  ssize_t n;
+  while (child > 0 &&
+         ((n = ::read(fds[0], buffer, sizeof buffer)) > 0 ||
+          (n < 0 && errno == EINTR)))
+    if (n > 0)
+      names.append(buffer, n);
+  ::close(fds[0]);
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child ||
+      !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return std::nullopt;
+  llvm::StringSet<> result;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(names).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines)
+    result.insert(line);
+  return result;
 }
 
 /// The indices of the positional arguments (input files; "-" is standard
-/// input) among `args`.
-std::vector<size_t> positionals(const std::vector<std::string> &args) {
+/// input) among `args`, given the options that take a separate value.
+std::vector<size_t> positionals(const std::vector<std::string> &args,
+                                const llvm::StringSet<> &valueOptions) {
   std::vector<size_t> inputs;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (takesSeparateValue(args[i])) {
+    llvm::StringRef name = args[i];
+    bool option = name.consume_front("-");
+    name.consume_front("-");
+    if (option && !name.contains('=') && valueOptions.contains(name)) {
       ++i;
       continue;
     }
@@ -124,6 +193,21 @@ RunnerOptions runnerOptions;
 
 constexpr llvm::StringLiteral kPreloweredFlag = "--hp-runner-prelowered";
 
+/// Whether `word` (of --mpirun-args) sets mpirun's number of processes:
+/// -np, -n, -c, --np, --n (Open MPI's synonyms), alone, with `=N` or with
+/// the count attached (-n3).
+bool setsLaunchSize(llvm::StringRef word) {
+  llvm::StringRef name = word.split('=').first;
+  for (llvm::StringRef flag : {"--np", "--n", "--c", "-np", "-n", "-c"}) {
+    if (!name.starts_with(flag))
+      continue;
+    llvm::StringRef count = name.drop_front(flag.size());
+    if (count.empty() || llvm::all_of(count, llvm::isDigit))
+      return true;
+  }
+  return false;
+}
+
 /// Removes hp-runner's own options from `args` into runnerOptions.
 bool takeRunnerOptions(std::vector<std::string> &args) {
   std::vector<std::string> rest;
@@ -136,8 +220,15 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
     } else if (value.consume_front("--mpirun-args=")) {
       llvm::SmallVector<llvm::StringRef> words;
       value.split(words, ' ', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef w : words)
+      for (llvm::StringRef w : words) {
+        if (setsLaunchSize(w)) {
+          llvm::errs() << "hp-runner: --mpirun-args cannot set the number "
+                          "of processes ('"
+                       << w << "'): hp-runner's -np N sets it\n";
+          return false;
+        }
         runnerOptions.mpirunArgs.push_back(w.str());
+      }
     } else if (value.consume_front("--target=")) {
       if (value != "cpu" && value != "gpu") {
         llvm::errs() << "hp-runner: --target must be cpu or gpu, not '"
@@ -236,8 +327,28 @@ struct Lowered {
   bool temporary = false;
 };
 
+/// The temporary lowered module while it exists, for removeAtExit.
+char loweredAtExit[4096];
+
+/// Removes the temporary lowered module when the process ends with exit()
+/// (JitRunner's command line parser exits on a bad flag, after the module
+/// was written).
+void removeAtExit() {
+  if (loweredAtExit[0])
+    ::unlink(loweredAtExit);
+}
+
+/// Removes a temporary `lowered` module now.
+void removeLowered(const std::optional<Lowered> &lowered) {
+  if (!lowered || !lowered->temporary)
+    return;
+  llvm::sys::fs::remove(lowered->path);
+  llvm::sys::DontRemoveFileOnSignal(lowered->path);
+  loweredAtExit[0] = '\0';
+}
+
 /// Writes `module` to a new temporary file, removed if hp-runner is
-/// interrupted before it removes it itself.
+/// interrupted or exits before it removes it itself.
 std::optional<Lowered> writeLowered(ModuleOp module) {
   llvm::SmallString<128> path;
   int fd;
@@ -248,12 +359,18 @@ std::optional<Lowered> writeLowered(ModuleOp module) {
     return std::nullopt;
   }
   llvm::sys::RemoveFileOnSignal(path);
+  if (path.size() < sizeof loweredAtExit) {
+    std::memcpy(loweredAtExit, path.c_str(), path.size() + 1);
+    static bool registered = std::atexit(removeAtExit) == 0;
+    (void)registered;
+  }
   llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
   module->print(out);
   out.close();
   if (out.has_error()) {
     out.clear_error();
     llvm::sys::fs::remove(path);
+    loweredAtExit[0] = '\0';
     llvm::errs() << "hp-runner: cannot write the lowered module to " << path
                  << "\n";
     return std::nullopt;
@@ -265,8 +382,15 @@ std::optional<Lowered> writeLowered(ModuleOp module) {
 /// source diagnostics (errors, warnings and remarks show their line), and
 /// points `args` at the module to run.
 std::optional<Lowered> compileOnce(std::vector<std::string> &args,
-                                   const DialectRegistry &registry) {
-  std::vector<size_t> inputs = positionals(args);
+                                   const DialectRegistry &registry,
+                                   const char *argv0) {
+  std::optional<llvm::StringSet<>> withValue = valueOptions(argv0);
+  if (!withValue) {
+    llvm::errs() << "hp-runner: cannot list mlir-runner's options to find "
+                    "the input file\n";
+    return std::nullopt;
+  }
+  std::vector<size_t> inputs = positionals(args, *withValue);
   if (inputs.size() > 1) {
     llvm::errs() << "hp-runner: one input file, got '" << args[inputs[0]]
                  << "' and '" << args[inputs[1]] << "'\n";
@@ -378,8 +502,7 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
             .ReturnCode;
     mpirunPid = 0;
   }
-  if (lowered && lowered->temporary)
-    llvm::sys::fs::remove(lowered->path);
+  removeLowered(lowered);
   if (!sessionDir.empty())
     llvm::sys::fs::remove_directories(sessionDir);
   if (failed)
@@ -441,8 +564,7 @@ int runRank(const char *argv0, const std::vector<std::string> &args,
   // ranks wait for it in a collective).
   setenv("HP_RUNNER_ABORT_ON_EARLY_EXIT", "1", /*overwrite=*/1);
   auto started = [&](Operation *, JitRunnerOptions &) {
-    if (lowered && lowered->temporary)
-      llvm::sys::fs::remove(lowered->path);
+    removeLowered(lowered);
     hp::runner::reportProgramFaults();
     // What the program printed before a fault or a failed check (whose
     // message goes to stdout) must not die in stdout's buffer with it.
@@ -453,8 +575,7 @@ int runRank(const char *argv0, const std::vector<std::string> &args,
   config.mlirTransformer = started;
   int rc = JitRunnerMain(static_cast<int>(argvRefs.size()), argvRefs.data(),
                          registry, config);
-  if (lowered && lowered->temporary)
-    llvm::sys::fs::remove(lowered->path);
+  removeLowered(lowered);
   if (rc == 0)
     if (void *done = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
             "hpRuntimeEntryDone"))
@@ -536,7 +657,7 @@ int main(int argc, char **argv) {
   // module the launching hp-runner already lowered.
   std::optional<Lowered> lowered;
   if (!helpOrVersion && !runnerOptions.prelowered &&
-      !(lowered = compileOnce(args, registry)))
+      !(lowered = compileOnce(args, registry, argv[0])))
     return 1;
   if (!ranks)
     return runRank(argv[0], args, *preload, registry, lowered);
