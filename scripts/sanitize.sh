@@ -55,9 +55,12 @@ if cmake --build build-sanitize --target _hp hp-python-package; then
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
 ctypes.memmove(libc.malloc(8), b"x" * 64, 64)'
-  if LD_PRELOAD="$sanitizers" python3 -c "$overflow" 2>&1 |
-      grep -q heap-buffer-overflow &&
-      nm -D build-sanitize/python/hp/_hp*.so | grep -q __asan_report; then
+  # Captured first: the probe aborts by design, which under pipefail would
+  # fail a pipeline into grep however grep fares.
+  probe=$(LD_PRELOAD="$sanitizers" python3 -c "$overflow" 2>&1)
+  symbols=$(nm -D build-sanitize/python/hp/_hp*.so)
+  if grep -q heap-buffer-overflow <<<"$probe" &&
+      grep -q __asan_report <<<"$symbols"; then
     LD_PRELOAD="$sanitizers" PYTHONPATH=build-sanitize/python \
       python3 scripts/fuzz_python.py --seconds "${FUZZ_PY_SECONDS:-90}" \
       --seed "${FUZZ_SEED:-20261202}" --batch-timeout 600 \
