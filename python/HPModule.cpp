@@ -49,6 +49,11 @@ namespace {
 MlirStringRef toRef(const std::string &s) {
   return mlirStringRefCreate(s.data(), s.size());
 }
+/// A reference into a temporary string dangles once the statement ends
+/// (an MlirOperationState keeps its name until mlirOperationCreate): refused
+/// at compile time. Literals go through mlirStringRefCreateFromCString.
+MlirStringRef toRef(std::string &&) = delete;
+MlirStringRef toRef(const char *) = delete;
 
 void appendTo(MlirStringRef s, void *out) {
   static_cast<std::string *>(out)->append(s.data, s.length);
@@ -61,6 +66,9 @@ PyObject *locationProvider = nullptr;
 
 /// Where the Python caller is, so that ops built from Python point at the
 /// line that built them (diagnostics, print-plans) instead of loc(unknown).
+/// The provider is arbitrary Python: it may run Module.run, which can erase
+/// the block an op is about to be added to or its operands. Every builder
+/// therefore calls this first, before it checks its handles.
 MlirLocation callerLocation(MlirContext ctx) {
   if (!locationProvider)
     return mlirLocationUnknownGet(ctx);
@@ -340,7 +348,7 @@ std::vector<std::string> Module::run(const std::string &pipeline) {
     context->fail("module does not verify; the pipeline was not run");
   std::string anchored = anchorOnModule(pipeline);
   MlirPassManager pm =
-      mlirPassManagerCreateOnOperation(context->ctx, toRef("builtin.module"));
+      mlirPassManagerCreateOnOperation(context->ctx, mlirStringRefCreateFromCString("builtin.module"));
   std::string error;
   MlirLogicalResult parsed = mlirParsePassPipeline(
       mlirPassManagerGetAsOpPassManager(pm), toRef(anchored), appendTo, &error);
@@ -472,6 +480,7 @@ size_t regionDepth(MlirBlock block) {
 Operation addMesh(const ModuleRef &module, const std::string &name,
                   const std::vector<int64_t> &shape,
                   std::optional<std::vector<std::string>> names) {
+  MlirLocation loc = callerLocation(module->context->ctx);
   Owner owner(module);
   checkSymbolName(name, "mesh name");
   checkMeshShape(shape);
@@ -491,7 +500,7 @@ Operation addMesh(const ModuleRef &module, const std::string &name,
   }
   MlirOperation op = created(
       owner.context(),
-      hpDTensorMeshOpCreate(callerLocation(owner.ctx()), toRef(name), shape.size(),
+      hpDTensorMeshOpCreate(loc, toRef(name), shape.size(),
                             shape.data(), names ? refs.data() : nullptr, nullptr),
       "dtensor.mesh");
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(module->module), op);
@@ -501,24 +510,24 @@ Operation addMesh(const ModuleRef &module, const std::string &name,
 Block addFunction(const ModuleRef &module, const std::string &name,
                   const std::vector<Type> &args, const std::vector<Type> &results,
                   std::optional<std::vector<std::optional<std::string>>> argNames) {
+  MlirLocation loc = callerLocation(module->context->ctx);
   Owner owner(module);
   checkSymbolName(name, "function name");
   if (argNames && argNames->size() != args.size())
     throw nb::value_error("arg_names needs one entry (or None) per argument");
   MlirContext ctx = owner.ctx();
   std::vector<MlirType> a = raw(owner.context(), args), r = raw(owner.context(), results);
-  MlirLocation loc = callerLocation(ctx);
   std::vector<MlirLocation> locs(a.size(), loc);
   MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
   MlirNamedAttribute attrs[2] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("sym_name")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("sym_name")),
                             mlirStringAttrGet(ctx, toRef(name))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, toRef("function_type")),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("function_type")),
                             mlirTypeAttrGet(fnType))};
   MlirRegion body = mlirRegionCreate();
   MlirBlock entry = mlirBlockCreate(a.size(), a.data(), locs.data());
   mlirRegionAppendOwnedBlock(body, entry);
-  MlirOperationState state = mlirOperationStateGet(toRef("func.func"), loc);
+  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), loc);
   mlirOperationStateAddAttributes(&state, 2, attrs);
   mlirOperationStateAddOwnedRegions(&state, 1, &body);
   MlirOperation fn = mlirOperationCreate(&state);
@@ -535,6 +544,7 @@ Operation addOp(const Block &block, const std::string &name,
                 const std::vector<Value> &operands, const std::vector<Type> &results,
                 std::optional<std::string> attributes) {
   const Owner &owner = block.owner;
+  MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
   const ContextRef &c = owner.context();
   if (name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.')
@@ -551,7 +561,7 @@ Operation addOp(const Block &block, const std::string &name,
     for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(dict); i < e; ++i)
       named.push_back(mlirDictionaryAttrGetElement(dict, i));
   }
-  MlirOperationState state = mlirOperationStateGet(toRef(name), callerLocation(c->ctx));
+  MlirOperationState state = mlirOperationStateGet(toRef(name), loc);
   mlirOperationStateAddOperands(&state, ops.size(), ops.data());
   mlirOperationStateAddResults(&state, types.size(), types.data());
   mlirOperationStateAddAttributes(&state, named.size(), named.data());
@@ -600,6 +610,7 @@ addLocalRegion(const Block &block, const std::string &mesh,
                const InPlacements &inPlacements, const OutPlacements &outPlacements,
                bool outFlat, bool redistributeInputs, const std::vector<Type> &results) {
   const Owner &owner = block.owner;
+  MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
   const ContextRef &c = owner.context();
   checkSymbolName(mesh, "mesh name");
@@ -623,7 +634,7 @@ addLocalRegion(const Block &block, const std::string &mesh,
   std::vector<MlirType> resultTypes = raw(c, results);
   MlirOperation op = created(
       c,
-      hpDTensorLocalRegionOpCreate(callerLocation(c->ctx), toRef(mesh), values.size(),
+      hpDTensorLocalRegionOpCreate(loc, toRef(mesh), values.size(),
                                    values.data(), names.data(), blockTypes.data(), in,
                                    out, redistributeInputs, resultTypes.size(),
                                    resultTypes.data()),
@@ -639,6 +650,7 @@ Operation addLocalCall(const Block &block, const std::string &callee,
                        bool redistributeInputs, bool unchecked,
                        const std::vector<Type> &results) {
   const Owner &owner = block.owner;
+  MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
   const ContextRef &c = owner.context();
   checkSymbolName(callee, "callee");
@@ -649,7 +661,7 @@ Operation addLocalCall(const Block &block, const std::string &callee,
   std::vector<MlirType> resultTypes = raw(c, results);
   MlirOperation op = created(
       c,
-      hpDTensorLocalCallOpCreate(callerLocation(c->ctx), toRef(callee), toRef(mesh),
+      hpDTensorLocalCallOpCreate(loc, toRef(callee), toRef(mesh),
                                  values.size(), values.data(), in, out,
                                  redistributeInputs, unchecked, resultTypes.size(),
                                  resultTypes.data()),
@@ -659,10 +671,11 @@ Operation addLocalCall(const Block &block, const std::string &callee,
 }
 
 Operation addYield(const Block &block, const std::vector<Value> &values) {
+  MlirLocation loc = callerLocation(block.owner.ctx());
   block.owner.check("the Block");
   std::vector<MlirValue> operands = raw(block.owner, values);
   MlirOperation op = created(block.owner.context(),
-                             hpDTensorYieldOpCreate(callerLocation(block.owner.ctx()),
+                             hpDTensorYieldOpCreate(loc,
                                                     operands.size(), operands.data()),
                              "dtensor.yield");
   mlirBlockAppendOwnedOperation(block.block, op);
@@ -774,6 +787,7 @@ void bindPlacementsAndTypes(nb::module_ &m) {
         Py_XDECREF(locationProvider);
         locationProvider = provider.is_none() ? nullptr : provider.release().ptr();
       },
+      nb::arg("provider").none(),
       "Sets the callable that gives (file, line, column) for new ops, or None "
       "for loc(unknown).");
 }
