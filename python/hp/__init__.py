@@ -214,6 +214,28 @@ def dtensor_type(ctx, shape, element_type, mesh, placements):
     return _hp.dtensor_type(ctx, list(shape), element_type, mesh.name, placements)
 
 
+def _region_placements(ctx, mesh, in_placements, out_placements):
+    """``in_placements`` and ``out_placements`` of local_region and
+    local_call as _hp takes them: ``(ins, outs, flat)``."""
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
+    ins = None
+    if in_placements is not None:
+        if not isinstance(in_placements, dict):
+            raise TypeError("in_placements must be a dict of name -> placements or None")
+        ins = [(name, None if ps is None else _placements(ctx, mesh, ps))
+               for name, ps in in_placements.items()]
+    outs, flat = None, False
+    if out_placements is not None:
+        out_placements = list(out_placements)
+        flat = len(out_placements) > 0 and all(isinstance(p, Placement) for p in out_placements)
+        if flat:
+            outs = [_placements(ctx, mesh, out_placements)]
+        else:
+            outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
+    return ins, outs, flat
+
+
 def local_region(ctx, block, mesh, args, results, in_placements=None,
                  out_placements=None, redistribute_inputs=False, body=None):
     """Appends a ``dtensor.local_region`` to ``block``.
@@ -226,21 +248,7 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
     ``body=fn``: ``fn(body_block, *local_args)`` builds the body and returns
     the values to yield, and the yield is added for you.
     """
-    if not isinstance(mesh, DeviceMesh):
-        raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
-    ins = None
-    if in_placements is not None:
-        if not isinstance(in_placements, dict):
-            raise TypeError("in_placements must be a dict of name -> placements or None")
-        ins = [(name, None if ps is None else _placements(ctx, mesh, ps))
-               for name, ps in in_placements.items()]
-    outs, flat = None, False
-    if out_placements is not None:
-        flat = len(out_placements) > 0 and all(isinstance(p, Placement) for p in out_placements)
-        if flat:
-            outs = [_placements(ctx, mesh, out_placements)]
-        else:
-            outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
+    ins, outs, flat = _region_placements(ctx, mesh, in_placements, out_placements)
     op, body_block = _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args),
                                           ins, outs, flat, redistribute_inputs,
                                           list(results))
@@ -267,21 +275,8 @@ def local_call(func, device_mesh, in_placements=None, out_placements=None,
     """
 
     def call(ctx, block, *args, results):
-        ins = None
-        if in_placements is not None:
-            if not isinstance(in_placements, dict):
-                raise TypeError("in_placements must be a dict of name -> placements or None")
-            ins = [(name, None if ps is None else _placements(ctx, device_mesh, ps))
-                   for name, ps in in_placements.items()]
-        outs, flat = None, False
-        if out_placements is not None:
-            flat = len(out_placements) > 0 and all(
-                isinstance(p, Placement) for p in out_placements)
-            if flat:
-                outs = [_placements(ctx, device_mesh, out_placements)]
-            else:
-                outs = [None if ps is None else _placements(ctx, device_mesh, ps)
-                        for ps in out_placements]
+        ins, outs, flat = _region_placements(ctx, device_mesh, in_placements,
+                                             out_placements)
         return _hp.add_local_call(block, func, device_mesh.name, list(args), ins,
                                   outs, flat, redistribute_inputs, unchecked,
                                   list(results))
@@ -347,6 +342,22 @@ _LAUNCH_FLAGS = ("-np", "--np", "-n", "--n", "-c", "-N", "--host", "-H", "--host
 _TAG = _re.compile(r"\[\d+,(\d+)\]<(stdout|stderr|stddiag)>:")
 
 
+# A count attached to a short flag: -n4, -np4, -c4, -N4.
+_ATTACHED_COUNT = _re.compile(r"(--?(?:np|n|c|N))\d")
+
+# --mpirun-args=WORDS, or --mpirun-args followed by WORDS.
+_MPIRUN_ARGS = ("--mpirun-args", "-mpirun-args")
+
+
+def _launch_flag(word):
+    """The launch flag `word` sets (-np, -np=4, -n4), or None."""
+    flag = word.split("=", 1)[0]
+    if flag in _LAUNCH_FLAGS:
+        return flag
+    attached = _ATTACHED_COUNT.match(word)
+    return attached.group(1) if attached else None
+
+
 def _check_extra_args(extra_args):
     if isinstance(extra_args, (str, bytes)):
         raise TypeError("extra_args must be a list of strings, not one string")
@@ -354,10 +365,18 @@ def _check_extra_args(extra_args):
     for arg in extra_args:
         if not isinstance(arg, str):
             raise TypeError(f"extra_args must be strings, got {arg!r}")
-        words = arg[len("--mpirun-args="):].split() if arg.startswith("--mpirun-args=") else [arg]
+    for i, arg in enumerate(extra_args):
+        name, sep, value = arg.partition("=")
+        if name in _MPIRUN_ARGS:
+            # The value is mpirun's words, attached or the next argument.
+            if not sep and i + 1 < len(extra_args):
+                value = extra_args[i + 1]
+            words = value.split()
+        else:
+            words = [arg]
         for word in words:
-            flag = word.split("=", 1)[0]
-            if flag in _LAUNCH_FLAGS:
+            flag = _launch_flag(word)
+            if flag:
                 raise ValueError(f"extra_args must not hold '{flag}': hp.run sets the rank "
                                  "count and the entry point itself (np=, entry=)")
     return extra_args
@@ -468,7 +487,7 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
     go to hp-runner and must not set the rank count or entry point. Raises
     :class:`RunError` with every rank's error output when the program fails
     or runs past ``timeout`` seconds (hp-runner, mpirun and every rank are
-    ended then).
+    ended then); ``timeout=None`` waits for as long as the program runs.
     """
     import os
     import tempfile
@@ -476,15 +495,21 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
     if np > MAX_RANKS:
         raise ValueError(f"np must be at most hp.MAX_RANKS ({MAX_RANKS}), got {np}")
     _check_symbol(entry, "entry")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
-            not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if timeout is not None and (isinstance(timeout, bool) or
+                                not isinstance(timeout, (int, float)) or not timeout > 0):
+        raise ValueError("timeout must be a positive number of seconds or None, "
+                         f"got {timeout!r}")
     extra_args = _check_extra_args(extra_args)
     if not isinstance(module_or_path, (str, os.PathLike, Module)):
         raise TypeError("run() takes a Module or the path of a .mlir file, got "
                         f"{type(module_or_path).__name__}")
     path, cleanup = module_or_path, None
-    if isinstance(module_or_path, Module):
+    if not isinstance(module_or_path, Module):
+        path = os.fsdecode(os.fspath(module_or_path))
+        # hp-runner would take `-x.mlir` for a flag and `-` for stdin.
+        if path.startswith("-"):
+            path = os.path.join(os.curdir, path)
+    else:
         fd, path = tempfile.mkstemp(suffix=".mlir")
         with os.fdopen(fd, "w") as f:
             f.write(str(module_or_path))
