@@ -41,6 +41,19 @@ def _roundtrip(module):
         hp.Module.parse(hp.Context(), text)
     except ValueError as e:
         raise AssertionError("verified module does not re-parse:\\n" + text) from e
+
+
+def _run_in_provider(module, pipeline):
+    # The next op built first runs `pipeline` from the location provider,
+    # which may erase the block the op goes to, or its operands.
+    def provider():
+        _hp.set_location_provider(hp._caller_location)
+        try:
+            module.run(pipeline)
+        except ValueError:
+            pass
+        return hp._caller_location()
+    _hp.set_location_provider(provider)
 """
 
 EXPECTED = (ValueError, TypeError, RuntimeError)
@@ -63,6 +76,7 @@ PIPELINES = ["hp-partition", "builtin.module(hp-partition)", " builtin.module( c
              "hp-partition{bogus=1}", "no-such-pass", "(((", ")", "", ",", "{",
              "convert-dtensor-to-shard", "func.func(", "builtin.module("]
 INTS = [0, 1, 2, 3, 4, 8, -1, -2, 2**31, 2**62, 2**63 - 1, -2**63, 2**64, 10**6]
+BAD_TIMEOUTS = ["0", "-1", "'x'", "True", "float('nan')"]
 NAMES = ["m", "tp", "f", "main", "", "1x", "a b", "@m", "m-1", "_m", "é", "a\x00b"]
 
 
@@ -176,7 +190,11 @@ class Generator:
             lambda: self.drop(),
             lambda: "gc.collect()",
             lambda: f"hp.run({g('module')}, np={r.choice([0, -1, 10**6, '2', 1.5])!r})",
-            lambda: f"hp.run({g('module')}, extra_args={r.choice([['-np', '3'], ['-n=2'], 'x', ['--mpirun-args=-c 4']])!r})",
+            lambda: f"hp.run({g('module')}, extra_args={r.choice([['-np', '3'], ['-n=2'], 'x', ['--mpirun-args=-c 4'], ['-n4'], ['--mpirun-args', '-np 4']])!r})",
+            lambda: f"hp.run({g('module')}, timeout={r.choice(BAD_TIMEOUTS)})",
+            lambda: f"_run_in_provider({self.receiver('module')}, "
+                    f"{r.choice(['symbol-privatize,symbol-dce', 'canonicalize', 'hp-partition'])!r})",
+            lambda: f"_hp.set_location_provider({r.choice(['None', 'hp._caller_location', '1'])})",
         ]
         source = r.choice(actions)()
         return "gc.collect()" if "__SKIP__" in source else source
@@ -195,12 +213,16 @@ class Generator:
         src = self.pick(self.rng.choice(["op", "block"]))
         if src is None:
             return "gc.collect()"
-        obj = self.ns[src]
-        items = obj.results if hasattr(obj, "results") else obj.arguments
+        field = "results" if isinstance(self.ns[src], self.ns["hp"].Operation) else "arguments"
+        try:
+            items = getattr(self.ns[src], field)
+        except ValueError:
+            # Taken before a Module.run (one from a location provider too):
+            # the batch's own line must raise it again.
+            return f"{src}.{field}"
         if not items:
             return f"{src}"
-        return self.assign("value", f"{src}.{'results' if hasattr(obj, 'results') else 'arguments'}"
-                                    f"[{self.rng.randrange(len(items))}]")
+        return self.assign("value", f"{src}.{field}[{self.rng.randrange(len(items))}]")
 
     def local_region(self):
         name, done = self.fresh("op")

@@ -239,8 +239,17 @@ def test_run_argument_checks(ctx):
         hp.run(module, extra_args=["--mpirun-args=-c 3"])
     with pytest.raises(TypeError, match="not one string"):
         hp.run(module, extra_args="-np 3")
+    # Counts attached to the flag, and --mpirun-args with its words apart.
+    for extra, flag in [(["-n4"], "-n"), (["-np4"], "-np"), (["-c4"], "-c"),
+                        (["--mpirun-args=-n4"], "-n"),
+                        (["--mpirun-args", "-np 4"], "-np"),
+                        (["--mpirun-args", "--oversubscribe -c 2"], "-c")]:
+        with pytest.raises(ValueError, match=f"must not hold '{flag}'"):
+            hp.run(module, extra_args=extra)
     with pytest.raises(ValueError, match="timeout must be a positive"):
         hp.run(module, timeout=0)
+    with pytest.raises(ValueError, match="timeout must be a positive"):
+        hp.run(module, timeout=True)
     with pytest.raises(ValueError, match="entry '' is not a symbol name"):
         hp.run(module, entry="")
 
@@ -263,6 +272,50 @@ def test_tagged_output_of_interleaved_ranks_is_split_per_rank():
     assert 'ranks 1, 3: loc("p.mlir":1:1): error: boom' in detail
 
 
+PRINT_PROGRAM = """
+func.func @main() {
+  %c = arith.constant 42 : i64
+  vector.print %c : i64
+  return
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_without_a_timeout(tmp_path):
+    path = tmp_path / "p.mlir"
+    path.write_text(PRINT_PROGRAM)
+    assert hp.run(str(path), timeout=None) == ["42\n"]
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_a_path_that_starts_with_a_dash(tmp_path, monkeypatch):
+    # hp-runner must see a file, not the flag -p.mlir (or --help).
+    (tmp_path / "-p.mlir").write_text(PRINT_PROGRAM)
+    monkeypatch.chdir(tmp_path)
+    assert hp.run("-p.mlir") == ["42\n"]
+    with pytest.raises(hp.RunError, match="no such input file './--help'"):
+        hp.run("--help")
+
+
+def test_local_call_checks_its_mesh_as_local_region_does(ctx):
+    module = hp.Module.create(ctx)
+    entry = hp.add_function(module, "f", [], [])
+    for build in (lambda: hp.local_region(ctx, entry, "m", [], []),
+                  lambda: hp.local_call("g", "m")(ctx, entry, results=[])):
+        with pytest.raises(TypeError, match="expected a DeviceMesh, got str"):
+            build()
+    mesh = hp.DeviceMesh("m", (2,))
+    with pytest.raises(TypeError, match="in_placements must be a dict"):
+        hp.local_call("g", mesh, in_placements=[hp.Shard(0)])(ctx, entry, results=[])
+    # Both take out_placements as any iterable, in flat or per-output form.
+    ins, outs, flat = hp._region_placements(ctx, mesh, {"x": None},
+                                            iter([hp.Shard(0)]))
+    assert ins == [("x", None)] and flat and [str(a) for a in outs[0]] == ["#dtensor.shard<0>"]
+    ins, outs, flat = hp._region_placements(ctx, mesh, None, ([hp.Replicate()], None))
+    assert ins is None and not flat and outs[1] is None
+
+
 SPIN_PROGRAM = """
 func.func @main() {
   scf.while : () -> () {
@@ -278,29 +331,62 @@ func.func @main() {
 """
 
 
-def _processes_mentioning(text):
+def _processes_of_job(tmpdir):
+    """The processes of a job run with TMPDIR=tmpdir: hp-runner, mpirun and
+    the ranks all inherit it (the ranks run a lowered file inside it, so
+    only the top hp-runner names the program)."""
+    marker = f"TMPDIR={tmpdir}".encode() + b"\0"
     found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if text.encode() in f.read():
-                        found.append(int(entry))
-            except OSError:
-                pass
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read() + b"\0"
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            continue
+        if not zombie and (b"\0" + marker in b"\0" + environ or
+                           str(tmpdir).encode() in cmdline):
+            found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
     return found
 
 
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
-def test_run_timeout_ends_mpirun_and_every_rank(tmp_path):
-    path = tmp_path / f"spin-{uuid.uuid4().hex}.mlir"
+def test_run_timeout_ends_mpirun_and_every_rank(tmp_path, monkeypatch):
+    import threading
+    path = tmp_path / "spin.mlir"
     path.write_text(SPIN_PROGRAM)
-    with pytest.raises(hp.RunError, match="ran past the timeout of 5 s"):
-        hp.run(str(path), np=2, timeout=5)
+    # A TMPDIR of this job alone marks its processes.
+    job_tmp = tmp_path / f"job-{uuid.uuid4().hex}"
+    job_tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(job_tmp))
+    # While it runs, the marker must find both ranks (else the check after
+    # the timeout would prove nothing).
+    seen, done = set(), threading.Event()
+
+    def watch():
+        while not done.is_set():
+            seen.update(_processes_of_job(job_tmp))
+            time.sleep(0.2)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(hp.RunError, match="ran past the timeout of 5 s"):
+            hp.run(str(path), np=2, timeout=5)
+    finally:
+        done.set()
+        watcher.join()
+    ranks = {pid for pid, cmd in seen if "--hp-runner-prelowered" in cmd and
+             os.path.basename(cmd.split(" ", 1)[0]) == "hp-runner"}
+    assert len(ranks) == 2, seen
     deadline = time.monotonic() + 5
-    while _processes_mentioning(path.name) and time.monotonic() < deadline:
+    while _processes_of_job(job_tmp) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_mentioning(path.name) == []
+    assert _processes_of_job(job_tmp) == []
 
 
 def test_fuzzer_finds_nothing(tmp_path):
@@ -325,3 +411,87 @@ def test_module_pass_nested_on_a_function_is_an_exception(pipeline, message):
             print(e)
         """)
     assert "invalid pass pipeline" in out and message in out
+
+
+@pytest.mark.parametrize("builder", ["add_op", "local_region", "local_call", "yield",
+                                     "add_function", "add_mesh"])
+def test_location_provider_that_erases_the_block(builder):
+    # The location provider is arbitrary Python: here it erases @f (and the
+    # local_region body inside it) before the op is added. Every builder
+    # asks for the location first, then checks its handles: the op is
+    # refused instead of appended to freed memory, and what add_function
+    # and add_mesh return is usable after the run.
+    out = run_snippet(f"""
+        ctx = hp.Context()
+        f32 = hp.Type.parse(ctx, "f32")
+        mesh = hp.DeviceMesh("m", (2,))
+        t = hp.dtensor_type(ctx, [4], "f32", mesh, [hp.Replicate()])
+        lt = hp.Type.parse(ctx, "tensor<4xf32>")
+        m = hp.Module.create(ctx)
+        mesh.add_to(m)
+        hp.add_op(hp.add_function(m, "g", [lt], [], arg_names=["x"]), "func.return", [], [])
+        fn = hp.add_function(m, "f", [t], [])
+        (x,) = fn.arguments
+        region, body = hp.local_region(ctx, fn, mesh, [(x, "x")], [], body=lambda b, a: [])
+        hp.add_op(fn, "func.return", [], [])
+        m.verify()
+        ran = []
+        def provider():
+            if not ran:
+                ran.append(m.run("symbol-privatize{{exclude=m}},symbol-dce"))
+                assert "@f" not in str(m)
+            return ("model.py", 1, 1)
+        _hp.set_location_provider(provider)
+        builder = {builder!r}
+        try:
+            if builder == "add_op":
+                hp.add_op(fn, "arith.constant", [], [f32], "{{value = 1.0 : f32}}")
+            elif builder == "local_region":
+                hp.local_region(ctx, fn, mesh, [(x, "x")], [])
+            elif builder == "local_call":
+                hp.local_call("g", mesh)(ctx, fn, x, results=[])
+            elif builder == "yield":
+                hp.yield_(body, [])
+            elif builder == "add_function":
+                entry = hp.add_function(m, "h", [f32], [])
+                assert len(entry.arguments) == 1
+                hp.add_op(entry, "func.return", [], [])
+                m.verify()
+                print("built")
+            else:
+                assert "@m2" in str(hp.DeviceMesh("m2", (2,)).add_to(m))
+                m.verify()
+                print("built")
+        except ValueError as e:
+            print("refused" if "taken before Module.run" in str(e) else e)
+        finally:
+            _hp.set_location_provider(None)
+        print("ran", ran == [[]])
+        """)
+    expected = "built" if builder in ("add_function", "add_mesh") else "refused"
+    assert out.split() == [expected, "ran", "True"], out
+
+
+def test_set_location_provider_takes_none():
+    out = run_snippet("""
+        _hp.set_location_provider(None)
+        m = hp.Module.create(hp.Context())
+        hp.add_op(hp.add_function(m, "f", [], []), "func.return", [], [])
+        _hp.set_location_provider(hp._caller_location)
+        m.verify()
+        print("ok")
+        """)
+    assert out.split() == ["ok"]
+
+
+def test_no_string_ref_into_a_temporary():
+    # An MlirStringRef into a temporary std::string dangles once the
+    # statement ends; mlirOperationStateGet keeps it until
+    # mlirOperationCreate (ASan: stack-use-after-scope). HPModule.cpp
+    # deletes toRef's overloads for temporaries and literals so that the
+    # compiler refuses them; this checks that they stay deleted.
+    import re
+    source = (pathlib.Path(__file__).parents[1] / "HPModule.cpp").read_text()
+    assert "MlirStringRef toRef(std::string &&) = delete;" in source
+    assert "MlirStringRef toRef(const char *) = delete;" in source
+    assert not re.search(r'toRef\("', source)
