@@ -342,3 +342,25 @@ func.func @copies_idempotent_or_unchecked(%b: !dtensor.tensor<16xf32, @m, [repli
   }
   return %r#0, %r#1, %s : !dtensor.tensor<16xf32, @m, [partial<sum>, partial<avg>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<max>]>, !dtensor.tensor<16xf32, @m, [replicate, partial<sum>]>
 }
+
+// -----
+
+// In a global_region the layouts are settled by dtensor-propagate, which
+// hp-partition runs first; the check runs on what it produces. Here the
+// operand is a global value that propagation lays out as shard<0>, so its
+// block varies over 'tp' and partial<sum> is right.
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// CHECK-LABEL: func @global_view_is_checked_after_propagation
+func.func @global_view_is_checked_after_propagation(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) {
+  dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> () {
+  ^bb0(%g: tensor<8xf32>):
+    %p = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<0>]} out_placements = [partial<sum>]
+        : (tensor<8xf32>) -> tensor<2xf32> {
+    ^bb0(%l: tensor<2xf32>):
+      dtensor.yield %l : tensor<2xf32>
+    }
+    dtensor.yield
+  }
+  return
+}

@@ -616,7 +616,18 @@ ArrayAttr LocalRegionOp::getDeclaredInPlacements(unsigned i) {
 
 bool LocalRegionOp::wrapsOutputs() {
   return getOutPlacementsAttr() &&
-         llvm::any_of(getArgs().getTypes(), llvm::IsaPred<DTensorType>);
+         (isGlobalView() ||
+          llvm::any_of(getArgs().getTypes(), llvm::IsaPred<DTensorType>));
+}
+
+bool LocalRegionOp::isGlobalView() {
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+    if (isa<GlobalRegionOp>(p))
+      return true;
+    if (isa<LocalRegionOp>(p))
+      return false;
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -629,7 +640,10 @@ namespace {
 /// or a local function's signature.
 struct Contract {
   Operation *op;
-  ValueRange args;
+  /// The operands' types as the contract sees them: a local_region inside a
+  /// global_region takes plain global tensors, seen as DTensors with their
+  /// declared placements.
+  SmallVector<Type> argTypes;
   /// Per operand its name; empty for a callee argument without one.
   SmallVector<StringRef> names;
   DictionaryAttr in;
@@ -638,7 +652,8 @@ struct Contract {
   FlatSymbolRefAttr mesh;
   TypeRange localArgTypes;
   TypeRange yieldedTypes;
-  TypeRange resultTypes;
+  /// The results' types, seen as DTensors likewise in a global_region.
+  SmallVector<Type> resultTypes;
   /// "block argument" / "callee argument"; "the body yields" / "the callee
   /// returns".
   StringRef localArgWord, yieldWord;
@@ -658,7 +673,7 @@ struct Contract {
     return dyn_cast_or_null<ArrayAttr>(in.get(names[i]));
   }
   bool wraps() const {
-    return out && llvm::any_of(args.getTypes(), llvm::IsaPred<DTensorType>);
+    return out && llvm::any_of(argTypes, llvm::IsaPred<DTensorType>);
   }
   /// `#i ('name')`, for diagnostics.
   std::string label(unsigned i) const {
@@ -719,7 +734,7 @@ static LogicalResult verifyContract(const Contract &c) {
     }
   }
 
-  unsigned numArgs = c.args.size();
+  unsigned numArgs = c.argTypes.size();
   if (c.localArgTypes.size() != numArgs)
     return c.error() << (c.localArgWord == "block argument" ? "body" : "callee")
                      << " has " << c.localArgTypes.size()
@@ -728,7 +743,7 @@ static LogicalResult verifyContract(const Contract &c) {
                                                              : "call")
                      << " has " << numArgs << " operands";
   for (unsigned i = 0; i < numArgs; ++i) {
-    Type operandType = c.args[i].getType();
+    Type operandType = c.argTypes[i];
     if (isa<DTensorType>(operandType))
       continue; // Needs the mesh: checked in verifyContractOnMesh.
     if (c.localArgTypes[i] != operandType)
@@ -797,12 +812,12 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
         continue;
       int64_t tensorRank = -1;
       ArrayRef<int64_t> globalShape;
-      for (auto [arg, name] : llvm::zip(c.args, c.names))
+      for (auto [argType, name] : llvm::zip(c.argTypes, c.names))
         if (name == entry.getName().getValue()) {
-          if (auto d = dyn_cast<DTensorType>(arg.getType())) {
+          if (auto d = dyn_cast<DTensorType>(argType)) {
             tensorRank = d.getRank();
             globalShape = d.getShape();
-          } else if (auto t = dyn_cast<RankedTensorType>(arg.getType())) {
+          } else if (auto t = dyn_cast<RankedTensorType>(argType)) {
             tensorRank = t.getRank();
           }
         }
@@ -830,8 +845,8 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
                             << closest << "'?";
     }
 
-  for (auto [i, arg] : llvm::enumerate(c.args)) {
-    auto type = dyn_cast<DTensorType>(arg.getType());
+  for (auto [i, argType] : llvm::enumerate(c.argTypes)) {
+    auto type = dyn_cast<DTensorType>(argType);
     if (!type)
       continue;
     if (type.getMesh() != c.mesh)
@@ -904,9 +919,19 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
 // LocalRegionOp verification
 //===----------------------------------------------------------------------===//
 
+/// The DTensor a plain global tensor is inside a global_region when laid out
+/// with `placements`; other types unchanged.
+static Type asDTensor(Type type, FlatSymbolRefAttr mesh, ArrayAttr placements) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !placements)
+    return type;
+  return DTensorType::get(type.getContext(), tensor.getShape(),
+                          tensor.getElementType(), mesh, placements);
+}
+
 static Contract contractOf(LocalRegionOp op) {
   Contract c{op,
-             op.getArgs(),
+             llvm::to_vector(op.getArgs().getTypes()),
              {},
              op.getInPlacementsAttr(),
              op.getOutPlacementsAttr(),
@@ -914,7 +939,7 @@ static Contract contractOf(LocalRegionOp op) {
              op.getMeshAttr(),
              op.getBodyBlock().getArgumentTypes(),
              {},
-             op.getResultTypes(),
+             llvm::to_vector(op.getResultTypes()),
              "block argument",
              "the body yields"};
   for (Attribute a : op.getArgNames())
@@ -922,7 +947,36 @@ static Contract contractOf(LocalRegionOp op) {
   if (auto yield = dyn_cast_or_null<YieldOp>(
           op.getBodyBlock().empty() ? nullptr : &op.getBodyBlock().back()))
     c.yieldedTypes = yield.getValues().getTypes();
+  if (op.isGlobalView()) {
+    for (auto [i, type] : llvm::enumerate(c.argTypes))
+      type = asDTensor(type, c.mesh, op.getDeclaredInPlacements(i));
+    if (c.out && c.out.size() > 0 &&
+        (c.flatOut() || c.out.size() == c.resultTypes.size()))
+      for (auto [i, type] : llvm::enumerate(c.resultTypes))
+        type = asDTensor(type, c.mesh, c.outFor(i));
+  }
   return c;
+}
+
+/// Inside a global_region, a local_region's tensors are global values: each
+/// needs the placements it is laid out with.
+static LogicalResult verifyGlobalView(LocalRegionOp op) {
+  for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
+    if (!isa<RankedTensorType>(arg.getType()) ||
+        op.getDeclaredInPlacements(i))
+      continue;
+    return op.emitOpError()
+           << "inside a dtensor.global_region every tensor operand needs an "
+              "in_placements list, but operand #"
+           << i << " ('" << cast<StringAttr>(op.getArgNames()[i]).getValue()
+           << "') has none";
+  }
+  bool tensorResults =
+      llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
+  if (tensorResults && !op.getOutPlacementsAttr())
+    return op.emitOpError() << "inside a dtensor.global_region tensor results "
+                               "need out_placements";
+  return success();
 }
 
 LogicalResult LocalRegionOp::verify() {
@@ -948,12 +1002,163 @@ LogicalResult LocalRegionOp::verify() {
            << "yields " << yield.getValues().size()
            << " values, but the local_region has " << getNumResults()
            << " results";
+  if (isGlobalView() && failed(verifyGlobalView(*this)))
+    return failure();
   return verifyContract(contractOf(*this));
 }
 
 LogicalResult
 LocalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifyContractOnMesh(contractOf(*this), symbolTable);
+}
+
+//===----------------------------------------------------------------------===//
+// GlobalRegionOp and ConstrainOp
+//===----------------------------------------------------------------------===//
+
+Type GlobalRegionOp::getGlobalType(Type type) {
+  if (auto d = dyn_cast<DTensorType>(type))
+    return RankedTensorType::get(d.getShape(), d.getElementType());
+  return type;
+}
+
+ParseResult GlobalRegionOp::parse(OpAsmParser &parser,
+                                  OperationState &result) {
+  FlatSymbolRefAttr mesh;
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  if (parser.parseKeyword("on") ||
+      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
+                            result.attributes) ||
+      parser.parseKeyword("args") ||
+      parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parseCallTypes(parser, operands, result))
+    return failure();
+  Region *body = result.addRegion();
+  SMLoc bodyLoc = parser.getCurrentLocation();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  if (body->empty())
+    return parser.emitError(bodyLoc, "global_region body must not be empty");
+  return success();
+}
+
+void GlobalRegionOp::print(OpAsmPrinter &p) {
+  p << " on " << getMeshAttr() << " args(" << getArgs() << ')';
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getMeshAttrName()});
+  p << " : ";
+  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
+
+LogicalResult GlobalRegionOp::verify() {
+  Block &block = getBodyBlock();
+  if (block.getNumArguments() != getArgs().size())
+    return emitOpError() << "body has " << block.getNumArguments()
+                         << " arguments, but the region has "
+                         << getArgs().size() << " operands";
+  for (auto [i, arg, operand] :
+       llvm::enumerate(block.getArguments(), getArgs())) {
+    Type global = getGlobalType(operand.getType());
+    if (arg.getType() != global)
+      return emitOpError() << "body argument #" << i << " has type "
+                           << arg.getType() << ", but operand #" << i
+                           << " enters as its global type " << global;
+  }
+  auto yield =
+      dyn_cast_or_null<YieldOp>(block.empty() ? nullptr : &block.back());
+  if (!yield)
+    return emitOpError("body must end with dtensor.yield");
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size()
+           << " values, but the global_region has " << getNumResults()
+           << " results";
+  for (auto [i, value, type] :
+       llvm::enumerate(yield.getValues(), getResultTypes())) {
+    Type global = getGlobalType(type);
+    if (value.getType() != global)
+      return yield.emitOpError()
+             << "yields " << value.getType() << " as result #" << i
+             << ", but the result " << type << " needs its global type "
+             << global;
+  }
+  return success();
+}
+
+LogicalResult
+GlobalRegionOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  MeshInfo mesh = lookupMesh(*this, getMeshAttr(), symbolTable);
+  if (!mesh)
+    return failure();
+  auto onMesh = [&](Type type, StringRef what, size_t i) -> LogicalResult {
+    auto d = dyn_cast<DTensorType>(type);
+    if (!d || d.getMesh() == getMeshAttr())
+      return success();
+    return emitOpError() << what << " #" << i << " is on mesh " << d.getMesh()
+                         << ", but the region is on " << getMeshAttr();
+  };
+  for (auto [i, type] : llvm::enumerate(getArgs().getTypes()))
+    if (failed(onMesh(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+    if (failed(onMesh(type, "result", i)))
+      return failure();
+  // Constraints name placements of this region's mesh.
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    if (isa<LocalRegionOp>(op))
+      return WalkResult::skip();
+    auto constrain = dyn_cast<ConstrainOp>(op);
+    if (!constrain)
+      return WalkResult::advance();
+    auto err = [&] { return constrain.emitOpError(); };
+    ArrayRef<int64_t> shape = constrain.getInput().getType().getShape();
+    if (failed(verifyPlacements(err, "placement list",
+                                constrain.getPlacements(), mesh.getRank(),
+                                shape.size())) ||
+        failed(verifyStridedShards(err, "placement list",
+                                   constrain.getPlacements(), mesh.getShape(),
+                                   shape)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+ParseResult ConstrainOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand input;
+  ArrayAttr placements;
+  Type type;
+  if (parser.parseOperand(input) || parsePlacementList(parser, placements) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type) ||
+      parser.resolveOperand(input, type, result.operands))
+    return failure();
+  result.addAttribute(getPlacementsAttrName(result.name), placements);
+  result.addTypes(type);
+  return success();
+}
+
+void ConstrainOp::print(OpAsmPrinter &p) {
+  p << ' ' << getInput() << ' ';
+  printPlacementList(p, getPlacements());
+  p.printOptionalAttrDict((*this)->getAttrs(), {getPlacementsAttrName()});
+  p << " : " << getType();
+}
+
+LogicalResult ConstrainOp::verify() {
+  if (!(*this)->getParentOfType<GlobalRegionOp>())
+    return emitOpError("is only meaningful inside a dtensor.global_region");
+  for (Operation *p = (*this)->getParentOp(); !isa<GlobalRegionOp>(p);
+       p = p->getParentOp())
+    if (isa<LocalRegionOp>(p))
+      return emitOpError("pins a global value; inside a local_region values "
+                         "are per-rank");
+  if (!llvm::all_of(getPlacements(), llvm::IsaPred<PlacementAttrInterface>))
+    return emitOpError("placements must be a list of placements");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1142,7 +1347,7 @@ LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   }
   FunctionType type = callee.getFunctionType();
   Contract c{*this,
-             getArgs(),
+             llvm::to_vector(getArgs().getTypes()),
              {},
              getInPlacementsAttr(),
              getOutPlacementsAttr(),
@@ -1150,7 +1355,7 @@ LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
              getMeshAttr(),
              type.getInputs(),
              type.getResults(),
-             getResultTypes(),
+             llvm::to_vector(getResultTypes()),
              "callee argument",
              "the callee returns"};
   llvm::StringSet<> seen;

@@ -189,9 +189,13 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
     ::mlir::ArrayAttr getOutPlacementsFor(unsigned i);
     /// The in_placements entry declared for operand `i`, or null.
     ::mlir::ArrayAttr getDeclaredInPlacements(unsigned i);
-    /// Whether the region wraps its outputs (some operand is a DTensor and
-    /// out_placements is present).
+    /// Whether the region wraps its outputs (some operand is a DTensor, or
+    /// the region is in global view, and out_placements is present).
     bool wrapsOutputs();
+    /// Whether the region sits in a dtensor.global_region body (not inside
+    /// another local_region there): its tensor operands and results are
+    /// global values laid out as in_placements and out_placements declare.
+    bool isGlobalView();
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
   }];
 }
@@ -235,12 +239,92 @@ def DTensor_LocalCallOp : DTensor_Op<"local_call", [
   }];
 }
 
-def DTensor_YieldOp : DTensor_Op<"yield",
-    [Pure, Terminator, ReturnLike, HasParent<"LocalRegionOp">]> {
-  let summary = "the local values a local_region produces";
+//===----------------------------------------------------------------------===//
+// global_region and constrain
+//===----------------------------------------------------------------------===//
+
+def DTensor_GlobalRegionOp : DTensor_Op<"global_region", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a whole program on global tensors, placed by propagation";
   let description = [{
-    Terminates a `dtensor.local_region` body. Its operands become the region's
-    outputs, wrapped as the region's `out_placements` say.
+    ```mlir
+    %y = dtensor.global_region on @tp args(%x, %w1, %w2)
+        : (!dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
+           !dtensor.tensor<32x128xf32, @tp, [shard<1>]>,
+           !dtensor.tensor<128x32xf32, @tp, [shard<0>]>)
+       -> !dtensor.tensor<16x32xf32, @tp, [shard<0>]> {
+    ^bb0(%gx: tensor<16x32xf32>, %gw1: tensor<32x128xf32>, %gw2: tensor<128x32xf32>):
+      ... ordinary ops on global tensors (linalg, tensor, arith, math) ...
+      %hr = dtensor.constrain %h [replicate] : tensor<16x128xf32>
+      dtensor.yield %out : tensor<16x32xf32>
+    }
+    ```
+    The mirror of `dtensor.local_region`: the body sees each DTensor operand
+    as its **global** tensor (same shape and element type, no placements) and
+    yields global tensors, which take the result types' placements. Other
+    operands (scalars, plain tensors) enter unchanged; a non-DTensor result is
+    the yielded value itself. The body with every mesh of size 1 is the
+    single-device program.
+
+    Only inside a global_region does a builtin tensor mean a global value;
+    outside, a plain tensor is per-rank data as everywhere else in hp. Where
+    each intermediate value lives is chosen by `dtensor-propagate`, which
+    rewrites the region into local_regions and redistributes (validate view);
+    `dtensor.constrain` pins a value's placements, and a `dtensor.local_region`
+    in the body (with an `in_placements` entry for every tensor operand and
+    `out_placements` for every tensor result) runs per-rank code on values
+    laid out as it declares.
+
+    Constraints: one block whose arguments are the operands' global types,
+    ending in `dtensor.yield` with one value per result (the result's global
+    type for a DTensor result, the result type otherwise); DTensor operands
+    and results on the region's mesh.
+  }];
+  let arguments = (ins Variadic<AnyType>:$args, FlatSymbolRefAttr:$mesh);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    /// The type a value of `type` has inside a global_region body: a DTensor
+    /// as its global tensor, anything else unchanged.
+    static ::mlir::Type getGlobalType(::mlir::Type type);
+  }];
+}
+
+def DTensor_ConstrainOp : DTensor_Op<"constrain", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "pins a global value's placements inside a global_region";
+  let description = [{
+    ```mlir
+    %hr = dtensor.constrain %h [replicate] : tensor<16x128xf32>
+    ```
+    torch's `redistribute` in the middle of a program, Shardy's
+    `sdy.sharding_constraint`: the result is the input, laid out with these
+    placements. Propagation treats it as a hard constraint. The value itself
+    does not change, so without propagation (one device) it is the identity.
+
+    Constraints: inside a `dtensor.global_region` (at any depth); one
+    placement per dim of the region's mesh; shard dims within the tensor's
+    rank; a partial placement only on a value propagation can make partial.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, ArrayAttr:$placements);
+  let results = (outs AnyRankedTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def DTensor_YieldOp : DTensor_Op<"yield",
+    [Pure, Terminator, ReturnLike,
+     ParentOneOf<["LocalRegionOp", "GlobalRegionOp"]>]> {
+  let summary = "the values a local_region or global_region produces";
+  let description = [{
+    Terminates a `dtensor.local_region` body, whose operands become the
+    region's outputs, wrapped as its `out_placements` say; or a
+    `dtensor.global_region` body, whose operands are the global values of the
+    region's results.
 
     Constraints (checked by the parent): as many values as the region has
     results, each matching its result under the wrapping rules.
