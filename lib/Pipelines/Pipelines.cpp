@@ -28,6 +28,7 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   // Function-local passes run per function: smaller worklists, better
   // locality, and parallel on several cores.
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
+  perFunction.addPass(dtensor::createDTensorPropagate());
   perFunction.addPass(dtensor::createDTensorCheckContracts());
   perFunction.addPass(dtensor::createDTensorExpandLocalRegions());
   perFunction.addPass(createCanonicalizerPass());

@@ -5,6 +5,47 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DTensorPropagate : Pass<"dtensor-propagate"> {
+  let summary = "Place the values of every dtensor.global_region and rewrite it "
+                "into local regions";
+  let description = [{
+    Rewrites each `dtensor.global_region` into validate view: per group of
+    ops a `dtensor.local_region`, and `dtensor.redistribute` where a value's
+    placements change. `hp-partition` runs it first.
+
+    This version gives every op the replicated strategy (every operand
+    `replicate`, which is right for any op): a maximal run of ops between
+    constraints and local regions becomes one local_region on whole tensors.
+    `dtensor.constrain` redistributes its value to the placements it names;
+    a `dtensor.local_region` in the body gets its operands redistributed to
+    its `in_placements` and its results laid out as its `out_placements`
+    say; each result is redistributed to its result type's placements (a
+    local chunk from replicate). The numbers are the single-device
+    program's; sharded strategies chosen by cost are not implemented yet.
+
+    ```mlir
+    %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>)
+        -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+    ^bb0(%g: tensor<8xf32>):
+      %d = arith.addf %g, %g : tensor<8xf32>
+      dtensor.yield %d : tensor<8xf32>
+    }
+    // becomes
+    %r = dtensor.redistribute %x : ... [shard<0>] -> ... [replicate]
+    %l = dtensor.local_region on @tp args(%r as "a0") out_placements = [[replicate]] : ... {
+    ^bb0(%a: tensor<8xf32>):
+      %d = arith.addf %a, %a : tensor<8xf32>
+      dtensor.yield %d : tensor<8xf32>
+    }
+    %y = dtensor.redistribute %l : ... [replicate] -> ... [shard<0>]
+    ```
+
+    Not supported yet, with an error: a `dtensor.local_region` nested in
+    another op of the body (an `scf.for`, say) rather than at its top level.
+  }];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
 def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
   let summary = "Inline local regions and local calls between to_local and from_local";
   let description = [{
