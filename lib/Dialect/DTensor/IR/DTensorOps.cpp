@@ -524,6 +524,19 @@ parseCallTypes(OpAsmParser &parser,
   return success();
 }
 
+/// The body of a local_region or global_region: one non-empty region whose
+/// block declares its own arguments.
+static ParseResult parseRegionBody(OpAsmParser &parser, OperationState &result,
+                                   StringRef opName) {
+  Region *body = result.addRegion();
+  SMLoc bodyLoc = parser.getCurrentLocation();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  if (body->empty())
+    return parser.emitError(bodyLoc) << opName << " body must not be empty";
+  return success();
+}
+
 ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
 
@@ -562,14 +575,7 @@ ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
 
   if (parseCallTypes(parser, operands, result))
     return failure();
-
-  Region *body = result.addRegion();
-  SMLoc bodyLoc = parser.getCurrentLocation();
-  if (parser.parseRegion(*body, /*arguments=*/{}))
-    return failure();
-  if (body->empty())
-    return parser.emitError(bodyLoc, "local_region body must not be empty");
-  return success();
+  return parseRegionBody(parser, result, "local_region");
 }
 
 void LocalRegionOp::print(OpAsmPrinter &p) {
@@ -1034,13 +1040,7 @@ ParseResult GlobalRegionOp::parse(OpAsmParser &parser,
       parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
       parseCallTypes(parser, operands, result))
     return failure();
-  Region *body = result.addRegion();
-  SMLoc bodyLoc = parser.getCurrentLocation();
-  if (parser.parseRegion(*body, /*arguments=*/{}))
-    return failure();
-  if (body->empty())
-    return parser.emitError(bodyLoc, "global_region body must not be empty");
-  return success();
+  return parseRegionBody(parser, result, "global_region");
 }
 
 void GlobalRegionOp::print(OpAsmPrinter &p) {
