@@ -670,6 +670,47 @@ Operation addLocalCall(const Block &block, const std::string &callee,
   return {owner, op};
 }
 
+std::pair<Operation, Block> addGlobalRegion(const Block &block,
+                                            const std::string &mesh,
+                                            const std::vector<Value> &args,
+                                            const std::vector<Type> &results) {
+  const Owner &owner = block.owner;
+  MlirLocation loc = callerLocation(owner.ctx());
+  owner.check("the Block");
+  const ContextRef &c = owner.context();
+  checkSymbolName(mesh, "mesh name");
+  if (regionDepth(block.block) >= hp::kMaxNestingDepth / 2)
+    throw nb::value_error(("global_region nests deeper than " +
+                           std::to_string(hp::kMaxNestingDepth / 2) +
+                           " regions; hp could not parse the printed module")
+                              .c_str());
+  std::vector<MlirValue> values = raw(owner, args);
+  std::vector<MlirType> resultTypes = raw(c, results);
+  MlirOperation op = created(
+      c,
+      hpDTensorGlobalRegionOpCreate(loc, toRef(mesh), values.size(),
+                                    values.data(), resultTypes.size(),
+                                    resultTypes.data()),
+      "dtensor.global_region");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {Operation{owner, op}, Block{owner, hpDTensorGlobalRegionOpGetBody(op)}};
+}
+
+Operation addConstrain(const Block &block, const Value &value,
+                       const std::vector<Attribute> &placements) {
+  const Owner &owner = block.owner;
+  MlirLocation loc = callerLocation(owner.ctx());
+  owner.check("the Block");
+  checkSameModule(owner, value.owner, "the constrained value");
+  std::vector<MlirAttribute> attrs = raw(owner.context(), placements);
+  MlirOperation op = created(
+      owner.context(),
+      hpDTensorConstrainOpCreate(loc, value.value, attrs.size(), attrs.data()),
+      "dtensor.constrain");
+  mlirBlockAppendOwnedOperation(block.block, op);
+  return {owner, op};
+}
+
 Operation addYield(const Block &block, const std::vector<Value> &values) {
   MlirLocation loc = callerLocation(block.owner.ctx());
   block.owner.check("the Block");
@@ -810,6 +851,14 @@ void bindBuilders(nb::module_ &m) {
         nb::arg("out_placements") = nb::none(), nb::arg("out_flat") = false,
         nb::arg("redistribute_inputs") = false, nb::arg("unchecked") = false,
         nb::arg("results") = std::vector<Type>{});
+  m.def("add_global_region", &addGlobalRegion, nb::arg("block"),
+        nb::arg("mesh"), nb::arg("args"),
+        nb::arg("results") = std::vector<Type>{},
+        "Appends a dtensor.global_region; returns it and its body block, whose "
+        "arguments are the operands' global types.");
+  m.def("add_constrain", &addConstrain, nb::arg("block"), nb::arg("value"),
+        nb::arg("placements"),
+        "Appends a dtensor.constrain of `value` to `placements`.");
   m.def("add_yield", &addYield);
 }
 

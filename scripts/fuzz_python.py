@@ -180,6 +180,10 @@ class Generator:
                                       f"{r.choice(['None'] + [repr(a) for a in ATTRS])})"),
             lambda: self.take_value(),
             lambda: self.local_region(),
+            lambda: self.global_region(),
+            lambda: self.assign("op", f"hp.constrain({g('ctx')}, {g('block')}, "
+                                      f"{self.any_of('value')}, {self.any_of('mesh')}, "
+                                      f"{self.placements()})"),
             lambda: f"hp.yield_({g('block')}, {self.list_of('value')})",
             lambda: f"{self.receiver('module')}.verify()",
             lambda: f"{self.receiver('module')}.run({self.text(PIPELINES)})",
@@ -233,6 +237,15 @@ class Generator:
         return (f"{name}, {body} = hp.local_region({self.any_of('ctx')}, {self.any_of('block')}, "
                 f"{self.any_of('mesh')}, [{args}], {self.list_of('type')}, "
                 f"out_placements={self.rng.choice(['None', self.placements()])})")
+
+
+    def global_region(self):
+        name, done = self.fresh("op")
+        body = f"body{self.counter}"
+        self.pending = lambda: (done(), body in self.ns and self.seen["block"].append(body))
+        args = ", ".join(self.any_of("value") for _ in range(self.rng.randint(0, 2)))
+        return (f"{name}, {body} = hp.global_region({self.any_of('block')}, "
+                f"{self.any_of('mesh')}, [{args}], {self.list_of('type')})")
 
 
 def worker(seed, batch, calls):

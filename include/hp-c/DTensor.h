@@ -201,6 +201,24 @@ MLIR_CAPI_EXPORTED MlirModule hpModuleCreateParseNamed(MlirContext ctx,
                                                        MlirStringRef text,
                                                        MlirStringRef filename);
 
+/// A `dtensor.global_region` on `mesh` (not empty) over `numArgs` non-null
+/// `args`, with `numResults` non-null `resultTypes`, and an entry block
+/// whose arguments are the operands' global types (a DTensor's global
+/// tensor, anything else unchanged); append the body and a yield.
+MLIR_CAPI_EXPORTED MlirOperation hpDTensorGlobalRegionOpCreate(
+    MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
+    const MlirValue *args, intptr_t numResults, const MlirType *resultTypes);
+/// The body block of a dtensor.global_region; null if `op` is null, or (with
+/// a diagnostic) not a global_region or without a body block.
+MLIR_CAPI_EXPORTED MlirBlock hpDTensorGlobalRegionOpGetBody(MlirOperation op);
+/// `dtensor.constrain %input [placements]`: `input` a non-null ranked
+/// tensor value, `placements` `numPlacements` non-null placement attributes
+/// (one per mesh dim of the enclosing global_region, checked when the module
+/// is verified).
+MLIR_CAPI_EXPORTED MlirOperation hpDTensorConstrainOpCreate(
+    MlirLocation loc, MlirValue input, intptr_t numPlacements,
+    const MlirAttribute *placements);
+
 /// A `dtensor.yield` of `numValues` non-null `values`.
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(
     MlirLocation loc, intptr_t numValues, const MlirValue *values);

@@ -592,6 +592,85 @@ MlirModule hpModuleCreateParseNamed(MlirContext ctx, MlirStringRef text,
   return MlirModule{module.release().getOperation()};
 }
 
+MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
+                                            MlirStringRef mesh,
+                                            intptr_t numArgs,
+                                            const MlirValue *args,
+                                            intptr_t numResults,
+                                            const MlirType *resultTypes) {
+  if (mlirLocationIsNull(loc))
+    return {nullptr};
+  Location location = unwrap(loc);
+  StringRef fn = __func__;
+  SmallVector<Value> operands;
+  SmallVector<Type> results;
+  if (!checkString(location, fn, "mesh", mesh, /*allowEmpty=*/false) ||
+      !unwrapList(location, fn, "args", numArgs, args, operands) ||
+      !unwrapList(location, fn, "resultTypes", numResults, resultTypes,
+                  results))
+    return {nullptr};
+  MLIRContext *ctx = location.getContext();
+  OpBuilder b(ctx);
+  auto op = GlobalRegionOp::create(b, location, results, operands,
+                                   FlatSymbolRefAttr::get(ctx, unwrap(mesh)));
+  SmallVector<Type> argTypes = llvm::map_to_vector(
+      operands, [](Value v) { return GlobalRegionOp::getGlobalType(v.getType()); });
+  SmallVector<Location> argLocs(numArgs, location);
+  b.createBlock(&op.getBody(), {}, argTypes, argLocs);
+  return wrap(op.getOperation());
+}
+
+MlirBlock hpDTensorGlobalRegionOpGetBody(MlirOperation op) {
+  if (mlirOperationIsNull(op))
+    return {nullptr};
+  Operation *operation = unwrap(op);
+  auto region = dyn_cast<GlobalRegionOp>(operation);
+  if (!region) {
+    misuse(operation->getContext(), __func__)
+        << "'" << operation->getName() << "' is not a dtensor.global_region";
+    return {nullptr};
+  }
+  if (operation->getNumRegions() != 1 || region.getBody().empty()) {
+    misuse(operation->getContext(), __func__)
+        << "the global_region has no body block";
+    return {nullptr};
+  }
+  return wrap(&region.getBody().front());
+}
+
+MlirOperation hpDTensorConstrainOpCreate(MlirLocation loc, MlirValue input,
+                                         intptr_t numPlacements,
+                                         const MlirAttribute *placements) {
+  if (mlirLocationIsNull(loc))
+    return {nullptr};
+  Location location = unwrap(loc);
+  StringRef fn = __func__;
+  SmallVector<Attribute> list;
+  if (mlirValueIsNull(input)) {
+    misuse(location, fn) << "input is null";
+    return {nullptr};
+  }
+  if (!isa<RankedTensorType>(unwrap(input).getType())) {
+    misuse(location, fn) << "input has type " << unwrap(input).getType()
+                         << ", not a ranked tensor";
+    return {nullptr};
+  }
+  if (!unwrapList(location, fn, "placements", numPlacements, placements,
+                  list))
+    return {nullptr};
+  for (auto [i, a] : llvm::enumerate(list))
+    if (!isa<PlacementAttrInterface>(a)) {
+      misuse(location, fn) << "placements entry #" << i << " is " << a
+                           << ", not a placement";
+      return {nullptr};
+    }
+  OpBuilder b(location.getContext());
+  Value value = unwrap(input);
+  return wrap(ConstrainOp::create(b, location, value.getType(), value,
+                                  b.getArrayAttr(list))
+                  .getOperation());
+}
+
 MlirOperation hpDTensorYieldOpCreate(MlirLocation loc, intptr_t numValues,
                                      const MlirValue *values) {
   if (mlirLocationIsNull(loc))

@@ -16,7 +16,8 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "StridedShard", "Type", "Value",
-    "RunError", "dtensor_type", "from_local", "local_call", "local_region",
+    "RunError", "constrain", "dtensor_type", "from_local", "global_region",
+    "local_call", "local_region",
     "redistribute", "run", "to_local", "MAX_RANKS",
 ]
 
@@ -260,6 +261,34 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
             values = [values]
         yield_(body_block, list(values))
     return op, body_block
+
+
+def global_region(block, mesh, args, results, body=None):
+    """Appends a ``dtensor.global_region`` on ``mesh`` to ``block``: a whole
+    program on global tensors, placed by ``dtensor-propagate``.
+
+    ``args`` are values (DTensors enter the body as their global tensors,
+    anything else unchanged); ``results`` are the result types. Returns
+    ``(operation, body)``: append the body's ops to ``body`` and finish with
+    ``yield_``, or pass ``body=fn`` as for ``local_region``.
+    """
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
+    op, body_block = _hp.add_global_region(block, mesh.name, list(args), list(results))
+    if body is not None:
+        values = body(body_block, *body_block.arguments)
+        if values is None:
+            values = []
+        elif isinstance(values, Value):
+            values = [values]
+        yield_(body_block, list(values))
+    return op, body_block
+
+
+def constrain(ctx, block, value, mesh, placements):
+    """Appends ``dtensor.constrain value [placements]`` (inside a
+    global_region): pins the value's placements; returns the op."""
+    return _hp.add_constrain(block, value, _placements(ctx, mesh, placements))
 
 
 def local_call(func, device_mesh, in_placements=None, out_placements=None,

@@ -128,6 +128,49 @@ def test_build_local_region(ctx):
     assert "shard.all_gather" in str(module)
 
 
+def test_build_global_region(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    sharded = hp.dtensor_type(ctx, (8, 4), "f32", mesh, [hp.Shard(0)])
+    entry = hp.add_function(module, "f", [sharded], [sharded])
+    (x,) = entry.arguments
+
+    def body(block, whole):
+        # The body sees the global tensor, not a block.
+        assert str(whole.type) == "tensor<8x4xf32>"
+        pinned = hp.constrain(ctx, block, whole, mesh, [hp.Replicate()])
+        return hp.add_op(block, "arith.addf", [pinned.results[0]] * 2,
+                         [whole.type]).results
+
+    region, _ = hp.global_region(entry, mesh, [x], [sharded], body=body)
+    hp.add_op(entry, "func.return", region.results, [])
+    module.verify()
+    text = str(module)
+    assert "dtensor.global_region on @tp args(%arg0)" in text
+    assert "dtensor.constrain %arg1 [replicate] : tensor<8x4xf32>" in text
+    module.run("hp-partition")
+    assert "shard.all_gather" in str(module)
+    assert "global_region" not in str(module)
+
+
+def test_global_region_builders_refuse_bad_input(ctx):
+    mesh = hp.DeviceMesh("tp", (2,), ("tp",))
+    module = hp.Module.create(ctx)
+    mesh.add_to(module)
+    sharded = hp.dtensor_type(ctx, (8, 4), "f32", mesh, [hp.Shard(0)])
+    entry = hp.add_function(module, "f", [sharded], [])
+    (x,) = entry.arguments
+    with pytest.raises(TypeError):
+        hp.global_region(entry, "tp", [x], [])
+    _, body = hp.global_region(entry, mesh, [x], [])
+    (whole,) = body.arguments
+    with pytest.raises(ValueError):
+        hp.constrain(ctx, body, whole, mesh, [hp.Replicate(), hp.Replicate()])
+    with pytest.raises(ValueError):  # a DTensor is not a global tensor
+        hp.constrain(ctx, entry, x, mesh, [hp.Replicate()])
+
+
 def test_empty_in_placements_key_is_refused(ctx):
     # The text parser refuses it; a builder can make it, and the verifier
     # refuses it then (its generic form would not re-parse).

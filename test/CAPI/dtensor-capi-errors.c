@@ -502,6 +502,99 @@ static void localRegions(MlirContext ctx, MlirLocation loc) {
   mlirOperationDestroy(fn);
 }
 
+static void globalRegions(MlirContext ctx, MlirLocation loc) {
+  MlirLocation noLoc = {NULL};
+  MlirType f32 = mlirF32TypeGet(ctx);
+  int64_t gshape[1] = {8};
+  MlirAttribute s0 = hpDTensorShardAttrGet(ctx, 0);
+  MlirType global = hpDTensorTypeGet(ctx, 1, gshape, f32, str("mesh"), 1, &s0);
+  MlirOperation fn = makeFunc(ctx, loc, global);
+  MlirValue x = mlirBlockGetArgument(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(fn, 0)), 0);
+  MlirValue noValue = {NULL};
+  MlirType noType = {NULL};
+  MlirAttribute i64 = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 42);
+
+  start();
+  report("global no loc", mlirOperationIsNull(hpDTensorGlobalRegionOpCreate(
+                              noLoc, str("mesh"), 1, &x, 1, &global)));
+  // CHECK: global no loc: null=1 diags=0
+  start();
+  report("global empty mesh", mlirOperationIsNull(hpDTensorGlobalRegionOpCreate(
+                                  loc, str(""), 1, &x, 1, &global)));
+  // CHECK: diag: hpDTensorGlobalRegionOpCreate: mesh must not be empty
+  // CHECK-NEXT: global empty mesh: null=1 diags=1
+  start();
+  report("global args NULL", mlirOperationIsNull(hpDTensorGlobalRegionOpCreate(
+                                 loc, str("mesh"), 2, NULL, 1, &global)));
+  // CHECK: diag: hpDTensorGlobalRegionOpCreate: args is NULL but its count is 2
+  // CHECK-NEXT: global args NULL: null=1 diags=1
+  start();
+  report("global null arg", mlirOperationIsNull(hpDTensorGlobalRegionOpCreate(
+                                loc, str("mesh"), 1, &noValue, 1, &global)));
+  // CHECK: diag: hpDTensorGlobalRegionOpCreate: args entry #0 is null
+  // CHECK-NEXT: global null arg: null=1 diags=1
+  start();
+  report("global null result", mlirOperationIsNull(hpDTensorGlobalRegionOpCreate(
+                                   loc, str("mesh"), 1, &x, 1, &noType)));
+  // CHECK: diag: hpDTensorGlobalRegionOpCreate: resultTypes entry #0 is null
+  // CHECK-NEXT: global null result: null=1 diags=1
+
+  MlirOperation noOp = {NULL};
+  start();
+  report("global body null", mlirBlockIsNull(hpDTensorGlobalRegionOpGetBody(noOp)));
+  // CHECK: global body null: null=1 diags=0
+  start();
+  report("global body of func", mlirBlockIsNull(hpDTensorGlobalRegionOpGetBody(fn)));
+  // CHECK: diag: hpDTensorGlobalRegionOpGetBody: 'func.func' is not a dtensor.global_region
+  // CHECK-NEXT: global body of func: null=1 diags=1
+  MlirOperationState state =
+      mlirOperationStateGet(str("dtensor.global_region"), loc);
+  MlirRegion empty = mlirRegionCreate();
+  mlirOperationStateAddOwnedRegions(&state, 1, &empty);
+  MlirOperation bare = mlirOperationCreate(&state);
+  start();
+  report("global body empty", mlirBlockIsNull(hpDTensorGlobalRegionOpGetBody(bare)));
+  // CHECK: diag: hpDTensorGlobalRegionOpGetBody: the global_region has no body block
+  // CHECK-NEXT: global body empty: null=1 diags=1
+  mlirOperationDestroy(bare);
+
+  MlirAttribute r = hpDTensorReplicateAttrGet(ctx);
+  start();
+  report("constrain no loc", mlirOperationIsNull(hpDTensorConstrainOpCreate(
+                                 noLoc, x, 1, &r)));
+  // CHECK: constrain no loc: null=1 diags=0
+  start();
+  report("constrain null input", mlirOperationIsNull(hpDTensorConstrainOpCreate(
+                                     loc, noValue, 1, &r)));
+  // CHECK: diag: hpDTensorConstrainOpCreate: input is null
+  // CHECK-NEXT: constrain null input: null=1 diags=1
+  start();
+  report("constrain dtensor input", mlirOperationIsNull(hpDTensorConstrainOpCreate(
+                                        loc, x, 1, &r)));
+  // CHECK: diag: hpDTensorConstrainOpCreate: input has type '!dtensor.tensor<8xf32, @mesh, [shard<0>]>', not a ranked tensor
+  // CHECK-NEXT: constrain dtensor input: null=1 diags=1
+  MlirOperation g = hpDTensorGlobalRegionOpCreate(loc, str("mesh"), 1, &x, 0, NULL);
+  MlirValue whole = mlirBlockGetArgument(hpDTensorGlobalRegionOpGetBody(g), 0);
+  start();
+  report("constrain NULL placements", mlirOperationIsNull(hpDTensorConstrainOpCreate(
+                                          loc, whole, 1, NULL)));
+  // CHECK: diag: hpDTensorConstrainOpCreate: placements is NULL but its count is 1
+  // CHECK-NEXT: constrain NULL placements: null=1 diags=1
+  start();
+  report("constrain wrong kind", mlirOperationIsNull(hpDTensorConstrainOpCreate(
+                                     loc, whole, 1, &i64)));
+  // CHECK: diag: hpDTensorConstrainOpCreate: placements entry #0 is 42 : i64, not a placement
+  // CHECK-NEXT: constrain wrong kind: null=1 diags=1
+  start();
+  MlirOperation ok = hpDTensorConstrainOpCreate(loc, whole, 1, &r);
+  report("constrain valid", mlirOperationIsNull(ok));
+  // CHECK: constrain valid: null=0 diags=0
+  mlirOperationDestroy(ok);
+  mlirOperationDestroy(g);
+  mlirOperationDestroy(fn);
+}
+
 static void localCalls(MlirContext ctx, MlirLocation loc) {
   MlirLocation noLoc = {NULL};
   MlirType f32 = mlirF32TypeGet(ctx);
@@ -664,6 +757,7 @@ int main(void) {
   types(ctx);
   meshes(ctx, loc);
   localRegions(ctx, loc);
+  globalRegions(ctx, loc);
   localCalls(ctx, loc);
   yields(ctx, loc);
   parsing(ctx);

@@ -155,6 +155,47 @@ int main(void) {
       false, false, 1, &in);
   mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetTerminator(entry), call);
 
+  // A whole program: a global_region whose body sees x whole, pins it
+  // replicated and doubles it.
+  MlirNamedAttribute globalFnAttrs[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("sym_name")),
+                            mlirStringAttrGet(ctx, str("global"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, str("function_type")),
+                            mlirTypeAttrGet(fnType))};
+  MlirRegion globalFnBody = mlirRegionCreate();
+  MlirBlock globalEntry = mlirBlockCreate(1, &in, &loc);
+  mlirRegionAppendOwnedBlock(globalFnBody, globalEntry);
+  MlirOperationState globalFnState = mlirOperationStateGet(str("func.func"), loc);
+  mlirOperationStateAddAttributes(&globalFnState, 2, globalFnAttrs);
+  mlirOperationStateAddOwnedRegions(&globalFnState, 1, &globalFnBody);
+  mlirBlockAppendOwnedOperation(top, mlirOperationCreate(&globalFnState));
+  MlirValue gx = mlirBlockGetArgument(globalEntry, 0);
+  MlirOperation global =
+      hpDTensorGlobalRegionOpCreate(loc, str("mesh"), 1, &gx, 1, &in);
+  mlirBlockAppendOwnedOperation(globalEntry, global);
+  MlirBlock globalBody = hpDTensorGlobalRegionOpGetBody(global);
+  MlirValue whole = mlirBlockGetArgument(globalBody, 0);
+  mlirTypePrint(mlirValueGetType(whole), print, NULL);
+  printf("\n");
+  // CHECK: tensor<8xf32>
+  MlirAttribute rr[2] = {r, r};
+  MlirOperation pin = hpDTensorConstrainOpCreate(loc, whole, 2, rr);
+  mlirBlockAppendOwnedOperation(globalBody, pin);
+  MlirValue pinned = mlirOperationGetResult(pin, 0);
+  MlirValue pp[2] = {pinned, pinned};
+  MlirOperationState gadd = mlirOperationStateGet(str("arith.addf"), loc);
+  mlirOperationStateAddOperands(&gadd, 2, pp);
+  MlirType wholeType = mlirValueGetType(whole);
+  mlirOperationStateAddResults(&gadd, 1, &wholeType);
+  MlirOperation gaddOp = mlirOperationCreate(&gadd);
+  mlirBlockAppendOwnedOperation(globalBody, gaddOp);
+  MlirValue gsum = mlirOperationGetResult(gaddOp, 0);
+  mlirBlockAppendOwnedOperation(globalBody, hpDTensorYieldOpCreate(loc, 1, &gsum));
+  MlirValue gout = mlirOperationGetResult(global, 0);
+  MlirOperationState gret = mlirOperationStateGet(str("func.return"), loc);
+  mlirOperationStateAddOperands(&gret, 1, &gout);
+  mlirBlockAppendOwnedOperation(globalEntry, mlirOperationCreate(&gret));
+
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   printf("verified: %d\n", mlirOperationVerify(moduleOp));
   // CHECK: verified: 1
@@ -166,6 +207,8 @@ int main(void) {
   // CHECK: dtensor.yield
   // CHECK: dtensor.local_call @keep(%{{.*}}) on @mesh out_placements = [shard<0>, replicate]
   // CHECK: func.func private @keep(tensor<4xf32> {dtensor.arg_name = "x"}) -> tensor<4xf32>
+  // CHECK: dtensor.global_region on @mesh args(%{{.*}}) : (!dtensor.tensor<8xf32, @mesh, [shard<0>, replicate]>) -> !dtensor.tensor<8xf32, @mesh, [shard<0>, replicate]> {
+  // CHECK: dtensor.constrain %{{.*}} [replicate, replicate] : tensor<8xf32>
 
   /* Run the hp-partition pipeline. */
   MlirPassManager pm = mlirPassManagerCreate(ctx);
@@ -181,6 +224,11 @@ int main(void) {
   // CHECK: shard.grid @mesh(shape = 2x2)
   // CHECK: func.func @double(%{{.*}}: tensor<4xf32> {dtensor.sharding = #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8]>})
   // CHECK: arith.addf
+  // The global program: gathered, doubled whole, its block kept.
+  // CHECK: func.func @global(%{{.*}}: tensor<4xf32>
+  // CHECK: shard.all_gather
+  // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<8xf32>
+  // CHECK-NOT: dtensor.
 
   mlirPassManagerDestroy(pm);
   mlirModuleDestroy(module);
