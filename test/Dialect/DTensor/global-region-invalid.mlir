@@ -212,3 +212,54 @@ func.func @local_result_type(%x: !dtensor.tensor<8x4xf32, @tp, [shard<0>]>) {
   }
   return
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+func.func @local_in_layout(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) {
+  dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> () {
+  ^bb0(%g: tensor<8xf32>):
+    // expected-error @+1 {{operand #0 ('g'): dtensor type: shard dim 7 is out of range for a tensor of rank 1}}
+    %p = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<7>]} out_placements = [shard<0>]
+        : (tensor<8xf32>) -> tensor<8xf32> {
+    ^bb0(%l: tensor<2xf32>):
+      dtensor.yield %l : tensor<2xf32>
+    }
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+func.func @local_out_layout(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) {
+  dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> () {
+  ^bb0(%g: tensor<8xf32>):
+    // expected-error @+1 {{result #0: dtensor type: shard dim 3 is out of range for a tensor of rank 1}}
+    %p = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<0>]} out_placements = [shard<3>]
+        : (tensor<8xf32>) -> tensor<8xf32> {
+    ^bb0(%l: tensor<2xf32>):
+      dtensor.yield %l : tensor<2xf32>
+    }
+    dtensor.yield
+  }
+  return
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+func.func @local_element_type(%x: tensor<8xi1>) {
+  dtensor.global_region on @tp args(%x) : (tensor<8xi1>) -> () {
+  ^bb0(%g: tensor<8xi1>):
+    // expected-error @+1 {{operand #0 ('g'): dtensor element type 'i1' is not one NCCL can move}}
+    %p = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<0>]} out_placements = [shard<0>]
+        : (tensor<8xi1>) -> tensor<8xi1> {
+    ^bb0(%l: tensor<2xi1>):
+      dtensor.yield %l : tensor<2xi1>
+    }
+    dtensor.yield
+  }
+  return
+}

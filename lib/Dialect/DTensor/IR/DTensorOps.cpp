@@ -931,6 +931,16 @@ static Type asDTensor(Type type, FlatSymbolRefAttr mesh, ArrayAttr placements) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !placements)
     return type;
+  // verifyGlobalView reports a layout no DTensor can have; here it is only
+  // not built.
+  auto quiet = [&] {
+    InFlightDiagnostic d = emitError(UnknownLoc::get(type.getContext()));
+    d.abandon();
+    return d;
+  };
+  if (failed(DTensorType::verify(quiet, tensor.getShape(),
+                                 tensor.getElementType(), mesh, placements)))
+    return type;
   return DTensorType::get(type.getContext(), tensor.getShape(),
                           tensor.getElementType(), mesh, placements);
 }
@@ -967,21 +977,42 @@ static Contract contractOf(LocalRegionOp op) {
 /// Inside a global_region, a local_region's tensors are global values: each
 /// needs the placements it is laid out with.
 static LogicalResult verifyGlobalView(LocalRegionOp op) {
+  // The layout a declaration gives a global tensor must be a DTensor's.
+  auto verifyLayout = [&](Type type, ArrayAttr placements,
+                          const Twine &what) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !placements)
+      return success();
+    return DTensorType::verify(
+        [&] { return op.emitOpError() << what << ": "; }, tensor.getShape(),
+        tensor.getElementType(), op.getMeshAttr(), placements);
+  };
   for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
-    if (!isa<RankedTensorType>(arg.getType()) ||
-        op.getDeclaredInPlacements(i))
+    StringRef name = cast<StringAttr>(op.getArgNames()[i]).getValue();
+    if (!isa<RankedTensorType>(arg.getType()))
       continue;
-    return op.emitOpError()
-           << "inside a dtensor.global_region every tensor operand needs an "
-              "in_placements list, but operand #"
-           << i << " ('" << cast<StringAttr>(op.getArgNames()[i]).getValue()
-           << "') has none";
+    if (!op.getDeclaredInPlacements(i))
+      return op.emitOpError()
+             << "inside a dtensor.global_region every tensor operand needs an "
+                "in_placements list, but operand #"
+             << i << " ('" << name << "') has none";
+    if (failed(verifyLayout(arg.getType(), op.getDeclaredInPlacements(i),
+                            "operand #" + Twine(i) + " ('" + name + "')")))
+      return failure();
   }
   bool tensorResults =
       llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
   if (tensorResults && !op.getOutPlacementsAttr())
     return op.emitOpError() << "inside a dtensor.global_region tensor results "
                                "need out_placements";
+  ArrayAttr out = op.getOutPlacementsAttr();
+  bool flat = op.hasFlatOutPlacements();
+  if (out && (flat ? op.getNumResults() == 1
+                   : out.size() == op.getNumResults()))
+    for (auto [i, type] : llvm::enumerate(op.getResultTypes()))
+      if (failed(verifyLayout(type, op.getOutPlacementsFor(i),
+                              "result #" + Twine(i))))
+        return failure();
   return success();
 }
 
