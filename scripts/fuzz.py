@@ -40,6 +40,8 @@ PIPELINES = [
     ["--hp-partition=verify-plans latency-bytes=0"],
     ["--hp-lower-to-cpu"],
     ["--dtensor-expand-local-regions"],
+    ["--dtensor-propagate"],
+    ["--dtensor-propagate", "--dtensor-check-contracts"],
     ["--convert-dtensor-to-shard=verify-plans"],
     ["--dtensor-expand-local-regions", "--convert-dtensor-to-shard"],
     ["--canonicalize"],

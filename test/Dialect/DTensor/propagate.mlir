@@ -135,3 +135,26 @@ func.func @nested_local_region(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !
   }
   return %y : !dtensor.tensor<8xf32, @tp, [replicate]>
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// dtensor-expand-local-regions leaves a local_region in a global_region to
+// propagation: its operands are global values, not DTensors.
+// RUN: hp-opt %s -split-input-file -dtensor-expand-local-regions -allow-unregistered-dialect 2>&1 | FileCheck %s --check-prefix=EXPAND
+// EXPAND-LABEL: func.func @expand_leaves_global_view
+// EXPAND: dtensor.global_region
+// EXPAND: dtensor.local_region on @tp args(%{{.*}} as "g") in_placements = {g = [shard<0>]}
+func.func @expand_leaves_global_view(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8xf32>):
+    %l = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<0>]} out_placements = [shard<0>] : (tensor<8xf32>) -> tensor<8xf32> {
+    ^bb0(%a: tensor<2xf32>):
+      %d = arith.addf %a, %a : tensor<2xf32>
+      dtensor.yield %d : tensor<2xf32>
+    }
+    dtensor.yield %l : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
+}

@@ -24,6 +24,10 @@ struct ExpandLocalRegion : OpRewritePattern<LocalRegionOp> {
 
   LogicalResult matchAndRewrite(LocalRegionOp op,
                                 PatternRewriter &rewriter) const override {
+    // In a global_region its operands are global values whose layouts
+    // dtensor-propagate sets; it is expanded once propagation rewrote it.
+    if (op.isGlobalView())
+      return rewriter.notifyMatchFailure(op, "in a global_region");
     Location loc = op.getLoc();
     Block &body = op.getBodyBlock();
     SmallVector<Value> entryValues;
