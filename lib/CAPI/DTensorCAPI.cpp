@@ -480,24 +480,30 @@ MlirOperation hpDTensorLocalRegionOpCreate(
   return wrap(op.getOperation());
 }
 
-MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op) {
+/// The body block of a region op of kind `OpTy` (`what` names it), with a
+/// diagnostic for another op or one built without its block (through
+/// mlirOperationCreate, say).
+template <typename OpTy>
+static MlirBlock regionBody(MlirOperation op, StringRef fn, StringRef what) {
   if (mlirOperationIsNull(op))
     return {nullptr};
   Operation *operation = unwrap(op);
-  auto region = dyn_cast<LocalRegionOp>(operation);
+  auto region = dyn_cast<OpTy>(operation);
   if (!region) {
-    misuse(operation->getContext(), __func__)
-        << "'" << operation->getName() << "' is not a dtensor.local_region";
+    misuse(operation->getContext(), fn)
+        << "'" << operation->getName() << "' is not a dtensor." << what;
     return {nullptr};
   }
-  // A local_region built through mlirOperationCreate may lack its region or
-  // block.
   if (operation->getNumRegions() != 1 || region.getBody().empty()) {
-    misuse(operation->getContext(), __func__)
-        << "the local_region has no body block";
+    misuse(operation->getContext(), fn)
+        << "the " << what << " has no body block";
     return {nullptr};
   }
   return wrap(&region.getBody().front());
+}
+
+MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op) {
+  return regionBody<LocalRegionOp>(op, __func__, "local_region");
 }
 
 MlirOperation hpDTensorLocalCallOpCreate(
@@ -621,21 +627,7 @@ MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
 }
 
 MlirBlock hpDTensorGlobalRegionOpGetBody(MlirOperation op) {
-  if (mlirOperationIsNull(op))
-    return {nullptr};
-  Operation *operation = unwrap(op);
-  auto region = dyn_cast<GlobalRegionOp>(operation);
-  if (!region) {
-    misuse(operation->getContext(), __func__)
-        << "'" << operation->getName() << "' is not a dtensor.global_region";
-    return {nullptr};
-  }
-  if (operation->getNumRegions() != 1 || region.getBody().empty()) {
-    misuse(operation->getContext(), __func__)
-        << "the global_region has no body block";
-    return {nullptr};
-  }
-  return wrap(&region.getBody().front());
+  return regionBody<GlobalRegionOp>(op, __func__, "global_region");
 }
 
 MlirOperation hpDTensorConstrainOpCreate(MlirLocation loc, MlirValue input,

@@ -237,6 +237,17 @@ def _region_placements(ctx, mesh, in_placements, out_placements):
     return ins, outs, flat
 
 
+def _build_body(body_block, body):
+    """Runs ``body(body_block, *arguments)`` and yields what it returns (a
+    Value, a list of them, or None for nothing)."""
+    values = body(body_block, *body_block.arguments)
+    if values is None:
+        values = []
+    elif isinstance(values, Value):
+        values = [values]
+    yield_(body_block, list(values))
+
+
 def local_region(ctx, block, mesh, args, results, in_placements=None,
                  out_placements=None, redistribute_inputs=False, body=None):
     """Appends a ``dtensor.local_region`` to ``block``.
@@ -254,12 +265,7 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
                                           ins, outs, flat, redistribute_inputs,
                                           list(results))
     if body is not None:
-        values = body(body_block, *body_block.arguments)
-        if values is None:
-            values = []
-        elif isinstance(values, Value):
-            values = [values]
-        yield_(body_block, list(values))
+        _build_body(body_block, body)
     return op, body_block
 
 
@@ -276,12 +282,7 @@ def global_region(block, mesh, args, results, body=None):
         raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
     op, body_block = _hp.add_global_region(block, mesh.name, list(args), list(results))
     if body is not None:
-        values = body(body_block, *body_block.arguments)
-        if values is None:
-            values = []
-        elif isinstance(values, Value):
-            values = [values]
-        yield_(body_block, list(values))
+        _build_body(body_block, body)
     return op, body_block
 
 
