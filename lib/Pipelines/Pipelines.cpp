@@ -28,7 +28,13 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
   // Function-local passes run per function: smaller worklists, better
   // locality, and parallel on several cores.
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
-  perFunction.addPass(dtensor::createDTensorPropagate());
+  dtensor::DTensorPropagateOptions propagate;
+  propagate.latencyBytes = options.latencyBytes;
+  propagate.axisWeights = llvm::to_vector(options.axisWeights);
+  propagate.flopBytes = options.flopBytes;
+  propagate.printStrategies = options.printStrategies;
+  propagate.warnGatherBytes = options.warnGatherBytes;
+  perFunction.addPass(dtensor::createDTensorPropagate(propagate));
   perFunction.addPass(dtensor::createDTensorCheckContracts());
   perFunction.addPass(dtensor::createDTensorExpandLocalRegions());
   perFunction.addPass(createCanonicalizerPass());

@@ -36,6 +36,21 @@ struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
       *this, "verify-plans",
       llvm::cl::desc("Check every redistribute plan by simulation"),
       llvm::cl::init(false)};
+  OptionsBase::Option<double> flopBytes{
+      *this, "flop-bytes",
+      llvm::cl::desc("dtensor-propagate: bytes of communication worth one "
+                     "flop"),
+      llvm::cl::init(4.5e-4)};
+  OptionsBase::Option<bool> printStrategies{
+      *this, "print-strategies",
+      llvm::cl::desc("dtensor-propagate: remark each op's strategy and each "
+                     "redistribute's cause"),
+      llvm::cl::init(false)};
+  OptionsBase::Option<uint64_t> warnGatherBytes{
+      *this, "warn-gather-bytes",
+      llvm::cl::desc("dtensor-propagate: warn when a whole tensor of at least "
+                     "this many bytes is gathered (0: never)"),
+      llvm::cl::init(67108864)};
 };
 
 /// Options of `hp-partition` and `hp-lower-to-cpu`.
@@ -55,6 +70,9 @@ struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
     printPlans = other.printPlans;
     verifyPlans = other.verifyPlans;
     printTotals = other.printTotals;
+    flopBytes = other.flopBytes;
+    printStrategies = other.printStrategies;
+    warnGatherBytes = other.warnGatherBytes;
   }
 };
 

@@ -41,37 +41,13 @@ struct MeshTable {
   }
 };
 
-plan::Placement toPlanPlacement(Attribute attr) {
-  if (auto shard = dyn_cast<ShardAttr>(attr))
-    return plan::Placement::shard(shard.getDim());
-  if (auto strided = dyn_cast<StridedShardAttr>(attr))
-    return plan::Placement::stridedShard(strided.getDim(),
-                                         strided.getSplitFactor());
-  if (auto partial = dyn_cast<PartialAttr>(attr))
-    return plan::Placement::partial(
-        static_cast<int64_t>(partial.getReduceOp()));
-  return plan::Placement::replicate();
-}
-
-static_assert(static_cast<int64_t>(ReduceOp::Sum) == 0 &&
-                  static_cast<int64_t>(ReduceOp::Avg) == 1 &&
-                  static_cast<int64_t>(ReduceOp::Max) == 2 &&
-                  static_cast<int64_t>(ReduceOp::Min) == 3 &&
-                  static_cast<int64_t>(ReduceOp::Prod) == 4,
-              "the planner names reduce ops by these values");
-
 plan::Problem problemOf(RedistributeOp op, const MeshInfo &mesh) {
   DTensorType from = op.getInput().getType(), to = op.getType();
-  plan::Problem problem;
-  problem.globalShape.assign(from.getShape().begin(), from.getShape().end());
-  problem.meshShape.assign(mesh.shape.begin(), mesh.shape.end());
-  problem.elementBytes = std::max<int64_t>(
-      1, from.getElementType().getIntOrFloatBitWidth() / 8);
-  if (auto i = dyn_cast<IntegerType>(from.getElementType()))
-    problem.arithmetic = i.isUnsigned() ? plan::Arithmetic::UnsignedInt
-                                        : plan::Arithmetic::SignedInt;
-  problem.source = llvm::map_to_vector(from.getPlacements(), toPlanPlacement);
-  problem.target = llvm::map_to_vector(to.getPlacements(), toPlanPlacement);
+  plan::Problem problem = planTensor(
+      RankedTensorType::get(from.getShape(), from.getElementType()),
+      mesh.shape);
+  problem.source = toPlanPlacements(from.getPlacements());
+  problem.target = toPlanPlacements(to.getPlacements());
   return problem;
 }
 

@@ -13,6 +13,7 @@
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/IRArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -24,68 +25,9 @@
 
 using namespace mlir;
 using namespace hp::dtensor;
+using hp::IRArith;
 
 namespace {
-
-/// Index arithmetic on OpFoldResults that folds constants: the layout
-/// model's templates evaluated at compile time where sizes are static and in
-/// the emitted code where they depend on the rank's coordinate.
-struct IRArith {
-  OpBuilder &b;
-  Location loc;
-  using Value = OpFoldResult;
-
-  Value cst(int64_t v) { return b.getIndexAttr(v); }
-  std::optional<int64_t> constant(Value v) { return getConstantIntValue(v); }
-  mlir::Value val(Value v) { return getValueOrCreateConstantIndexOp(b, loc, v); }
-
-  template <typename Op, typename F>
-  Value binary(Value x, Value y, F fold) {
-    auto cx = constant(x), cy = constant(y);
-    if (cx && cy)
-      return cst(fold(*cx, *cy));
-    return Op::create(b, loc, val(x), val(y)).getResult();
-  }
-  Value add(Value x, Value y) {
-    if (constant(y) == 0)
-      return x;
-    return binary<arith::AddIOp>(x, y, [](int64_t u, int64_t v) { return u + v; });
-  }
-  Value sub(Value x, Value y) {
-    if (constant(y) == 0)
-      return x;
-    return binary<arith::SubIOp>(x, y, [](int64_t u, int64_t v) { return u - v; });
-  }
-  Value mul(Value x, Value y) {
-    if (constant(y) == 1)
-      return x;
-    if (constant(x) == 1)
-      return y;
-    return binary<arith::MulIOp>(x, y, [](int64_t u, int64_t v) { return u * v; });
-  }
-  Value min(Value x, Value y) {
-    return binary<arith::MinSIOp>(x, y, [](int64_t u, int64_t v) { return std::min(u, v); });
-  }
-  Value max(Value x, Value y) {
-    return binary<arith::MaxSIOp>(x, y, [](int64_t u, int64_t v) { return std::max(u, v); });
-  }
-  /// Non-negative operands only (sizes and indices).
-  Value div(Value x, Value y) {
-    if (constant(y) == 1)
-      return x;
-    return binary<arith::DivUIOp>(x, y, [](int64_t u, int64_t v) { return u / v; });
-  }
-  Value rem(Value x, Value y) {
-    return binary<arith::RemUIOp>(x, y, [](int64_t u, int64_t v) { return u % v; });
-  }
-  Value ceilDiv(Value x, int64_t n) {
-    if (n == 1)
-      return x;
-    if (auto c = constant(x))
-      return cst(*c / n + (*c % n != 0));
-    return arith::CeilDivUIOp::create(b, loc, val(x), val(cst(n))).getResult();
-  }
-};
 
 using Piece = std::pair<OpFoldResult, OpFoldResult>;
 

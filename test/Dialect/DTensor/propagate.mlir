@@ -1,21 +1,19 @@
 // RUN: hp-opt %s -dtensor-propagate -split-input-file -verify-diagnostics | FileCheck %s
 
-// Every op runs replicated: a run of ops is one local_region on whole
-// tensors, the operands redistributed to replicate, the results to the
-// placements the region's result types name.
-
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
+// Elementwise ops on values split alike stay split: no redistribute, one
+// local_region per op on the local blocks.
 // CHECK-LABEL: func.func @run
 // CHECK-SAME: (%[[X:.*]]: !dtensor.tensor<8xf32, @tp, [shard<0>]>)
-// CHECK: %[[R:.*]] = dtensor.redistribute %[[X]] : !dtensor.tensor<8xf32, @tp, [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
-// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[R]] as "a0") out_placements = {{\[}}[replicate]] : (!dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
-// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<8xf32>):
-// CHECK-NEXT: %[[D:.*]] = arith.addf %[[A]], %[[A]] : tensor<8xf32>
-// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[D]], %[[A]] : tensor<8xf32>
-// CHECK-NEXT: dtensor.yield %[[M]] : tensor<8xf32>
-// CHECK: %[[Y:.*]] = dtensor.redistribute %[[L]] : !dtensor.tensor<8xf32, @tp, [replicate]> -> !dtensor.tensor<8xf32, @tp, [shard<0>]>
-// CHECK: return %[[Y]]
+// CHECK-NOT: dtensor.redistribute
+// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[X]] as "a0", %[[X]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2xf32>, %[[B:.*]]: tensor<2xf32>):
+// CHECK-NEXT: arith.addf %[[A]], %[[B]] : tensor<2xf32>
+// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%[[L]] as "a0", %[[X]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<2xf32>
+// CHECK-NOT: dtensor.redistribute
+// CHECK: return %[[M]]
 // CHECK-NOT: dtensor.global_region
 func.func @run(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
@@ -31,17 +29,20 @@ func.func @run(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
-// A constraint redistributes; a local_region in global view gets its
-// operands in its in_placements and its results laid out as its
-// out_placements say; the ops after it form another run.
+// A constraint pins its value: the addf before it runs split like it; a
+// local_region in global view gets its operands in its in_placements and
+// lays its results out as its out_placements say; the mulf after it
+// multiplies two partial sums, which is not linear, so it runs replicated.
 // CHECK-LABEL: func.func @constrain_and_local
-// CHECK: %[[L1:.*]] = dtensor.local_region on @tp args(%{{.*}} as "a0") out_placements = {{\[}}[replicate]]
-// CHECK: %[[C:.*]] = dtensor.redistribute %[[L1]] : !dtensor.tensor<8x4xf32, @tp, [replicate]> -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
-// CHECK: %[[IN:.*]] = dtensor.redistribute %[[C]] : !dtensor.tensor<8x4xf32, @tp, [shard<0>]> -> !dtensor.tensor<8x4xf32, @tp, [shard<1>]>
+// CHECK: %[[C:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8x4xf32, @tp, [replicate]> -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
+// CHECK: %[[L1:.*]] = dtensor.local_region on @tp args(%[[C]] as "a0", %[[C]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<2x4xf32>
+// CHECK: %[[IN:.*]] = dtensor.redistribute %[[L1]] : !dtensor.tensor<8x4xf32, @tp, [shard<0>]> -> !dtensor.tensor<8x4xf32, @tp, [shard<1>]>
 // CHECK: %[[L2:.*]] = dtensor.local_region on @tp args(%[[IN]] as "h") in_placements = {h = [shard<1>]} out_placements = [partial<sum>] : (!dtensor.tensor<8x4xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8x4xf32, @tp, [partial<sum>]> {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x1xf32>):
 // CHECK: %[[R2:.*]] = dtensor.redistribute %[[L2]] : !dtensor.tensor<8x4xf32, @tp, [partial<sum>]> -> !dtensor.tensor<8x4xf32, @tp, [replicate]>
-// CHECK: dtensor.local_region on @tp args(%[[R2]] as "a0")
+// CHECK: dtensor.local_region on @tp args(%[[R2]] as "a0", %[[R2]] as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<8x4xf32>
 func.func @constrain_and_local(%x: !dtensor.tensor<8x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
   ^bb0(%g: tensor<8x4xf32>):
@@ -66,16 +67,17 @@ func.func @constrain_and_local(%x: !dtensor.tensor<8x4xf32, @tp, [replicate]>) -
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
-// Code on no global tensor (constants, scalars) runs in front of the
-// region on every rank; a plain tensor result is the whole value on every
-// rank; a scalar operand passes through.
+// Code on no global tensor (constants, empty tensors, scalars) runs in front
+// of the region on every rank; a plain tensor result is the whole value on
+// every rank; a scalar operand passes through.
 // CHECK-LABEL: func.func @constants_and_plain_results
 // CHECK-SAME: (%[[S:.*]]: f32)
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
-// CHECK: %[[F:.*]] = linalg.fill ins(%[[S]] : f32) outs(%[[E]] : tensor<4xf32>) -> tensor<4xf32>
-// CHECK: %[[FD:.*]] = dtensor.from_local %[[F]] : tensor<4xf32> -> !dtensor.tensor<4xf32, @tp, [replicate]>
-// CHECK: %[[SH:.*]] = dtensor.redistribute %[[FD]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
-// CHECK: %[[PL:.*]] = dtensor.to_local %[[FD]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> tensor<4xf32>
+// CHECK: %[[ED:.*]] = dtensor.from_local %[[E]] : tensor<4xf32> -> !dtensor.tensor<4xf32, @tp, [replicate]>
+// CHECK: %[[F:.*]] = dtensor.local_region on @tp args(%[[ED]] as "a0", %[[S]] as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: linalg.fill
+// CHECK: %[[SH:.*]] = dtensor.redistribute %[[F]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
+// CHECK: %[[PL:.*]] = dtensor.to_local %[[F]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> tensor<4xf32>
 // CHECK: return %[[SH]], %[[PL]], %[[S]]
 func.func @constants_and_plain_results(%s: f32) -> (!dtensor.tensor<4xf32, @tp, [shard<0>]>, tensor<4xf32>, f32) {
   %y, %t, %so = dtensor.global_region on @tp args(%s) : (f32) -> (!dtensor.tensor<4xf32, @tp, [shard<0>]>, tensor<4xf32>, f32) {
@@ -91,10 +93,12 @@ func.func @constants_and_plain_results(%s: f32) -> (!dtensor.tensor<4xf32, @tp, 
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
-// Values used inside a loop body come in as region operands; a constraint
-// inside the loop is the identity on replicated values.
+// An op with no sharding rule (a loop) runs replicated, with a remark: the
+// tensors its body reads from above come in as region operands, and a
+// constraint inside it is the identity on replicated values.
 // CHECK-LABEL: func.func @loop
-// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0")
+// CHECK: %[[R:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8xf32, @tp, [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
+// CHECK: dtensor.local_region on @tp args(%[[R]] as "a0", %[[R]] as "a1", %{{.*}} as "a2", %{{.*}} as "a3", %{{.*}} as "a4")
 // CHECK: scf.for
 // CHECK-NOT: dtensor.constrain
 // CHECK: arith.addf
@@ -104,6 +108,7 @@ func.func @loop(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<
     %c0 = arith.constant 0 : index
     %c3 = arith.constant 3 : index
     %c1 = arith.constant 1 : index
+    // expected-remark @+1 {{runs replicated (a region that reads tensors from above): dtensor-propagate gives every operand and result `replicate`}}
     %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %g) -> tensor<8xf32> {
       %a = arith.addf %acc, %g : tensor<8xf32>
       %p = dtensor.constrain %a [replicate] : tensor<8xf32>
@@ -158,3 +163,145 @@ func.func @expand_leaves_global_view(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>
   }
   return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A sharded reduction loop leaves partial results of the combiner's kind;
+// the init is made partial locally (the op's identity off its block).
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: %[[I:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8xf32, @tp, [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [partial<max>]>
+// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%{{.*}} as "a0", %[[I]] as "a1") out_placements = {{\[}}[partial<max>]]
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x4xf32>, %{{.*}}: tensor<8xf32>):
+// CHECK: linalg.reduce
+// CHECK: dtensor.redistribute %[[M]] : !dtensor.tensor<8xf32, @tp, [partial<max>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
+func.func @reduce_max(%x: !dtensor.tensor<8x16xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x16xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  ^bb0(%g: tensor<8x16xf32>):
+    %ninf = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<8xf32>
+    %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    %m = linalg.reduce ins(%g : tensor<8x16xf32>) outs(%f : tensor<8xf32>) dimensions = [1]
+      (%in: f32, %acc: f32) {
+        %mx = arith.maximumf %in, %acc : f32
+        linalg.yield %mx : f32
+      }
+    dtensor.yield %m : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// Partial sums pass through bodies linear in them (times a replicated
+// value, negation): nothing moves.
+// CHECK-LABEL: func.func @linear
+// CHECK-NOT: dtensor.redistribute
+// CHECK: out_placements = {{\[}}[partial<sum>]]
+// CHECK: arith.mulf
+// CHECK: out_placements = {{\[}}[partial<sum>]]
+// CHECK: arith.negf
+// CHECK-NOT: dtensor.redistribute
+// CHECK: return
+func.func @linear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
+    %m = arith.mulf %g, %gw : tensor<8xf32>
+    %n = arith.negf %m : tensor<8xf32>
+    dtensor.yield %n : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// exp is not linear: the partial sum is reduced first (scattered, since
+// the result is split).
+// CHECK-LABEL: func.func @nonlinear
+// CHECK: %[[S:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8xf32, @tp, [partial<sum>]> -> !dtensor.tensor<8xf32, @tp, [shard<0>]>
+// CHECK: dtensor.local_region on @tp args(%[[S]] as "a0") out_placements = {{\[}}[shard<0>]]
+// CHECK: math.exp %{{.*}} : tensor<2xf32>
+func.func @nonlinear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8xf32>):
+    %m = math.exp %g : tensor<8xf32>
+    dtensor.yield %m : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// linalg.index of a sharded loop gets the rank's offset: coordinate * 2.
+// CHECK-LABEL: func.func @index
+// CHECK: dtensor.local_region
+// CHECK: %[[C:.*]] = dtensor.axis_index @tp "tp" : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[C]], %{{.*}} : index
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: arith.addi %[[I]], %{{.*}} : index
+func.func @index(%x: !dtensor.tensor<8x6xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x6xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x6xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x6xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8x6xf32>):
+    %e = tensor.empty() : tensor<8x6xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<8x6xf32>) outs(%e : tensor<8x6xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %i = linalg.index 0 : index
+      %ii = arith.index_cast %i : index to i64
+      %fi = arith.sitofp %ii : i64 to f32
+      %s = arith.addf %in, %fi : f32
+      linalg.yield %s : f32
+    } -> tensor<8x6xf32>
+    dtensor.yield %r : tensor<8x6xf32>
+  }
+  return %y : !dtensor.tensor<8x6xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// expand_shape carries a split to the outer dim of its group.
+// CHECK-LABEL: func.func @heads
+// CHECK-NOT: dtensor.redistribute
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [16, 1, 8] : tensor<16x8xf32> into tensor<16x1x8xf32>
+func.func @heads(%x: !dtensor.tensor<16x32xf32, @tp, [shard<1>]>) -> !dtensor.tensor<16x4x8xf32, @tp, [shard<1>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<16x32xf32, @tp, [shard<1>]>) -> !dtensor.tensor<16x4x8xf32, @tp, [shard<1>]> {
+  ^bb0(%g: tensor<16x32xf32>):
+    %h = tensor.expand_shape %g [[0], [1, 2]] output_shape [16, 4, 8] : tensor<16x32xf32> into tensor<16x4x8xf32>
+    dtensor.yield %h : tensor<16x4x8xf32>
+  }
+  return %y : !dtensor.tensor<16x4x8xf32, @tp, [shard<1>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A dynamic shape cannot be a DTensor between ops: the body runs
+// replicated in one region.
+// CHECK-LABEL: func.func @dynamic
+// CHECK: dtensor.redistribute %{{.*}} [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
+// CHECK: dtensor.local_region
+// CHECK: tensor.cast
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<?xf32>
+func.func @dynamic(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  // expected-remark @+1 {{runs replicated: a value in its body cannot be a DTensor}}
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8xf32>):
+    %d = tensor.cast %g : tensor<8xf32> to tensor<?xf32>
+    %a = arith.addf %d, %d : tensor<?xf32>
+    %s = tensor.cast %a : tensor<?xf32> to tensor<8xf32>
+    dtensor.yield %s : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
+}
+

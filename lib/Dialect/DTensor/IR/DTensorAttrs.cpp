@@ -2,6 +2,7 @@
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -295,4 +296,60 @@ bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
     }
   }
   return true;
+}
+
+static_assert(static_cast<int64_t>(ReduceOp::Sum) == 0 &&
+                  static_cast<int64_t>(ReduceOp::Avg) == 1 &&
+                  static_cast<int64_t>(ReduceOp::Max) == 2 &&
+                  static_cast<int64_t>(ReduceOp::Min) == 3 &&
+                  static_cast<int64_t>(ReduceOp::Prod) == 4,
+              "the planner names reduce ops by these values");
+
+SmallVector<plan::Placement, 4> hp::dtensor::toPlanPlacements(ArrayAttr list) {
+  return llvm::map_to_vector<4>(list, [](Attribute attr) {
+    if (auto shard = dyn_cast<ShardAttr>(attr))
+      return plan::Placement::shard(shard.getDim());
+    if (auto strided = dyn_cast<StridedShardAttr>(attr))
+      return plan::Placement::stridedShard(strided.getDim(),
+                                           strided.getSplitFactor());
+    if (auto partial = dyn_cast<PartialAttr>(attr))
+      return plan::Placement::partial(
+          static_cast<int64_t>(partial.getReduceOp()));
+    return plan::Placement::replicate();
+  });
+}
+
+ArrayAttr hp::dtensor::toPlacementsAttr(MLIRContext *ctx,
+                                        ArrayRef<plan::Placement> placements) {
+  SmallVector<Attribute> attrs;
+  for (const plan::Placement &p : placements) {
+    switch (p.kind) {
+    case plan::Placement::Replicate:
+      attrs.push_back(ReplicateAttr::get(ctx));
+      break;
+    case plan::Placement::Shard:
+      attrs.push_back(ShardAttr::get(ctx, p.arg));
+      break;
+    case plan::Placement::StridedShard:
+      attrs.push_back(StridedShardAttr::get(ctx, p.arg, p.splitFactor));
+      break;
+    case plan::Placement::Partial:
+      attrs.push_back(PartialAttr::get(ctx, static_cast<ReduceOp>(p.arg)));
+      break;
+    }
+  }
+  return ArrayAttr::get(ctx, attrs);
+}
+
+plan::Problem hp::dtensor::planTensor(ShapedType type,
+                                      ArrayRef<int64_t> meshShape) {
+  plan::Problem problem;
+  problem.globalShape.assign(type.getShape().begin(), type.getShape().end());
+  problem.meshShape.assign(meshShape.begin(), meshShape.end());
+  problem.elementBytes =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  if (auto i = dyn_cast<IntegerType>(type.getElementType()))
+    problem.arithmetic = i.isUnsigned() ? plan::Arithmetic::UnsignedInt
+                                        : plan::Arithmetic::SignedInt;
+  return problem;
 }

@@ -1,20 +1,27 @@
 //===- Propagate.cpp - global regions into local regions ------------------===//
 //
-// A global_region holds ordinary ops on global tensors. Every op is given a
-// strategy (placements for its operands and results) and the region becomes
-// validate-view IR: local_regions for the ops, redistributes between them.
-// The strategy here is the replicated one, right for any op: propagation by
-// cost is the next step (docs/DTensorDialect.md, "Whole programs").
+// A global_region holds ordinary ops on global tensors. Each op gets its
+// strategies (Strategies.h), the chooser picks one per op by cost
+// (StrategyChooser.h), and the region becomes validate-view IR: one
+// local_region per op on local tensors, redistributes where placements
+// change. docs/Propagation.md has the rules.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Dialect/DTensor/Transforms/Strategies.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/IRArith.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
 
 namespace hp::dtensor {
 #define GEN_PASS_DEF_DTENSORPROPAGATE
@@ -23,15 +30,33 @@ namespace hp::dtensor {
 
 using namespace mlir;
 using namespace hp::dtensor;
+using propagation::Graph;
+using propagation::Placements;
+using propagation::Strategy;
 
 namespace {
 
-/// Rewrites one global_region, op by op, in front of it.
+/// `v` printed with printf format `f` (diagnostics take no format objects).
+std::string num(const char *f, double v) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format(f, v);
+  return s;
+}
+
+struct PropagateSettings {
+  propagation::Options chooser;
+  bool printStrategies = false;
+  uint64_t warnGatherBytes = 0;
+};
+
+/// Rewrites one global_region in front of it.
 class RegionLowering {
 public:
-  RegionLowering(GlobalRegionOp region, const MeshInfo &mesh)
+  RegionLowering(GlobalRegionOp region, const MeshInfo &mesh,
+                 const PropagateSettings &settings)
       : region(region), b(region), loc(region.getLoc()),
-        meshName(region.getMeshAttr()), mesh(mesh) {
+        meshName(region.getMeshAttr()), mesh(mesh), settings(settings),
+        costs(settings.chooser.planner) {
     SmallVector<Attribute> r(mesh.getRank(), ReplicateAttr::get(ctx()));
     replicated = b.getArrayAttr(r);
   }
@@ -41,39 +66,494 @@ public:
 private:
   MLIRContext *ctx() { return region.getContext(); }
 
-  /// `v` (a body value) as a DTensor laid out with `placements`.
-  Value dtensorOf(Value v, ArrayAttr placements) {
-    Value o = outer.lookup(v);
-    // A per-rank tensor the same on every rank: replicated, wrapped once.
-    if (auto plain = dyn_cast<RankedTensorType>(o.getType())) {
-      o = FromLocalOp::create(b, loc, typeOf(plain, replicated), o);
-      outer.map(v, o);
-    }
-    auto type = cast<DTensorType>(o.getType());
-    if (type.getPlacements() == placements)
-      return o;
-    return RedistributeOp::create(b, loc, type.withPlacements(placements), o);
-  }
+  LogicalResult build();
+  int64_t addValue(Value v, Placements source, int64_t producer = -1,
+                   int64_t producerResult = -1);
+  int64_t addNode(Operation *op, std::vector<Strategy> strategies);
+  LogicalResult lowerPlaced(const propagation::Solution &solution);
+  LogicalResult lowerReplicated();
+  LogicalResult lowerRun(ArrayRef<Operation *> run);
+  void lowerOp(Operation *op, const Strategy &s);
+  void lowerLocalRegion(LocalRegionOp op);
+  void lowerYield(YieldOp yield);
+  void printStrategy(Operation *op, const Strategy &s);
+  void printSummary(const propagation::Solution &solution);
+
+  /// `v` (a body value) as a DTensor laid out with `placements`; `cause`
+  /// and `what` say which use asked for it (remarks and warnings).
+  Value dtensorOf(Value v, ArrayAttr placements, Operation *cause = nullptr,
+                  const Twine &what = "");
   DTensorType typeOf(RankedTensorType global, ArrayAttr placements) {
     return DTensorType::get(ctx(), global.getShape(), global.getElementType(),
                             meshName, placements);
   }
-
-  LogicalResult lowerRun(ArrayRef<Operation *> run);
-  void lowerLocalRegion(LocalRegionOp op);
-  void lowerYield(YieldOp yield);
+  ArrayAttr attrOf(ArrayRef<plan::Placement> placements) {
+    return toPlacementsAttr(ctx(), placements);
+  }
 
   GlobalRegionOp region;
   OpBuilder b;
   Location loc;
   FlatSymbolRefAttr meshName;
   MeshInfo mesh;
+  const PropagateSettings &settings;
+  propagation::RedistributeCosts costs;
   ArrayAttr replicated;
   /// Body values to the values standing for them in front of the region: a
   /// DTensor for a global tensor (or a plain tensor the same on every rank),
   /// the value itself for anything else.
   IRMapping outer;
+  /// Redistributes made so far, by body value and placements.
+  llvm::DenseMap<std::pair<Value, Attribute>, Value> moved;
+  int64_t numRedistributes = 0;
+
+  Graph graph;
+  llvm::DenseMap<Value, int64_t> valueIndex;
+  SmallVector<Operation *> nodeOps;
+  llvm::DenseMap<Operation *, int64_t> nodeOf;
 };
+
+int64_t RegionLowering::addValue(Value v, Placements source, int64_t producer,
+                                 int64_t producerResult) {
+  Graph::Value value;
+  value.tensor = planTensor(cast<ShapedType>(v.getType()), mesh.shape);
+  value.source = std::move(source);
+  value.producer = producer;
+  value.producerResult = producerResult;
+  valueIndex[v] = graph.values.size();
+  graph.values.push_back(std::move(value));
+  return graph.values.size() - 1;
+}
+
+int64_t RegionLowering::addNode(Operation *op,
+                                std::vector<Strategy> strategies) {
+  int64_t n = graph.nodes.size();
+  Graph::Node node;
+  for (auto [i, v] : llvm::enumerate(strategyOperands(op))) {
+    int64_t value = valueIndex.lookup(v);
+    node.operands.push_back(value);
+    graph.values[value].uses.push_back({n, static_cast<int64_t>(i)});
+  }
+  node.strategies = std::move(strategies);
+  graph.nodes.push_back(std::move(node));
+  int64_t r = 0;
+  for (Value result : op->getResults())
+    if (isa<RankedTensorType>(result.getType())) {
+      int64_t v = addValue(result, {}, n, r++);
+      graph.nodes[n].results.push_back(v);
+    }
+  nodeOps.push_back(op);
+  nodeOf[op] = n;
+  return n;
+}
+
+/// Whether a tensor can cross between ops as a DTensor: static shape, an
+/// element type NCCL moves.
+bool isPlaceable(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return !t || (t.hasStaticShape() && isMovableElementType(t.getElementType()));
+}
+
+LogicalResult RegionLowering::build() {
+  Block &body = region.getBodyBlock();
+  Placements replicate(mesh.getRank(), plan::Placement::replicate());
+  for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs())) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
+    if (!isPlaceable(arg.getType()))
+      return failure();
+    auto type = dyn_cast<DTensorType>(operand.getType());
+    addValue(arg, type ? toPlanPlacements(type.getPlacements()) : replicate);
+  }
+  for (Operation &op : body) {
+    for (Type t : op.getResultTypes())
+      if (!isPlaceable(t))
+        return failure();
+    if (auto yield = dyn_cast<YieldOp>(op)) {
+      for (auto [v, result] :
+           llvm::zip(yield.getValues(), region.getResults())) {
+        if (!isa<RankedTensorType>(v.getType()))
+          continue;
+        auto type = dyn_cast<DTensorType>(result.getType());
+        graph.values[valueIndex.lookup(v)].sinks.push_back(
+            type ? toPlanPlacements(type.getPlacements()) : replicate);
+      }
+      continue;
+    }
+    if (auto c = dyn_cast<ConstrainOp>(op)) {
+      Strategy s;
+      s.operands = {toPlanPlacements(c.getPlacements())};
+      s.results = {s.operands.front()};
+      s.loops.assign(mesh.getRank(), Strategy::kNoLoop);
+      addNode(&op, {s});
+      continue;
+    }
+    if (auto l = dyn_cast<LocalRegionOp>(op)) {
+      Strategy s;
+      for (auto [i, v] : llvm::enumerate(l.getArgs()))
+        if (isa<RankedTensorType>(v.getType()))
+          s.operands.push_back(toPlanPlacements(l.getDeclaredInPlacements(i)));
+      for (auto [i, r] : llvm::enumerate(l.getResults()))
+        if (isa<RankedTensorType>(r.getType()))
+          s.results.push_back(toPlanPlacements(l.getOutPlacementsFor(i)));
+      s.loops.assign(mesh.getRank(), Strategy::kNoLoop);
+      addNode(&op, {s});
+      continue;
+    }
+    if (strategyOperands(&op).empty()) {
+      // Constants, empty tensors, scalar code: every rank computes the same
+      // values in front of the region, replicated.
+      for (Value r : op.getResults())
+        if (isa<RankedTensorType>(r.getType()))
+          addValue(r, replicate);
+      continue;
+    }
+    bool fallback = false;
+    std::string why;
+    std::vector<Strategy> strategies =
+        deriveStrategies(&op, mesh.shape, fallback, why);
+    if (fallback)
+      op.emitRemark() << "runs replicated (" << why
+                      << "): dtensor-propagate gives every operand and "
+                         "result `replicate`";
+    addNode(&op, std::move(strategies));
+  }
+  return success();
+}
+
+Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
+                                Operation *cause, const Twine &what) {
+  Value o = outer.lookup(v);
+  // A per-rank tensor the same on every rank: replicated, wrapped once.
+  if (auto plain = dyn_cast<RankedTensorType>(o.getType())) {
+    o = FromLocalOp::create(b, loc, typeOf(plain, replicated), o);
+    outer.map(v, o);
+  }
+  auto type = cast<DTensorType>(o.getType());
+  if (type.getPlacements() == placements)
+    return o;
+  Value &slot = moved[{v, placements}];
+  if (slot)
+    return slot;
+  Location at = cause ? cause->getLoc() : loc;
+  slot = RedistributeOp::create(b, at, type.withPlacements(placements), o);
+  ++numRedistributes;
+  auto global = RankedTensorType::get(type.getShape(), type.getElementType());
+  plan::Problem tensor = planTensor(global, mesh.shape);
+  Placements from = toPlanPlacements(type.getPlacements());
+  Placements to = toPlanPlacements(placements);
+  if (settings.printStrategies) {
+    std::optional<plan::Plan> p = costs.plan(tensor, from, to);
+    emitRemark(at) << "redistribute " << global << " "
+                   << plan::placementsToString(from) << " -> "
+                   << plan::placementsToString(to) << " for " << what << ": "
+                   << (p ? p->str() : std::string("no plan"));
+  }
+  // A whole tensor on every rank where it was split: GSPMD's involuntary
+  // full rematerialization.
+  auto isShard = [](const plan::Placement &p) {
+    return p.kind == plan::Placement::Shard ||
+           p.kind == plan::Placement::StridedShard;
+  };
+  double bytes = tensor.elementBytes;
+  for (int64_t d : tensor.globalShape)
+    bytes *= d;
+  if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes &&
+      llvm::any_of(from, isShard) && llvm::none_of(to, isShard))
+    emitWarning(at) << "gathers the whole " << global << " ("
+                    << plan::humanBytes(bytes) << ") on every rank for "
+                    << what << " (warn-gather-bytes="
+                    << settings.warnGatherBytes << ")";
+  return slot;
+}
+
+/// `offset + index` for each linalg.index of a loop that `s` shards, the
+/// offset being this rank's start of the loop (the layout model's piece).
+void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
+                    ArrayRef<int64_t> loopSizes, const MeshInfo &mesh,
+                    FlatSymbolRefAttr meshName) {
+  SmallVector<linalg::IndexOp> indices;
+  op->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+  OpBuilder::InsertionGuard outerGuard(b);
+  b.setInsertionPoint(op);
+  for (linalg::IndexOp index : indices) {
+    int64_t loop = index.getDim();
+    SmallVector<int64_t> parts;
+    SmallVector<OpFoldResult> digits;
+    hp::IRArith a{b, op.getLoc()};
+    for (auto [m, l] : llvm::enumerate(s.loops)) {
+      if (l != loop)
+        continue;
+      parts.push_back(mesh.shape[m]);
+      digits.push_back(AxisIndexOp::create(b, op.getLoc(), b.getIndexType(),
+                                           meshName,
+                                           b.getStringAttr(mesh.names[m]))
+                           .getResult());
+    }
+    if (parts.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
+      continue;
+    OpFoldResult offset =
+        nestedPiece(a, a.cst(loopSizes[loop]), parts, digits).first;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(index);
+    Value shifted = arith::AddIOp::create(b, index.getLoc(), index,
+                                          a.val(offset));
+    index.getResult().replaceAllUsesExcept(shifted,
+                                           shifted.getDefiningOp());
+  }
+}
+
+void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
+  SmallVector<Value> tensors = strategyOperands(op);
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  // Arguments: the tensors as DTensors, then the other operands and the
+  // other values the regions use.
+  SmallVector<Value> args, others;
+  SmallVector<Type> argTypes;
+  for (auto [i, v] : llvm::enumerate(tensors)) {
+    ArrayAttr p = attrOf(s.operands[i]);
+    args.push_back(dtensorOf(v, p, op,
+                             "operand #" + Twine(i) + " of '" +
+                                 op->getName().getStringRef() + "'"));
+    argTypes.push_back(getLocalType(cast<RankedTensorType>(v.getType()).getShape(),
+                                    cast<RankedTensorType>(v.getType()).getElementType(),
+                                    mesh.shape, p));
+  }
+  for (Value v : op->getOperands())
+    if (!isa<RankedTensorType>(v.getType()))
+      others.push_back(v);
+  for (Value v : above)
+    if (!isa<RankedTensorType>(v.getType()))
+      others.push_back(v);
+  for (Value v : others) {
+    args.push_back(outer.lookup(v));
+    argTypes.push_back(v.getType());
+  }
+  SmallVector<Attribute> names, out;
+  for (int64_t i = 0, e = args.size(); i < e; ++i)
+    names.push_back(b.getStringAttr("a" + std::to_string(i)));
+  SmallVector<Type> resultTypes, localResultTypes;
+  int64_t r = 0;
+  for (Value result : op->getResults()) {
+    auto tensor = dyn_cast<RankedTensorType>(result.getType());
+    if (!tensor) {
+      resultTypes.push_back(result.getType());
+      localResultTypes.push_back(result.getType());
+      out.push_back(b.getUnitAttr());
+      continue;
+    }
+    ArrayAttr p = attrOf(s.results[r++]);
+    resultTypes.push_back(typeOf(tensor, p));
+    localResultTypes.push_back(getLocalType(tensor.getShape(),
+                                            tensor.getElementType(),
+                                            mesh.shape, p));
+    out.push_back(p);
+  }
+  auto local = LocalRegionOp::create(
+      b, op->getLoc(), resultTypes, args, meshName, b.getArrayAttr(names),
+      DictionaryAttr(), b.getArrayAttr(out), UnitAttr());
+  SmallVector<Location> argLocs(args.size(), op->getLoc());
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *block =
+        b.createBlock(&local.getBody(), {}, argTypes, argLocs);
+    auto blockArgs = block->getArguments();
+    IRMapping inside;
+    for (auto [v, arg] :
+         llvm::zip(others, blockArgs.drop_front(tensors.size())))
+      inside.map(v, arg);
+    // Tensors the regions read from above follow the operands' tensors.
+    int64_t numOperandTensors = llvm::count_if(
+        op->getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+    for (auto [v, arg] : llvm::zip(ArrayRef(tensors).drop_front(numOperandTensors),
+                                   blockArgs.drop_front(numOperandTensors)))
+      inside.map(v, arg);
+    // Operands by position: one value may be two operands laid out apart.
+    SmallVector<Value> operands;
+    int64_t t = 0;
+    for (Value v : op->getOperands())
+      operands.push_back(isa<RankedTensorType>(v.getType())
+                             ? Value(blockArgs[t++])
+                             : inside.lookup(v));
+    Operation *clone = nullptr;
+    auto mixedSizes = [&](Value source, ArrayRef<OpFoldResult> sizes,
+                          ArrayRef<plan::Placement> placements) {
+      // Uncut dims a strategy splits take the local source's size.
+      SmallVector<OpFoldResult> local(sizes);
+      for (const plan::Placement &p : placements)
+        if (p.kind == plan::Placement::Shard)
+          local[p.arg] = tensor::getMixedSize(b, op->getLoc(), source, p.arg);
+      return local;
+    };
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      clone = tensor::ExpandShapeOp::create(
+          b, op->getLoc(), localResultTypes.front(), operands.front(),
+          e.getReassociationIndices());
+    } else if (auto x = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      clone = tensor::ExtractSliceOp::create(
+          b, op->getLoc(), operands.front(), x.getMixedOffsets(),
+          mixedSizes(operands.front(), x.getMixedSizes(), s.results.front()),
+          x.getMixedStrides());
+    } else if (auto ins = dyn_cast<tensor::InsertSliceOp>(op)) {
+      clone = tensor::InsertSliceOp::create(
+          b, op->getLoc(), operands[0], operands[1], ins.getMixedOffsets(),
+          mixedSizes(operands[0], ins.getMixedSizes(), s.operands.front()),
+          ins.getMixedStrides());
+    } else {
+      clone = b.clone(*op, inside);
+      clone->setOperands(operands);
+      for (auto [result, type] :
+           llvm::zip(clone->getResults(), localResultTypes))
+        result.setType(type);
+      // A constraint inside a replicated op pins nothing.
+      clone->walk([](ConstrainOp c) {
+        c.replaceAllUsesWith(c.getInput());
+        c.erase();
+      });
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone))
+        correctIndices(b, linalgOp,
+                       s, cast<linalg::LinalgOp>(op).getStaticLoopRanges(),
+                       mesh, meshName);
+    }
+    YieldOp::create(b, op->getLoc(), clone->getResults());
+  }
+  for (auto [result, value] : llvm::zip(op->getResults(), local.getResults()))
+    outer.map(result, value);
+}
+
+void RegionLowering::lowerLocalRegion(LocalRegionOp op) {
+  SmallVector<Value> args;
+  bool tensorOperand = false;
+  for (auto [i, v] : llvm::enumerate(op.getArgs())) {
+    ArrayAttr declared = op.getDeclaredInPlacements(i);
+    bool tensor = declared && isa<RankedTensorType>(v.getType());
+    tensorOperand |= tensor;
+    args.push_back(tensor ? dtensorOf(v, declared, op,
+                                      "argument #" + Twine(i) +
+                                          " of the dtensor.local_region")
+                          : outer.lookup(v));
+  }
+  // With a DTensor operand the region wraps its tensor results; without one
+  // they come out local and are wrapped here.
+  SmallVector<Type> resultTypes;
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    auto tensor = dyn_cast<RankedTensorType>(r.getType());
+    ArrayAttr out = op.getOutPlacementsAttr() ? op.getOutPlacementsFor(i)
+                                              : ArrayAttr();
+    if (tensor && out && tensorOperand)
+      resultTypes.push_back(typeOf(tensor, out));
+    else
+      resultTypes.push_back(
+          cast<YieldOp>(op.getBodyBlock().getTerminator())
+              .getValues()[i]
+              .getType());
+  }
+  auto local = LocalRegionOp::create(
+      b, op.getLoc(), resultTypes, args, op.getMeshAttr(), op.getArgNames(),
+      op.getInPlacementsAttr(),
+      tensorOperand ? op.getOutPlacementsAttr() : ArrayAttr(), UnitAttr(),
+      op.getUncheckedAttr());
+  local.getBody().takeBody(op.getBody());
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    Value result = local.getResult(i);
+    auto tensor = dyn_cast<RankedTensorType>(r.getType());
+    if (tensor && !tensorOperand && op.getOutPlacementsAttr())
+      if (ArrayAttr out = op.getOutPlacementsFor(i))
+        result = FromLocalOp::create(b, op.getLoc(), typeOf(tensor, out),
+                                     result);
+    outer.map(r, result);
+  }
+}
+
+void RegionLowering::lowerYield(YieldOp yield) {
+  for (auto [i, v, result] :
+       llvm::enumerate(yield.getValues(), region.getResults())) {
+    Value replacement;
+    std::string what = "result #" + std::to_string(i) + " of the region";
+    if (auto type = dyn_cast<DTensorType>(result.getType())) {
+      replacement = dtensorOf(v, type.getPlacements(), yield, what);
+    } else if (isa<RankedTensorType>(v.getType())) {
+      // A plain tensor result: the whole value on every rank.
+      replacement = ToLocalOp::create(b, loc, result.getType(),
+                                      dtensorOf(v, replicated, yield, what));
+    } else {
+      replacement = outer.lookup(v);
+    }
+    result.replaceAllUsesWith(replacement);
+  }
+}
+
+void RegionLowering::printStrategy(Operation *op, const Strategy &s) {
+  auto diag = op->emitRemark() << "strategy";
+  auto list = [&](ArrayRef<Placements> lists) {
+    for (auto [i, p] : llvm::enumerate(lists))
+      diag << (i ? ", " : " ") << plan::placementsToString(p);
+  };
+  list(s.operands);
+  diag << " ->";
+  list(s.results);
+  bool structured = isa<linalg::LinalgOp>(op) || !holdsSizes(op);
+  for (auto [m, loop] : llvm::enumerate(s.loops)) {
+    if (loop != Strategy::kNoLoop)
+      diag << "; " << (structured ? "loop " : "dims #") << loop << " on "
+           << mesh.names[m];
+    else if (llvm::any_of(s.results, [&](const Placements &p) {
+               return p[m].kind == plan::Placement::Partial;
+             }) && !isa<ConstrainOp, LocalRegionOp>(op))
+      diag << "; partial sums pass through on " << mesh.names[m];
+  }
+  diag << "; " << num("%.0f", s.flops) << " flops per device";
+}
+
+void RegionLowering::printSummary(const propagation::Solution &solution) {
+  auto diag = region.emitRemark()
+              << "dtensor-propagate: " << graph.nodes.size() << " ops, "
+              << numRedistributes << " redistributes; cost "
+              << num("%.6g", solution.cost) << " = redistributes "
+              << num("%.6g", solution.redistributeCost)
+              << " + compute "
+              << num("%.6g", solution.computeCost) << " (flop-bytes "
+              << num("%g", settings.chooser.flopBytes) << "); "
+              << solution.method << ", ";
+  if (solution.exact)
+    diag << "optimal";
+  else
+    diag << "lower bound " << num("%.6g", solution.lowerBound)
+         << ", gap " << num("%.6g", solution.cost - solution.lowerBound);
+  diag << "; greedy " << num("%.6g", solution.greedyCost);
+}
+
+LogicalResult
+RegionLowering::lowerPlaced(const propagation::Solution &solution) {
+  Block &body = region.getBodyBlock();
+  for (Operation &op : body) {
+    if (auto yield = dyn_cast<YieldOp>(op)) {
+      lowerYield(yield);
+      continue;
+    }
+    auto it = nodeOf.find(&op);
+    if (it == nodeOf.end()) {
+      b.clone(op, outer); // replicated code in front
+      continue;
+    }
+    const Strategy &s =
+        graph.nodes[it->second].strategies[solution.choice[it->second]];
+    if (settings.printStrategies && !isa<ConstrainOp>(op))
+      printStrategy(&op, s);
+    if (auto c = dyn_cast<ConstrainOp>(op))
+      outer.map(c.getResult(),
+                dtensorOf(c.getInput(), c.getPlacements(), c,
+                          "the dtensor.constrain"));
+    else if (auto l = dyn_cast<LocalRegionOp>(op))
+      lowerLocalRegion(l);
+    else
+      lowerOp(&op, s);
+  }
+  if (settings.printStrategies)
+    printSummary(solution);
+  return success();
+}
 
 /// The values a run of ops uses from outside it, and the values it defines
 /// that are used outside it.
@@ -104,27 +584,13 @@ void runBoundary(ArrayRef<Operation *> run, Block &body,
 LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
   if (run.empty())
     return success();
-  for (Operation *op : run) {
-    WalkResult nested = op->walk([&](LocalRegionOp inner) {
-      inner.emitOpError("inside another op of a dtensor.global_region body is "
-                        "not supported yet by dtensor-propagate: place it at "
-                        "the top level of the body");
-      return WalkResult::interrupt();
-    });
-    if (nested.wasInterrupted())
-      return failure();
-  }
   llvm::SetVector<Value> inputs, outputs;
   runBoundary(run, region.getBodyBlock(), inputs, outputs);
-
-  // Whole tensors on every rank: each tensor input replicated.
   bool tensorInput = llvm::any_of(inputs, [](Value v) {
     return isa<RankedTensorType>(v.getType());
   });
   IRMapping inside;
   if (!tensorInput) {
-    // Constants and scalar code: every rank computes the same values in
-    // front of the region.
     for (Value v : inputs)
       inside.map(v, outer.lookup(v));
     for (Operation *op : run)
@@ -175,71 +641,12 @@ LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
   return success();
 }
 
-void RegionLowering::lowerLocalRegion(LocalRegionOp op) {
-  SmallVector<Value> args;
-  bool tensorOperand = false;
-  for (auto [i, v] : llvm::enumerate(op.getArgs())) {
-    ArrayAttr declared = op.getDeclaredInPlacements(i);
-    tensorOperand |= declared && isa<RankedTensorType>(v.getType());
-    args.push_back(declared && isa<RankedTensorType>(v.getType())
-                       ? dtensorOf(v, declared)
-                       : outer.lookup(v));
-  }
-  // With a DTensor operand the region wraps its tensor results; without one
-  // they come out local and are wrapped here.
-  SmallVector<Type> resultTypes;
-  for (auto [i, r] : llvm::enumerate(op.getResults())) {
-    auto tensor = dyn_cast<RankedTensorType>(r.getType());
-    ArrayAttr out = op.getOutPlacementsAttr() ? op.getOutPlacementsFor(i)
-                                              : ArrayAttr();
-    if (tensor && out && tensorOperand)
-      resultTypes.push_back(typeOf(tensor, out));
-    else
-      resultTypes.push_back(
-          cast<YieldOp>(op.getBodyBlock().getTerminator())
-              .getValues()[i]
-              .getType());
-  }
-  auto local = LocalRegionOp::create(
-      b, op.getLoc(), resultTypes, args, op.getMeshAttr(), op.getArgNames(),
-      op.getInPlacementsAttr(),
-      tensorOperand ? op.getOutPlacementsAttr() : ArrayAttr(), UnitAttr(),
-      op.getUncheckedAttr());
-  local.getBody().takeBody(op.getBody());
-  for (auto [i, r] : llvm::enumerate(op.getResults())) {
-    Value result = local.getResult(i);
-    auto tensor = dyn_cast<RankedTensorType>(r.getType());
-    if (tensor && !tensorOperand && op.getOutPlacementsAttr())
-      if (ArrayAttr out = op.getOutPlacementsFor(i))
-        result = FromLocalOp::create(b, op.getLoc(), typeOf(tensor, out),
-                                     result);
-    outer.map(r, result);
-  }
-}
-
-void RegionLowering::lowerYield(YieldOp yield) {
-  for (auto [v, result] :
-       llvm::zip(yield.getValues(), region.getResults())) {
-    Value replacement;
-    if (auto type = dyn_cast<DTensorType>(result.getType())) {
-      replacement = dtensorOf(v, type.getPlacements());
-    } else if (isa<RankedTensorType>(v.getType())) {
-      // A plain tensor result: the whole value on every rank.
-      replacement = ToLocalOp::create(b, loc, result.getType(),
-                                      dtensorOf(v, replicated));
-    } else {
-      replacement = outer.lookup(v);
-    }
-    result.replaceAllUsesWith(replacement);
-  }
-}
-
-LogicalResult RegionLowering::run() {
-  Block &body = region.getBodyBlock();
-  for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs()))
-    outer.map(arg, operand);
+/// Everything replicated, maximal runs of ops in one local_region each: for
+/// bodies whose values cannot all be DTensors (dynamic shapes, element types
+/// NCCL does not move), which per-op regions would have to pass around.
+LogicalResult RegionLowering::lowerReplicated() {
   SmallVector<Operation *> run;
-  for (Operation &op : body) {
+  for (Operation &op : region.getBodyBlock()) {
     if (!isa<ConstrainOp, LocalRegionOp, YieldOp>(op)) {
       run.push_back(&op);
       continue;
@@ -254,19 +661,70 @@ LogicalResult RegionLowering::run() {
     else
       lowerYield(cast<YieldOp>(op));
   }
+  return success();
+}
+
+LogicalResult RegionLowering::run() {
+  Block &body = region.getBodyBlock();
+  for (Operation &op : body) {
+    WalkResult nested = op.walk([&](LocalRegionOp inner) {
+      if (inner == &op)
+        return WalkResult::advance();
+      inner.emitOpError("inside another op of a dtensor.global_region body is "
+                        "not supported yet by dtensor-propagate: place it at "
+                        "the top level of the body");
+      return WalkResult::interrupt();
+    });
+    if (nested.wasInterrupted())
+      return failure();
+  }
+  for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs()))
+    outer.map(arg, operand);
+  if (succeeded(build())) {
+    propagation::Solution solution =
+        propagation::choose(graph, settings.chooser);
+    if (failed(lowerPlaced(solution)))
+      return failure();
+  } else {
+    region.emitRemark("runs replicated: a value in its body cannot be a "
+                      "DTensor (a dynamic shape, or an element type NCCL "
+                      "does not move), so its ops stay together on whole "
+                      "tensors");
+    if (failed(lowerReplicated()))
+      return failure();
+  }
   region.erase();
   return success();
 }
 
 struct DTensorPropagatePass
     : hp::dtensor::impl::DTensorPropagateBase<DTensorPropagatePass> {
+  using DTensorPropagateBase::DTensorPropagateBase;
+
   void runOnOperation() override {
+    PropagateSettings settings;
+    settings.chooser.planner.latencyBytes = latencyBytes;
+    settings.chooser.planner.axisWeights = llvm::to_vector_of<double, 4>(axisWeights);
+    settings.chooser.flopBytes = flopBytes;
+    settings.printStrategies = printStrategies;
+    settings.warnGatherBytes = warnGatherBytes;
+    if (flopBytes < 0 || !std::isfinite(flopBytes.getValue())) {
+      getOperation()->emitError("dtensor-propagate: flop-bytes must be a "
+                                "finite number >= 0");
+      return signalPassFailure();
+    }
+    for (double w : axisWeights)
+      if (w < 0 || !std::isfinite(w)) {
+        getOperation()->emitError("dtensor-propagate: axis-weights must be "
+                                  "finite numbers >= 0");
+        return signalPassFailure();
+      }
     SmallVector<GlobalRegionOp> regions;
     getOperation()->walk([&](GlobalRegionOp r) { regions.push_back(r); });
     SymbolTableCollection symbols;
     for (GlobalRegionOp r : regions) {
       MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
-      if (!mesh || failed(RegionLowering(r, mesh).run()))
+      if (!mesh || failed(RegionLowering(r, mesh, settings).run()))
         return signalPassFailure();
     }
   }

@@ -27,6 +27,11 @@
 #include "hp/Dialect/DTensor/IR/DTensorOps.h.inc"
 
 namespace hp::dtensor {
+namespace plan {
+struct Placement;
+struct Problem;
+} // namespace plan
+
 
 /// Prints a placement without the `#dtensor.` prefix (`shard<0>`).
 void printPlacement(mlir::AsmPrinter &printer, mlir::Attribute placement);
@@ -115,6 +120,16 @@ verifyStridedShards(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
 /// On failure, `badMeshDim` is the first offending mesh dim.
 bool isLegalRedistribute(mlir::ArrayAttr from, mlir::ArrayAttr to,
                          int64_t *badMeshDim = nullptr);
+
+/// The planner's description of a tensor of `type` on a mesh of
+/// `meshShape` (shape, element bytes, arithmetic; no source or target).
+plan::Problem planTensor(mlir::ShapedType type,
+                         llvm::ArrayRef<int64_t> meshShape);
+
+/// A placement list as the planner's values, and back.
+llvm::SmallVector<plan::Placement, 4> toPlanPlacements(mlir::ArrayAttr list);
+mlir::ArrayAttr toPlacementsAttr(mlir::MLIRContext *ctx,
+                                 llvm::ArrayRef<plan::Placement> placements);
 
 } // namespace hp::dtensor
 

@@ -6,44 +6,80 @@
 include "mlir/Pass/PassBase.td"
 
 def DTensorPropagate : Pass<"dtensor-propagate"> {
-  let summary = "Place the values of every dtensor.global_region and rewrite it "
-                "into local regions";
+  let summary = "Choose a placement for every value of each "
+                "dtensor.global_region and rewrite it into local regions";
   let description = [{
-    Rewrites each `dtensor.global_region` into validate view: per group of
-    ops a `dtensor.local_region`, and `dtensor.redistribute` where a value's
-    placements change. `hp-partition` runs it first.
+    Gives every op of a `dtensor.global_region` body a strategy (placements
+    for its tensor operands and results), chosen to minimise the planner's
+    cost of every redistribute plus `flop-bytes` times each op's flops per
+    device, and rewrites the region into validate view: one
+    `dtensor.local_region` per op on local tensors and a
+    `dtensor.redistribute` wherever a value's placements change.
+    `hp-partition` runs it first. docs/Propagation.md explains the
+    strategies, the objective and the algorithm.
 
-    This version gives every op the replicated strategy (every operand
-    `replicate`, which is right for any op): a maximal run of ops between
-    constraints and local regions becomes one local_region on whole tensors.
-    `dtensor.constrain` redistributes its value to the placements it names;
-    a `dtensor.local_region` in the body gets its operands redistributed to
-    its `in_placements` and its results laid out as its `out_placements`
-    say; each result is redistributed to its result type's placements (a
-    local chunk from replicate). The numbers are the single-device
-    program's; sharded strategies chosen by cost are not implemented yet.
+    - Structured ops (every `linalg` op: indexing maps and iterator types,
+      read from upstream's `ShardingInterface` where registered) shard at most
+      one loop per mesh axis: a parallel loop gives `shard<k>` to the
+      operands and results whose map has it alone at position k; a reduction
+      loop gives its results `partial<op>` from the body's combiner. A body
+      linear in some operands passes `partial<sum>` through. Elementwise ops
+      on tensors (`arith`, `math`) are structured ops with identity maps.
+    - Shape ops (`tensor.expand_shape`, `collapse_shape`, `extract_slice`,
+      `insert_slice`, `pad`, `concat`) keep the dims they do not cut split.
+    - Constants, `tensor.empty` and scalar code run replicated in front of
+      the region; a local chunk of them is free.
+    - Anything else runs replicated, with a remark naming it.
+    - `dtensor.constrain` and the boundary's placements are fixed; a
+      `dtensor.local_region` in the body keeps its declared layouts.
+
+    The choice is exact (variable elimination) unless a table would exceed
+    2^22 entries; then it is the better of torch's greedy choice and a local
+    search from it, and `print-strategies` reports the gap to a lower bound.
 
     ```mlir
-    %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>)
-        -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
-    ^bb0(%g: tensor<8xf32>):
-      %d = arith.addf %g, %g : tensor<8xf32>
-      dtensor.yield %d : tensor<8xf32>
+    %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8x16xf32, @tp, [replicate]>,
+        !dtensor.tensor<16x32xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8x32xf32, @tp, [shard<1>]> {
+    ^bb0(%gx: tensor<8x16xf32>, %gw: tensor<16x32xf32>):
+      %e = tensor.empty() : tensor<8x32xf32>
+      %mm = linalg.matmul ins(%gx, %gw : tensor<8x16xf32>, tensor<16x32xf32>)
+                          outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+      dtensor.yield %mm : tensor<8x32xf32>
     }
-    // becomes
-    %r = dtensor.redistribute %x : ... [shard<0>] -> ... [replicate]
-    %l = dtensor.local_region on @tp args(%r as "a0") out_placements = [[replicate]] : ... {
-    ^bb0(%a: tensor<8xf32>):
-      %d = arith.addf %a, %a : tensor<8xf32>
-      dtensor.yield %d : tensor<8xf32>
+    // becomes: the matmul's column loop sharded, nothing moved but the free
+    // local chunk of the empty init
+    %c = dtensor.redistribute %e0 : ... [replicate] -> ... [shard<1>]
+    %y = dtensor.local_region on @tp args(%x as "a0", %w as "a1", %c as "a2")
+        out_placements = [[shard<1>]] : ... {
+    ^bb0(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>, %o: tensor<8x8xf32>):
+      %m = linalg.matmul ins(%a, %b : ...) outs(%o : tensor<8x8xf32>) -> tensor<8x8xf32>
+      dtensor.yield %m : tensor<8x8xf32>
     }
-    %y = dtensor.redistribute %l : ... [replicate] -> ... [shard<0>]
     ```
 
     Not supported yet, with an error: a `dtensor.local_region` nested in
     another op of the body (an `scf.for`, say) rather than at its top level.
   }];
-  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+  let options = [
+    Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",
+           "Per-collective latency (alpha) in equivalent bytes, as the "
+           "planner counts it">,
+    ListOption<"axisWeights", "axis-weights", "double",
+               "Bandwidth cost multiplier per mesh axis (default 1 each)">,
+    Option<"flopBytes", "flop-bytes", "double", /*default=*/"4.5e-4",
+           "Bytes of communication worth one flop of compute (default: an "
+           "H100's NVLink bytes per dense bf16 flop)">,
+    Option<"printStrategies", "print-strategies", "bool", /*default=*/"false",
+           "Remark each op's strategy and flops, each redistribute's cause "
+           "and plan, and the region's cost, bound and greedy cost">,
+    Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
+           /*default=*/"67108864",
+           "Warn when a redistribute gathers a whole tensor of at least this "
+           "many bytes on every rank, naming the op that forced it (0: never)">,
+  ];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {

@@ -1,0 +1,36 @@
+//===- Strategies.h - how an op of a global program may run -----*- C++ -*-===//
+//
+// The strategies of docs/Propagation.md, derived from an op's structure:
+// loops and indexing maps for structured ops, linearity for partial sums,
+// reassociations and cut dims for shape ops, replicate for anything else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HP_DIALECT_DTENSOR_TRANSFORMS_STRATEGIES_H
+#define HP_DIALECT_DTENSOR_TRANSFORMS_STRATEGIES_H
+
+#include "hp/Dialect/DTensor/Utils/StrategyChooser.h"
+
+#include "mlir/IR/Operation.h"
+
+namespace hp::dtensor {
+
+/// The tensor values an op of a global program reads: its ranked tensor
+/// operands, then tensors its regions use from above, in order. A
+/// strategy's `operands` follow this list.
+llvm::SmallVector<mlir::Value> strategyOperands(mlir::Operation *op);
+
+/// The strategies of `op` on a mesh of `meshShape`. `fallback` is set (and
+/// the only strategy is the replicated one) when no rule shards the op; the
+/// reason is in `why`.
+std::vector<propagation::Strategy>
+deriveStrategies(mlir::Operation *op, llvm::ArrayRef<int64_t> meshShape,
+                 bool &fallback, std::string &why);
+
+/// Whether `op` is rebuilt rather than cloned when it runs on local tensors
+/// (its attributes hold sizes).
+bool holdsSizes(mlir::Operation *op);
+
+} // namespace hp::dtensor
+
+#endif // HP_DIALECT_DTENSOR_TRANSFORMS_STRATEGIES_H

@@ -1,0 +1,602 @@
+//===- Strategies.cpp - how an op of a global program may run -------------===//
+//
+// Per mesh axis an op does one thing: nothing (its values replicated on the
+// axis), one loop sharded (shard<k> where an indexing map has the loop alone
+// at position k; partial<combiner> results for a reduction loop), or partial
+// sums passed through a body linear in some operands. A strategy picks one
+// per axis. Facts about loops come from upstream's ShardingInterface where
+// the op implements it, else from LinalgOp, which holds the same maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Transforms/Strategies.h"
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace hp::dtensor;
+using propagation::Strategy;
+using Placement = plan::Placement;
+
+SmallVector<Value> hp::dtensor::strategyOperands(Operation *op) {
+  SmallVector<Value> values;
+  for (Value v : op->getOperands())
+    if (isa<RankedTensorType>(v.getType()))
+      values.push_back(v);
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  for (Value v : above)
+    if (isa<RankedTensorType>(v.getType()))
+      values.push_back(v);
+  return values;
+}
+
+bool hp::dtensor::holdsSizes(Operation *op) {
+  return isa<tensor::ExpandShapeOp, tensor::ExtractSliceOp,
+             tensor::InsertSliceOp>(op);
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Linearity
+//===----------------------------------------------------------------------===//
+
+/// How a value depends on the operands that carry partial sums.
+enum class Lin { Const, Linear, Bad };
+
+/// The linearity of `op`'s results from its operands'.
+Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
+  if (llvm::is_contained(in, Lin::Bad))
+    return Lin::Bad;
+  if (llvm::all_of(in, [](Lin l) { return l == Lin::Const; }))
+    return Lin::Const;
+  // Some operand is linear from here on.
+  if (isa<arith::AddFOp, arith::SubFOp, arith::AddIOp, arith::SubIOp>(op))
+    return in[0] == in[1] ? Lin::Linear : Lin::Bad;
+  if (isa<arith::MulFOp, arith::MulIOp>(op))
+    return in[0] != in[1] ? Lin::Linear : Lin::Bad;
+  if (isa<arith::DivFOp>(op))
+    return in[1] == Lin::Const ? Lin::Linear : Lin::Bad;
+  if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(op))
+    return Lin::Linear;
+  if (isa<arith::SelectOp>(op))
+    return in[0] == Lin::Const && in[1] == Lin::Linear &&
+                   in[2] == Lin::Linear
+               ? Lin::Linear
+               : Lin::Bad;
+  return Lin::Bad;
+}
+
+/// Whether every value `body` yields is linear in the block arguments
+/// flagged in `linear`, jointly, the others held constant.
+bool isLinearIn(Block &body, ArrayRef<bool> linear) {
+  llvm::DenseMap<Value, Lin> lin;
+  for (auto [arg, l] : llvm::zip(body.getArguments(), linear))
+    lin[arg] = l ? Lin::Linear : Lin::Const;
+  auto of = [&](Value v) {
+    auto it = lin.find(v);
+    return it == lin.end() ? Lin::Const : it->second; // defined above
+  };
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      return llvm::all_of(op.getOperands(),
+                          [&](Value v) { return of(v) == Lin::Linear; });
+    if (op.getNumRegions() != 0)
+      return false;
+    SmallVector<Lin> in = llvm::map_to_vector(op.getOperands(), of);
+    Lin l = linearityOf(&op, in);
+    for (Value r : op.getResults())
+      lin[r] = l;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Structured ops
+//===----------------------------------------------------------------------===//
+
+/// The loops of an op and how its tensor operands and results index them.
+struct Structure {
+  SmallVector<int64_t> loopSizes;
+  SmallVector<utils::IteratorType> iterators;
+  /// Per strategy operand and per result.
+  SmallVector<AffineMap> operandMaps, resultMaps;
+  /// Per strategy operand: the result it initialises, or -1.
+  SmallVector<int64_t> initOf;
+  /// Per result: the partial its reduction loops leave, if known.
+  SmallVector<std::optional<ReduceOp>> combiners;
+  /// Operand sets (flags per strategy operand) the op is linear in.
+  SmallVector<SmallVector<bool>> linearSets;
+  double flopsPerPoint = 1;
+};
+
+/// hp's reduce op for a combiner, when upstream's kind agrees.
+std::optional<ReduceOp> combinerOf(Operation *combiner,
+                                   std::optional<shard::ReductionKind> kind) {
+  std::optional<ReduceOp> mine;
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    mine = ReduceOp::Sum;
+  else if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    mine = ReduceOp::Prod;
+  else if (isa<arith::MaximumFOp, arith::MaxSIOp>(combiner))
+    mine = ReduceOp::Max;
+  else if (isa<arith::MinimumFOp, arith::MinSIOp>(combiner))
+    mine = ReduceOp::Min;
+  if (!mine || !kind)
+    return mine;
+  // Upstream's table maps some combiners loosely (andi to sum, unsigned
+  // max to max); only what both say is used.
+  static const std::pair<ReduceOp, shard::ReductionKind> agree[] = {
+      {ReduceOp::Sum, shard::ReductionKind::Sum},
+      {ReduceOp::Prod, shard::ReductionKind::Product},
+      {ReduceOp::Max, shard::ReductionKind::Max},
+      {ReduceOp::Min, shard::ReductionKind::Min}};
+  for (auto [op, k] : agree)
+    if (*mine == op)
+      return *kind == k ? mine : std::nullopt;
+  return std::nullopt;
+}
+
+std::optional<Structure> structureOf(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics())
+    return std::nullopt;
+  Structure s;
+  SmallVector<AffineMap> maps;
+  SmallVector<shard::ReductionKind> kinds;
+  if (auto si = dyn_cast<shard::ShardingInterface>(op.getOperation())) {
+    s.iterators = si.getLoopIteratorTypes();
+    maps = si.getIndexingMaps(); // operands, then results
+    kinds = si.getReductionLoopIteratorKinds();
+  } else {
+    s.iterators = op.getIteratorTypesArray();
+    maps = op.getIndexingMapsArray();
+    for (OpOperand &init : op.getDpsInitsMutable())
+      maps.push_back(op.getMatchingIndexingMap(&init));
+  }
+  if (maps.size() != op->getNumOperands() + op->getNumResults())
+    return std::nullopt;
+  s.loopSizes = op.getStaticLoopRanges();
+  if (llvm::any_of(s.loopSizes, ShapedType::isDynamic))
+    return std::nullopt;
+  Block *body = op.getBlock();
+  SmallVector<bool> isTensor;
+  for (OpOperand &operand : op->getOpOperands()) {
+    bool tensor = isa<RankedTensorType>(operand.get().getType());
+    isTensor.push_back(tensor);
+    if (!tensor)
+      continue;
+    s.operandMaps.push_back(maps[operand.getOperandNumber()]);
+    s.initOf.push_back(
+        op.isDpsInit(&operand)
+            ? static_cast<int64_t>(
+                  op.getTiedOpResult(&operand).getResultNumber())
+            : int64_t(-1));
+  }
+  for (int64_t r = 0, e = op->getNumResults(); r < e; ++r)
+    s.resultMaps.push_back(maps[op->getNumOperands() + r]);
+
+  // Combiners of reduction results.
+  bool hasReduction = llvm::any_of(s.iterators, [](utils::IteratorType t) {
+    return t == utils::IteratorType::reduction;
+  });
+  std::optional<shard::ReductionKind> kind;
+  if (!kinds.empty() && llvm::all_equal(kinds))
+    kind = kinds.front();
+  for (int64_t r = 0, e = op->getNumResults(); r < e; ++r) {
+    std::optional<ReduceOp> c;
+    if (hasReduction) {
+      SmallVector<Operation *> combinerOps;
+      if (matchReduction(op.getRegionOutputArgs(), r, combinerOps) &&
+          combinerOps.size() == 1)
+        c = combinerOf(combinerOps.front(), kind);
+    }
+    s.combiners.push_back(c);
+  }
+
+  // Linear sets: subsets of the tensor inputs, with every init the body
+  // reads (an init held constant would be counted once per rank).
+  SmallVector<int64_t> inputs, readInits;
+  int64_t t = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isTensor[operand.getOperandNumber()])
+      continue;
+    if (op.isDpsInit(&operand)) {
+      if (op.payloadUsesValueFromOperand(&operand))
+        readInits.push_back(t);
+    } else {
+      inputs.push_back(t);
+    }
+    ++t;
+  }
+  if (inputs.size() <= 4) {
+    for (int64_t mask = 1; mask < (int64_t(1) << inputs.size()); ++mask) {
+      SmallVector<bool> set(t, false), args(body->getNumArguments(), false);
+      for (auto [k, i] : llvm::enumerate(inputs))
+        set[i] = (mask >> k) & 1;
+      for (int64_t i : readInits)
+        set[i] = true;
+      // Strategy operand i is block argument (operand number) of the i-th
+      // tensor operand.
+      int64_t ti = 0;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isTensor[operand.getOperandNumber()])
+          continue;
+        // linalg.map's body has no argument for its init.
+        if (operand.getOperandNumber() < body->getNumArguments())
+          args[operand.getOperandNumber()] = set[ti];
+        ++ti;
+      }
+      if (isLinearIn(*body, args))
+        s.linearSets.push_back(set);
+    }
+  }
+  int64_t ops = 0;
+  for (Operation &inner : body->without_terminator())
+    if (!isa<linalg::IndexOp>(inner))
+      ++ops;
+  s.flopsPerPoint = std::max<int64_t>(ops, 1);
+  return s;
+}
+
+/// An elementwise op on tensors of one shape: identity maps, all parallel.
+std::optional<Structure> elementwiseStructure(Operation *op) {
+  if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0)
+    return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getShape() != type.getShape())
+      return std::nullopt;
+  }
+  Structure s;
+  s.loopSizes.assign(type.getShape().begin(), type.getShape().end());
+  s.iterators.assign(type.getRank(), utils::IteratorType::parallel);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(),
+                                                   op->getContext());
+  s.operandMaps.assign(op->getNumOperands(), id);
+  s.initOf.assign(op->getNumOperands(), -1);
+  s.resultMaps = {id};
+  s.combiners = {std::nullopt};
+  int64_t n = op->getNumOperands();
+  for (int64_t mask = 1; mask < (int64_t(1) << n); ++mask) {
+    SmallVector<Lin> in;
+    SmallVector<bool> set;
+    for (int64_t i = 0; i < n; ++i) {
+      set.push_back((mask >> i) & 1);
+      in.push_back(set.back() ? Lin::Linear : Lin::Const);
+    }
+    if (linearityOf(op, in) == Lin::Linear)
+      s.linearSets.push_back(set);
+  }
+  return s;
+}
+
+/// What an op does on one mesh axis: the placement of each strategy
+/// operand and result there.
+struct AxisOption {
+  int64_t loop = Strategy::kNoLoop;
+  SmallVector<Placement> operands, results;
+};
+
+/// Where loop `l` sits in `map`: shard<k> if alone at position k, replicate
+/// if absent, nullopt if in a compound expression or at two positions.
+std::optional<Placement> placementOfLoop(AffineMap map, int64_t l) {
+  std::optional<Placement> found = Placement::replicate();
+  for (auto [k, e] : llvm::enumerate(map.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == l) {
+      if (found->kind != Placement::Replicate)
+        return std::nullopt;
+      found = Placement::shard(k);
+    } else if (e.isFunctionOfDim(l)) {
+      return std::nullopt;
+    }
+  }
+  return found;
+}
+
+SmallVector<AxisOption> axisOptions(const Structure &s) {
+  SmallVector<AxisOption> options;
+  int64_t numOperands = s.operandMaps.size(), numResults = s.resultMaps.size();
+  for (int64_t l = 0, e = s.loopSizes.size(); l < e; ++l) {
+    if (s.loopSizes[l] < 2)
+      continue;
+    bool reduction = s.iterators[l] == utils::IteratorType::reduction;
+    AxisOption o;
+    o.loop = l;
+    bool ok = true;
+    for (int64_t r = 0; r < numResults && ok; ++r) {
+      if (reduction) {
+        ok = s.combiners[r].has_value() &&
+             placementOfLoop(s.resultMaps[r], l) == Placement::replicate();
+        if (ok)
+          o.results.push_back(
+              Placement::partial(static_cast<int64_t>(*s.combiners[r])));
+      } else {
+        std::optional<Placement> p = placementOfLoop(s.resultMaps[r], l);
+        // Every result must be split by a parallel loop, or each rank would
+        // hold only its part of a value declared whole.
+        ok = p && p->kind == Placement::Shard;
+        if (ok)
+          o.results.push_back(*p);
+      }
+    }
+    for (int64_t i = 0; i < numOperands && ok; ++i) {
+      if (reduction && s.initOf[i] >= 0) {
+        o.operands.push_back(o.results[s.initOf[i]]);
+        continue;
+      }
+      std::optional<Placement> p = placementOfLoop(s.operandMaps[i], l);
+      ok = p.has_value();
+      if (ok)
+        o.operands.push_back(*p);
+    }
+    if (ok)
+      options.push_back(std::move(o));
+  }
+  Placement sum = Placement::partial(static_cast<int64_t>(ReduceOp::Sum));
+  for (const SmallVector<bool> &set : s.linearSets) {
+    AxisOption o;
+    for (int64_t i = 0; i < numOperands; ++i)
+      o.operands.push_back(set[i] || s.initOf[i] >= 0 ? sum
+                                                       : Placement::replicate());
+    o.results.assign(numResults, sum);
+    options.push_back(std::move(o));
+  }
+  return options;
+}
+
+/// One op's per-axis options combined over the mesh; the all-replicate
+/// strategy comes first.
+std::vector<Strategy>
+combine(ArrayRef<int64_t> meshShape, int64_t numOperands, int64_t numResults,
+        ArrayRef<AxisOption> options,
+        llvm::function_ref<double(const Strategy &)> flops) {
+  AxisOption none;
+  none.operands.assign(numOperands, Placement::replicate());
+  none.results.assign(numResults, Placement::replicate());
+  std::vector<Strategy> strategies(1);
+  strategies[0].operands.assign(numOperands, {});
+  strategies[0].results.assign(numResults, {});
+  for (int64_t size : meshShape) {
+    SmallVector<const AxisOption *> here = {&none};
+    if (size > 1)
+      for (const AxisOption &o : options)
+        here.push_back(&o);
+    std::vector<Strategy> next;
+    for (const Strategy &s : strategies)
+      for (const AxisOption *o : here) {
+        Strategy t = s;
+        for (int64_t i = 0; i < numOperands; ++i)
+          t.operands[i].push_back(o->operands[i]);
+        for (int64_t r = 0; r < numResults; ++r)
+          t.results[r].push_back(o->results[r]);
+        t.loops.push_back(o->loop);
+        next.push_back(std::move(t));
+      }
+    strategies = std::move(next);
+  }
+  for (Strategy &s : strategies)
+    s.flops = flops(s);
+  return strategies;
+}
+
+/// The largest piece of `size` split over `axes` (outermost first).
+int64_t largestPiece(int64_t size, ArrayRef<int64_t> meshShape,
+                     ArrayRef<int64_t> axes) {
+  for (int64_t m : axes)
+    size = size / meshShape[m] + (size % meshShape[m] != 0);
+  return size;
+}
+
+std::vector<Strategy> structuredStrategies(const Structure &s,
+                                           ArrayRef<int64_t> meshShape) {
+  SmallVector<AxisOption> options = axisOptions(s);
+  return combine(meshShape, s.operandMaps.size(), s.resultMaps.size(),
+                 options, [&](const Strategy &st) {
+                   double points = s.flopsPerPoint;
+                   for (auto [l, size] : llvm::enumerate(s.loopSizes)) {
+                     SmallVector<int64_t> axes;
+                     for (auto [m, loop] : llvm::enumerate(st.loops))
+                       if (loop == static_cast<int64_t>(l))
+                         axes.push_back(m);
+                     points *= largestPiece(size, meshShape, axes);
+                   }
+                   return points;
+                 });
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// Shape ops: per dim pairing of operands and results (a dim of each, or -1
+/// where it does not take part), and whether partial sums pass.
+struct DimPairing {
+  /// Per candidate: the dim of each strategy operand and result.
+  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> dims;
+  /// Sizes that must split evenly per candidate (the result-side size), or 0.
+  SmallVector<int64_t> evenSize;
+  bool partialSums = false;
+};
+
+std::optional<DimPairing> pairingOf(Operation *op) {
+  DimPairing p;
+  auto uncut = [](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                  ArrayRef<int64_t> strides, int64_t d, int64_t full) {
+    return offsets[d] == 0 && sizes[d] == full && strides[d] == 1;
+  };
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    for (auto [i, group] : llvm::enumerate(e.getReassociationIndices())) {
+      p.dims.push_back({{static_cast<int64_t>(i)}, {group.front()}});
+      p.evenSize.push_back(e.getResultType().getDimSize(group.front()));
+    }
+    p.partialSums = true;
+    return p;
+  }
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (auto [j, group] : llvm::enumerate(c.getReassociationIndices())) {
+      p.dims.push_back({{group.front()}, {static_cast<int64_t>(j)}});
+      p.evenSize.push_back(c.getSrcType().getDimSize(group.front()));
+    }
+    p.partialSums = true;
+    return p;
+  }
+  if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    RankedTensorType src = s.getSourceType();
+    if (s.getResultType().getRank() != src.getRank())
+      return std::nullopt;
+    for (int64_t d = 0; d < src.getRank(); ++d)
+      if (uncut(s.getStaticOffsets(), s.getStaticSizes(), s.getStaticStrides(),
+                d, src.getDimSize(d))) {
+        p.dims.push_back({{d}, {d}});
+        p.evenSize.push_back(0);
+      }
+    p.partialSums = true;
+    return p;
+  }
+  if (auto s = dyn_cast<tensor::InsertSliceOp>(op)) {
+    RankedTensorType src = s.getSourceType(), dst = s.getDestType();
+    if (src.getRank() != dst.getRank())
+      return std::nullopt;
+    for (int64_t d = 0; d < dst.getRank(); ++d)
+      if (src.getDimSize(d) == dst.getDimSize(d) &&
+          uncut(s.getStaticOffsets(), s.getStaticSizes(), s.getStaticStrides(),
+                d, dst.getDimSize(d))) {
+        p.dims.push_back({{d, d}, {d}});
+        p.evenSize.push_back(0);
+      }
+    p.partialSums = true;
+    return p;
+  }
+  if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    for (int64_t d = 0, e = pad.getSourceType().getRank(); d < e; ++d)
+      if (pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0) {
+        p.dims.push_back({{d}, {d}});
+        p.evenSize.push_back(0);
+      }
+    return p;
+  }
+  if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
+    int64_t n = concat.getInputs().size();
+    for (int64_t d = 0, e = concat.getResultType().getRank(); d < e; ++d)
+      if (d != static_cast<int64_t>(concat.getDim())) {
+        p.dims.push_back({SmallVector<int64_t>(n, d), {d}});
+        p.evenSize.push_back(0);
+      }
+    p.partialSums = true;
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<Strategy> shapeStrategies(const DimPairing &p,
+                                      ArrayRef<int64_t> meshShape,
+                                      int64_t numOperands) {
+  SmallVector<AxisOption> options;
+  for (auto [c, dims] : llvm::enumerate(p.dims)) {
+    AxisOption o;
+    o.loop = c; // the candidate, for the printout
+    for (int64_t d : dims.first)
+      o.operands.push_back(Placement::shard(d));
+    for (int64_t d : dims.second)
+      o.results.push_back(Placement::shard(d));
+    options.push_back(std::move(o));
+  }
+  if (p.partialSums) {
+    AxisOption o;
+    Placement sum = Placement::partial(static_cast<int64_t>(ReduceOp::Sum));
+    o.operands.assign(numOperands, sum);
+    o.results.assign(1, sum);
+    options.push_back(std::move(o));
+  }
+  std::vector<Strategy> all =
+      combine(meshShape, numOperands, 1, options,
+              [](const Strategy &) { return 0.0; });
+  // Reshapes split a group's outer dim only where the pieces line up.
+  std::vector<Strategy> kept;
+  for (Strategy &s : all) {
+    bool even = true;
+    for (auto [c, size] : llvm::enumerate(p.evenSize)) {
+      if (size == 0)
+        continue;
+      int64_t parts = 1;
+      for (auto [m, loop] : llvm::enumerate(s.loops))
+        if (loop == static_cast<int64_t>(c))
+          parts *= meshShape[m];
+      even &= size % parts == 0;
+    }
+    if (even)
+      kept.push_back(std::move(s));
+  }
+  return kept;
+}
+
+bool allStatic(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return !r || r.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic) &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type t) { return !isa<UnrankedTensorType>(t); }) &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return !isa<UnrankedTensorType>(t); });
+}
+
+} // namespace
+
+std::vector<Strategy>
+hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
+                              bool &fallback, std::string &why) {
+  fallback = false;
+  SmallVector<Value> operands = strategyOperands(op);
+  int64_t numOperands = operands.size();
+  int64_t numResults = llvm::count_if(op->getResultTypes(), [](Type t) {
+    return isa<RankedTensorType>(t);
+  });
+  bool capturesTensors =
+      numOperands != static_cast<int64_t>(llvm::count_if(
+                         op->getOperandTypes(),
+                         [](Type t) { return isa<RankedTensorType>(t); }));
+  if (!allStatic(op)) {
+    why = "a dynamic shape";
+  } else if (capturesTensors) {
+    why = "a region that reads tensors from above";
+  } else if (numResults == static_cast<int64_t>(op->getNumResults())) {
+    std::optional<Structure> s;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      s = structureOf(linalgOp);
+    else
+      s = elementwiseStructure(op);
+    if (s)
+      return structuredStrategies(*s, meshShape);
+    if (numResults == 1)
+      if (std::optional<DimPairing> p = pairingOf(op))
+        return shapeStrategies(*p, meshShape, numOperands);
+    why = "no sharding rule for this op";
+  } else {
+    why = "results that are not tensors";
+  }
+  fallback = true;
+  Strategy replicated;
+  propagation::Placements r(meshShape.size(), Placement::replicate());
+  replicated.operands.assign(numOperands, r);
+  replicated.results.assign(numResults, r);
+  replicated.loops.assign(meshShape.size(), Strategy::kNoLoop);
+  for (Type t : op->getResultTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(t); tensor && tensor.hasStaticShape())
+      replicated.flops += tensor.getNumElements();
+  return {replicated};
+}

@@ -1,0 +1,535 @@
+//===- StrategyChooser.cpp - placements for a whole program ---------------===//
+//
+// The objective is a sum of factors: one per node (its compute) and one per
+// value (its redistributes, which depend on the strategies of its producer
+// and of all its consumers, since a value sent to the same placements twice
+// moves once). Variable elimination over the nodes' strategy indices finds
+// the exact minimum; its tables stay small on chains and trees and on the
+// narrow DAGs of layers (residuals, q/k/v), and a cap sends wider graphs to
+// greedy plus local search with a lower bound.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Utils/StrategyChooser.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace hp::dtensor;
+using namespace hp::dtensor::propagation;
+using llvm::ArrayRef;
+using llvm::SmallVector;
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+static std::string keyOf(const plan::Problem &t, const Placements &from,
+                         const Placements &to) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  for (int64_t d : t.globalShape)
+    os << d << 'x';
+  os << t.elementBytes << '/' << int(t.arithmetic) << '@';
+  for (int64_t d : t.meshShape)
+    os << d << 'x';
+  os << plan::placementsToString(from) << plan::placementsToString(to);
+  return s;
+}
+
+std::optional<plan::Plan>
+RedistributeCosts::plan(const plan::Problem &tensor, const Placements &from,
+                        const Placements &to) {
+  plan::Problem p = tensor;
+  p.source = from;
+  p.target = to;
+  return plan::planRedistribute(p, options);
+}
+
+double RedistributeCosts::get(const plan::Problem &tensor,
+                              const Placements &from, const Placements &to) {
+  if (from == to)
+    return 0;
+  auto [it, inserted] = cache.try_emplace(keyOf(tensor, from, to), 0.0);
+  if (inserted) {
+    std::optional<plan::Plan> p = plan(tensor, from, to);
+    it->second = p ? p->cost : kInf;
+  }
+  return it->second;
+}
+
+namespace {
+
+/// A value's placements interned, so that factors compare small integers.
+struct ValueModel {
+  SmallVector<Placements, 8> placements;
+  /// The source's placement index: fixed, or per producer strategy.
+  int64_t fixedSource = -1;
+  SmallVector<int64_t> fromProducer;
+  /// Per use, per strategy of the using node: the placement index.
+  SmallVector<SmallVector<int64_t>, 2> fromUse;
+  SmallVector<int64_t, 1> sinks;
+  /// Redistribute costs, filled lazily (NaN: not computed yet).
+  std::vector<double> cost;
+
+  int64_t intern(const Placements &p) {
+    for (auto [i, q] : llvm::enumerate(placements))
+      if (q == p)
+        return i;
+    placements.push_back(p);
+    return placements.size() - 1;
+  }
+};
+
+class Problem {
+public:
+  Problem(const Graph &graph, const Options &options)
+      : graph(graph), options(options), costs(options.planner),
+        models(graph.values.size()) {
+    for (auto [v, value] : llvm::enumerate(graph.values)) {
+      ValueModel &m = models[v];
+      if (value.producer < 0) {
+        m.fixedSource = m.intern(value.source);
+      } else {
+        for (const Strategy &s : graph.nodes[value.producer].strategies)
+          m.fromProducer.push_back(m.intern(s.results[value.producerResult]));
+      }
+      for (auto [node, operand] : value.uses) {
+        auto &map = m.fromUse.emplace_back();
+        for (const Strategy &s : graph.nodes[node].strategies)
+          map.push_back(m.intern(s.operands[operand]));
+      }
+      for (const Placements &sink : value.sinks)
+        m.sinks.push_back(m.intern(sink));
+      size_t n = m.placements.size();
+      m.cost.assign(n * n, std::nan(""));
+    }
+  }
+
+  double cost(int64_t v, int64_t from, int64_t to) {
+    if (from == to)
+      return 0;
+    ValueModel &m = models[v];
+    double &c = m.cost[from * m.placements.size() + to];
+    if (std::isnan(c))
+      c = costs.get(graph.values[v].tensor, m.placements[from],
+                    m.placements[to]);
+    return c;
+  }
+
+  double compute(int64_t node, int64_t strategy) const {
+    return options.flopBytes * graph.nodes[node].strategies[strategy].flops;
+  }
+
+  int64_t sourceOf(int64_t v, ArrayRef<int64_t> choice) const {
+    const ValueModel &m = models[v];
+    int64_t producer = graph.values[v].producer;
+    return producer < 0 ? m.fixedSource : m.fromProducer[choice[producer]];
+  }
+
+  /// The redistributes of value `v` under `choice`.
+  double valueCost(int64_t v, ArrayRef<int64_t> choice) {
+    const ValueModel &m = models[v];
+    const Graph::Value &value = graph.values[v];
+    int64_t src = sourceOf(v, choice);
+    SmallVector<int64_t, 8> targets(m.sinks.begin(), m.sinks.end());
+    for (auto [u, use] : llvm::enumerate(value.uses))
+      targets.push_back(m.fromUse[u][choice[use.first]]);
+    llvm::sort(targets);
+    double total = 0;
+    for (auto [i, t] : llvm::enumerate(targets))
+      if (i == 0 || targets[i - 1] != t)
+        total += cost(v, src, t);
+    return total;
+  }
+
+  /// The nodes whose strategies value `v`'s cost depends on, ascending.
+  SmallVector<int64_t> scopeOf(int64_t v) const {
+    SmallVector<int64_t> scope;
+    const Graph::Value &value = graph.values[v];
+    if (value.producer >= 0)
+      scope.push_back(value.producer);
+    for (auto [node, operand] : value.uses)
+      scope.push_back(node);
+    llvm::sort(scope);
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    return scope;
+  }
+
+  /// A lower bound on value `v`'s cost under any choice.
+  double valueLowerBound(int64_t v) {
+    const ValueModel &m = models[v];
+    const Graph::Value &value = graph.values[v];
+    auto boundFrom = [&](int64_t src) {
+      SmallVector<int64_t> sinks(m.sinks.begin(), m.sinks.end());
+      llvm::sort(sinks);
+      double total = 0;
+      for (auto [i, t] : llvm::enumerate(sinks))
+        if (i == 0 || sinks[i - 1] != t)
+          total += cost(v, src, t);
+      // Each use needs at least its cheapest target; the largest of these
+      // is paid at least once.
+      double worstUse = 0;
+      for (const auto &map : m.fromUse) {
+        double best = kInf;
+        for (int64_t t : map)
+          best = std::min(best, cost(v, src, t));
+        worstUse = std::max(worstUse, best);
+      }
+      return total + worstUse;
+    };
+    if (value.producer < 0)
+      return boundFrom(m.fixedSource);
+    double best = kInf;
+    SmallVector<int64_t> sources(m.fromProducer.begin(), m.fromProducer.end());
+    llvm::sort(sources);
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    for (int64_t src : sources)
+      best = std::min(best, boundFrom(src));
+    return best;
+  }
+
+  const Graph &graph;
+  const Options &options;
+  RedistributeCosts costs;
+  std::vector<ValueModel> models;
+};
+
+/// A table over some nodes' strategy indices, row-major in `vars` order.
+struct Factor {
+  SmallVector<int64_t, 4> vars;
+  std::vector<double> table;
+};
+
+/// Exact minimisation by variable elimination; false if a table would pass
+/// the cap.
+class Eliminator {
+public:
+  explicit Eliminator(Problem &p) : p(p), graph(p.graph) {
+    for (const Graph::Node &n : graph.nodes)
+      domain.push_back(n.strategies.size());
+  }
+
+  bool run(SmallVector<int64_t> &choice, double &optimum);
+
+private:
+  int64_t sizeOf(ArrayRef<int64_t> vars) const {
+    int64_t size = 1;
+    for (int64_t v : vars) {
+      size *= domain[v];
+      if (size > p.options.maxTableSize)
+        return p.options.maxTableSize + 1;
+    }
+    return size;
+  }
+  bool build();
+  SmallVector<int64_t> scopeWithout(int64_t x) const;
+
+  struct Step {
+    int64_t var;
+    SmallVector<int64_t, 4> vars;
+    std::vector<int32_t> argmin;
+  };
+
+  Problem &p;
+  const Graph &graph;
+  SmallVector<int64_t> domain;
+  std::vector<Factor> factors;
+  std::vector<bool> alive;
+  /// Per node, the factors (alive or not) that mention it.
+  std::vector<SmallVector<int64_t, 4>> factorsOf;
+  std::vector<Step> steps;
+};
+
+bool Eliminator::build() {
+  factorsOf.assign(graph.nodes.size(), {});
+  auto add = [&](Factor f) {
+    for (int64_t v : f.vars)
+      factorsOf[v].push_back(factors.size());
+    factors.push_back(std::move(f));
+    alive.push_back(true);
+  };
+  for (auto [n, node] : llvm::enumerate(graph.nodes)) {
+    Factor f;
+    f.vars = {static_cast<int64_t>(n)};
+    for (int64_t s = 0, e = node.strategies.size(); s < e; ++s)
+      f.table.push_back(p.compute(n, s));
+    add(std::move(f));
+  }
+  SmallVector<int64_t> choice(graph.nodes.size(), 0);
+  for (int64_t v = 0, e = graph.values.size(); v < e; ++v) {
+    Factor f;
+    f.vars = llvm::to_vector_of<int64_t, 4>(p.scopeOf(v));
+    int64_t size = sizeOf(f.vars);
+    if (size > p.options.maxTableSize)
+      return false;
+    f.table.resize(size);
+    // Odometer over the scope, last var fastest.
+    for (int64_t x : f.vars)
+      choice[x] = 0;
+    for (int64_t i = 0; i < size; ++i) {
+      f.table[i] = p.valueCost(v, choice);
+      for (int64_t k = f.vars.size() - 1; k >= 0; --k) {
+        if (++choice[f.vars[k]] < domain[f.vars[k]])
+          break;
+        choice[f.vars[k]] = 0;
+      }
+    }
+    add(std::move(f));
+  }
+  return true;
+}
+
+SmallVector<int64_t> Eliminator::scopeWithout(int64_t x) const {
+  SmallVector<int64_t> vars;
+  for (int64_t f : factorsOf[x])
+    if (alive[f])
+      for (int64_t v : factors[f].vars)
+        if (v != x)
+          vars.push_back(v);
+  llvm::sort(vars);
+  vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+  return vars;
+}
+
+bool Eliminator::run(SmallVector<int64_t> &choice, double &optimum) {
+  if (!build())
+    return false;
+  int64_t n = graph.nodes.size();
+  std::vector<bool> eliminated(n, false);
+  for (int64_t round = 0; round < n; ++round) {
+    // Min-size order: the variable whose elimination builds the smallest
+    // table (ties: the lowest index, so chains go front to back).
+    int64_t x = -1, best = std::numeric_limits<int64_t>::max();
+    SmallVector<int64_t> bestVars;
+    for (int64_t v = 0; v < n; ++v) {
+      if (eliminated[v])
+        continue;
+      SmallVector<int64_t> vars = scopeWithout(v);
+      int64_t size = sizeOf(vars);
+      if (size < best) {
+        best = size;
+        x = v;
+        bestVars = std::move(vars);
+        if (size <= domain[v])
+          break; // cannot do better than a leaf
+      }
+    }
+    if (best > p.options.maxTableSize ||
+        best * domain[x] > 4 * p.options.maxTableSize)
+      return false;
+    eliminated[x] = true;
+
+    SmallVector<int64_t> used;
+    for (int64_t f : factorsOf[x])
+      if (alive[f])
+        used.push_back(f);
+    // Per used factor: the stride of each new var (0 if absent) and of x.
+    int64_t k = bestVars.size();
+    SmallVector<SmallVector<int64_t, 4>> strides(used.size());
+    SmallVector<int64_t> xStride(used.size());
+    for (auto [i, f] : llvm::enumerate(used)) {
+      const Factor &factor = factors[f];
+      strides[i].assign(k, 0);
+      int64_t stride = 1;
+      for (int64_t j = factor.vars.size() - 1; j >= 0; --j) {
+        int64_t var = factor.vars[j];
+        if (var == x)
+          xStride[i] = stride;
+        else
+          strides[i][llvm::find(bestVars, var) - bestVars.begin()] = stride;
+        stride *= domain[var];
+      }
+    }
+    Factor out;
+    out.vars = llvm::to_vector_of<int64_t, 4>(bestVars);
+    out.table.assign(best, kInf);
+    Step step{x, out.vars, std::vector<int32_t>(best, 0)};
+    SmallVector<int64_t> digits(k, 0);
+    SmallVector<int64_t> base(used.size(), 0);
+    for (int64_t idx = 0; idx < best; ++idx) {
+      for (auto [i, f] : llvm::enumerate(used)) {
+        base[i] = 0;
+        for (int64_t j = 0; j < k; ++j)
+          base[i] += strides[i][j] * digits[j];
+      }
+      for (int64_t s = 0; s < domain[x]; ++s) {
+        double sum = 0;
+        for (auto [i, f] : llvm::enumerate(used))
+          sum += factors[f].table[base[i] + xStride[i] * s];
+        if (sum < out.table[idx]) {
+          out.table[idx] = sum;
+          step.argmin[idx] = s;
+        }
+      }
+      for (int64_t j = k - 1; j >= 0; --j) {
+        if (++digits[j] < domain[bestVars[j]])
+          break;
+        digits[j] = 0;
+      }
+    }
+    for (int64_t f : used)
+      alive[f] = false;
+    for (int64_t v : out.vars)
+      factorsOf[v].push_back(factors.size());
+    factors.push_back(std::move(out));
+    alive.push_back(true);
+    steps.push_back(std::move(step));
+  }
+  optimum = 0;
+  for (auto [f, factor] : llvm::enumerate(factors))
+    if (alive[f])
+      optimum += factor.table.front(); // empty scope: one entry
+  choice.assign(n, 0);
+  for (const Step &step : llvm::reverse(steps)) {
+    int64_t idx = 0;
+    for (int64_t v : step.vars)
+      idx = idx * domain[v] + choice[v];
+    choice[step.var] = step.argmin[idx];
+  }
+  return true;
+}
+
+/// One node at a time takes its best strategy given the others, until no
+/// change helps.
+void improveLocally(Problem &p, SmallVector<int64_t> &choice) {
+  const Graph &graph = p.graph;
+  auto localCost = [&](int64_t n) {
+    double c = p.compute(n, choice[n]);
+    for (int64_t v : graph.nodes[n].operands)
+      c += p.valueCost(v, choice);
+    for (int64_t v : graph.nodes[n].results)
+      c += p.valueCost(v, choice);
+    return c;
+  };
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    bool changed = false;
+    for (int64_t n = 0, e = graph.nodes.size(); n < e; ++n) {
+      int64_t keep = choice[n];
+      double best = localCost(n);
+      int64_t bestS = keep;
+      for (int64_t s = 0, k = graph.nodes[n].strategies.size(); s < k; ++s) {
+        choice[n] = s;
+        double c = localCost(n);
+        if (c < best - 1e-9 * std::max(1.0, std::fabs(best))) {
+          best = c;
+          bestS = s;
+        }
+      }
+      choice[n] = bestS;
+      changed |= bestS != keep;
+    }
+    if (!changed)
+      return;
+  }
+}
+
+} // namespace
+
+double propagation::evaluate(const Graph &graph, ArrayRef<int64_t> choice,
+                             RedistributeCosts &costs, const Options &options,
+                             double *redistribute, double *compute) {
+  double moved = 0, flops = 0;
+  for (auto [v, value] : llvm::enumerate(graph.values)) {
+    auto placementOf = [&]() -> const Placements & {
+      if (value.producer < 0)
+        return value.source;
+      return graph.nodes[value.producer]
+          .strategies[choice[value.producer]]
+          .results[value.producerResult];
+    };
+    const Placements &src = placementOf();
+    SmallVector<const Placements *> done;
+    auto send = [&](const Placements &to) {
+      if (to == src || llvm::any_of(done, [&](auto *d) { return *d == to; }))
+        return;
+      done.push_back(&to);
+      moved += costs.get(value.tensor, src, to);
+    };
+    for (auto [node, operand] : value.uses)
+      send(graph.nodes[node].strategies[choice[node]].operands[operand]);
+    for (const Placements &sink : value.sinks)
+      send(sink);
+  }
+  for (auto [n, node] : llvm::enumerate(graph.nodes))
+    flops += node.strategies[choice[n]].flops;
+  if (redistribute)
+    *redistribute = moved;
+  if (compute)
+    *compute = options.flopBytes * flops;
+  return moved + options.flopBytes * flops;
+}
+
+SmallVector<int64_t> propagation::chooseGreedily(const Graph &graph,
+                                                 RedistributeCosts &costs,
+                                                 const Options &options) {
+  SmallVector<int64_t> choice(graph.nodes.size(), 0);
+  auto placementOf = [&](int64_t v) -> const Placements & {
+    const Graph::Value &value = graph.values[v];
+    if (value.producer < 0)
+      return value.source;
+    return graph.nodes[value.producer]
+        .strategies[choice[value.producer]]
+        .results[value.producerResult];
+  };
+  // Nodes are in program order: every operand's producer comes first.
+  for (auto [n, node] : llvm::enumerate(graph.nodes)) {
+    double best = kInf;
+    for (auto [s, strategy] : llvm::enumerate(node.strategies)) {
+      double c = options.flopBytes * strategy.flops;
+      for (auto [i, v] : llvm::enumerate(node.operands))
+        c += costs.get(graph.values[v].tensor, placementOf(v),
+                       strategy.operands[i]);
+      if (c < best) {
+        best = c;
+        choice[n] = s;
+      }
+    }
+  }
+  return choice;
+}
+
+Solution propagation::choose(const Graph &graph, const Options &options) {
+  Problem p(graph, options);
+  Solution solution;
+  SmallVector<int64_t> greedy = chooseGreedily(graph, p.costs, options);
+  solution.greedyCost = evaluate(graph, greedy, p.costs, options);
+
+  SmallVector<int64_t> exact;
+  double optimum = 0;
+  if (Eliminator(p).run(exact, optimum)) {
+    solution.choice = std::move(exact);
+    solution.exact = true;
+    solution.method = "variable elimination";
+  } else {
+    solution.choice = greedy;
+    improveLocally(p, solution.choice);
+    solution.method = "greedy + local search (tables over the cap)";
+  }
+  solution.cost = evaluate(graph, solution.choice, p.costs, options,
+                           &solution.redistributeCost, &solution.computeCost);
+  // Never worse than greedy (rounding in the tables aside).
+  if (solution.greedyCost < solution.cost) {
+    solution.choice = greedy;
+    solution.cost = evaluate(graph, greedy, p.costs, options,
+                             &solution.redistributeCost,
+                             &solution.computeCost);
+  }
+  if (solution.exact) {
+    solution.lowerBound = solution.cost;
+  } else {
+    double bound = 0;
+    for (auto [n, node] : llvm::enumerate(graph.nodes)) {
+      double best = kInf;
+      for (int64_t s = 0, e = node.strategies.size(); s < e; ++s)
+        best = std::min(best, p.compute(n, s));
+      bound += best;
+    }
+    for (int64_t v = 0, e = graph.values.size(); v < e; ++v)
+      bound += p.valueLowerBound(v);
+    solution.lowerBound = std::min(bound, solution.cost);
+  }
+  return solution;
+}

@@ -1,0 +1,64 @@
+// The options of dtensor-propagate, and hp-partition passing them on.
+// RUN: hp-opt %s -dtensor-propagate=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: hp-opt %s -hp-partition=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
+// RUN: hp-opt %s -dtensor-propagate="flop-bytes=0" | FileCheck %s --check-prefix=FREE
+// RUN: hp-opt %s -dtensor-propagate="flop-bytes=1000" | FileCheck %s --check-prefix=DEAR
+// RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=512" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=513" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
+// RUN: not hp-opt %s -dtensor-propagate="flop-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not hp-opt %s -dtensor-propagate="axis-weights=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADW
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// x is split by rows, the weight replicated, the result wanted whole: the
+// matmul runs on row blocks and its result (512 B) is gathered, fewer bytes
+// than gathering x (2 KiB).
+func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
+                %w: !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+    -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x, %w)
+      : (!dtensor.tensor<16x32xf32, @tp, [shard<0>]>, !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+     -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  ^bb0(%gx: tensor<16x32xf32>, %gw: tensor<32x8xf32>):
+    %e = tensor.empty() : tensor<16x8xf32>
+    %mm = linalg.matmul ins(%gx, %gw : tensor<16x32xf32>, tensor<32x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+    dtensor.yield %mm : tensor<16x8xf32>
+  }
+  return %y : !dtensor.tensor<16x8xf32, @tp, [replicate]>
+}
+
+// PRINT: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; loop 0 on tp; 2048 flops per device
+// PRINT: remark: redistribute 'tensor<16x8xf32>' [R] -> [S(0)] for operand #2 of 'linalg.matmul': cost=0{{.*}} collectives=0 steps=[chunk(axes=[0], dim=0
+// PRINT: remark: redistribute 'tensor<16x8xf32>' [S(0)] -> [R] for result #0 of the region: cost={{.*}} collectives=1 steps=[all_gather(axes=[0], dim=0
+// PRINT: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}} = redistributes {{.*}} + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy {{.*}}
+
+// WARN: warning: gathers the whole 'tensor<16x8xf32>' (512 B) on every rank for result #0 of the region (warn-gather-bytes=512)
+// NOWARN-NOT: warning
+
+// BAD: error: dtensor-propagate: flop-bytes must be a finite number >= 0
+// BADW: error: dtensor-propagate: axis-weights must be finite numbers >= 0
+
+// Everything replicated at the boundary: with compute free nothing moves and
+// every rank multiplies whole tensors; with compute dear (1000 bytes a flop)
+// the matmul runs on row blocks and the result is gathered.
+// FREE-LABEL: func.func @whole
+// FREE-NOT: dtensor.redistribute
+// FREE: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<32x8xf32>)
+// FREE-NOT: dtensor.redistribute
+// FREE: return
+// DEAR-LABEL: func.func @whole
+// DEAR: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x32xf32>, tensor<32x8xf32>)
+// DEAR: dtensor.redistribute %{{.*}} : !dtensor.tensor<16x8xf32, @tp, [shard<0>]> -> !dtensor.tensor<16x8xf32, @tp, [replicate]>
+func.func @whole(%x: !dtensor.tensor<16x32xf32, @tp, [replicate]>,
+                 %w: !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+    -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x, %w)
+      : (!dtensor.tensor<16x32xf32, @tp, [replicate]>, !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+     -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  ^bb0(%gx: tensor<16x32xf32>, %gw: tensor<32x8xf32>):
+    %e = tensor.empty() : tensor<16x8xf32>
+    %mm = linalg.matmul ins(%gx, %gw : tensor<16x32xf32>, tensor<32x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+    dtensor.yield %mm : tensor<16x8xf32>
+  }
+  return %y : !dtensor.tensor<16x8xf32, @tp, [replicate]>
+}
