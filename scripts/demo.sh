@@ -10,6 +10,11 @@
 #   2. lowers it with hp-lower-to-cpu to NCCL calls, runs it on 4 ranks
 #      (hp-runner -np 4: mpirun + hp's NCCL-over-MPI host library), and
 #      prints every rank's comparison with the single-device result.
+# Then the same kinds of models in global view (one dtensor.global_region of
+# ordinary ops per model, placed by dtensor-propagate): the TP MLP, the dp x tp
+# MLP, a Megatron tensor+sequence-parallel layer with causal attention, and
+# the MoE layer with its all_to_all in an inner local region; each shows the
+# strategies chosen and runs on 4 ranks against one device.
 # It ends by showing a broken placement contract rejected at compile time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,15 +27,28 @@ trap 'rm -f "$spmd" "$broken" "$broken.err"' EXIT
 
 for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
          examples/cp_attention.mlir examples/shared_local_fn.mlir \
-         examples/fsdp_tp_linear.mlir; do
+         examples/fsdp_tp_linear.mlir examples/global_tp_mlp.mlir \
+         examples/global_dp_tp_mlp.mlir examples/global_megatron_layer.mlir \
+         examples/global_moe.mlir; do
   echo "=================================================================="
   echo "== $f"
   echo "=================================================================="
+  case "$f" in
+  */global_*)
+    echo "-- strategies chosen by dtensor-propagate (each op's placements, the"
+    echo "   redistributes that move bytes, the region's cost against greedy)"
+    "$HP_OPT" --dtensor-propagate="print-strategies" \
+      --mlir-print-op-on-diagnostic=false "$f" 2>&1 >/dev/null |
+      grep -E 'remark: (strategy|dtensor-propagate:)|collectives=[1-9]' |
+      sed -e 's|^examples/||' |
+      if [ "$f" = examples/global_tp_mlp.mlir ]; then cat; else grep -v 'remark: strategy'; fi
+    ;;
+  esac
   echo "-- plans chosen by convert-dtensor-to-shard"
   "$HP_OPT" --hp-partition="print-plans" --mlir-print-op-on-diagnostic=false \
     "$f" 2>&1 >"$spmd" | grep remark
   echo "-- the SPMD function after hp-partition"
-  sed -n '/^  shard.grid/p; /func.func @\(tp_mlp\|dp_tp_mlp\|moe\|cp_attention\|layer\|fsdp_tp_linear\)(/,/^  }/p' "$spmd"
+  sed -n '/^  shard.grid/p; /func.func @\(tp_mlp\|dp_tp_mlp\|moe\|cp_attention\|layer\|fsdp_tp_linear\|global_tp_mlp\|global_dp_tp_mlp\|megatron_layer\|global_moe\)(/,/^  }/p' "$spmd"
   /usr/lib/llvm-22/bin/mlir-opt --allow-unregistered-dialect "$spmd" > /dev/null
   echo "-- (upstream mlir-opt verifies it)"
   echo "-- running on 4 ranks"

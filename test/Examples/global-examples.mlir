@@ -13,6 +13,12 @@
 // RUN: hp-opt --hp-partition %hp_src_root/examples/global_megatron_layer.mlir | FileCheck %s --check-prefix=PART
 // RUN: hp-opt --hp-partition %hp_src_root/examples/global_moe.mlir | FileCheck %s --check-prefixes=PART,PART-MOE
 
+// The collectives propagation chooses: the TP MLP reduces once; the Megatron
+// TP+SP layer gathers the sequence twice and scatters the partial sums twice,
+// with no all_reduce.
+// RUN: hp-opt --hp-partition %hp_src_root/examples/global_tp_mlp.mlir | FileCheck %s --check-prefix=COLL-TP
+// RUN: hp-opt --hp-partition %hp_src_root/examples/global_megatron_layer.mlir | FileCheck %s --check-prefix=COLL-MEGATRON
+
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/global_tp_mlp.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-TP %}
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/global_dp_tp_mlp.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-DPTP %}
 // RUN: %if mpi %{ %hp-runner -np 4 %hp_src_root/examples/global_megatron_layer.mlir -e main --entry-point-result=void | FileCheck %s --check-prefix=RUN-MEGATRON %}
@@ -43,6 +49,24 @@
 // MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 0 concat_axis = 1 : tensor<4x2x8xf32> -> tensor<2x4x8xf32>
 // MOE: dtensor.local_region on @mesh args(%{{.*}} as "expert_out") in_placements = {expert_out = [shard<0>, shard<1>]} out_placements = [shard<0>, shard<0>]
 // MOE: dtensor.all_to_all %{{.*}} on @mesh axes = ["ep"] split_axis = 1 concat_axis = 0 : tensor<2x4x8xf32> -> tensor<4x2x8xf32>
+
+// COLL-TP-LABEL: func.func @global_tp_mlp(
+// COLL-TP-NOT: shard.{{all_gather|reduce_scatter|all_to_all}}
+// COLL-TP: shard.all_reduce
+// COLL-TP-NOT: shard.{{all_gather|all_reduce|reduce_scatter|all_to_all}}
+// COLL-TP: func.func @reference(
+
+// COLL-MEGATRON-LABEL: func.func @megatron_layer(
+// COLL-MEGATRON-NOT: shard.{{all_reduce|all_to_all}}
+// COLL-MEGATRON: shard.all_gather
+// COLL-MEGATRON-NOT: shard.{{all_reduce|all_to_all}}
+// COLL-MEGATRON: shard.reduce_scatter
+// COLL-MEGATRON-NOT: shard.{{all_reduce|all_to_all}}
+// COLL-MEGATRON: shard.all_gather
+// COLL-MEGATRON-NOT: shard.{{all_reduce|all_to_all}}
+// COLL-MEGATRON: shard.reduce_scatter
+// COLL-MEGATRON-NOT: shard.{{all_gather|all_reduce|reduce_scatter|all_to_all}}
+// COLL-MEGATRON: func.func @reference(
 
 // PART-NOT: dtensor.global_region
 // PART-NOT: dtensor.constrain

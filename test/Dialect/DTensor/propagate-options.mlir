@@ -5,6 +5,8 @@
 // RUN: hp-opt %s -dtensor-propagate="flop-bytes=1000" | FileCheck %s --check-prefix=DEAR
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=512" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=513" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
+// RUN: hp-opt %s -dtensor-propagate="print-strategies max-table-size=2" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP
+// RUN: not hp-opt %s -dtensor-propagate="max-table-size=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCAP
 // RUN: not hp-opt %s -dtensor-propagate="flop-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not hp-opt %s -dtensor-propagate="axis-weights=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADW
 
@@ -27,13 +29,20 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
   return %y : !dtensor.tensor<16x8xf32, @tp, [replicate]>
 }
 
-// PRINT: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; loop 0 on tp; 2048 flops per device
+// PRINT: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp; 2048 flops per device
 // PRINT: remark: redistribute 'tensor<16x8xf32>' [R] -> [S(0)] for operand #2 of 'linalg.matmul': cost=0{{.*}} collectives=0 steps=[chunk(axes=[0], dim=0
 // PRINT: remark: redistribute 'tensor<16x8xf32>' [S(0)] -> [R] for result #0 of the region: cost={{.*}} collectives=1 steps=[all_gather(axes=[0], dim=0
 // PRINT: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}} = redistributes {{.*}} + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy {{.*}}
 
 // WARN: warning: gathers the whole 'tensor<16x8xf32>' (512 B) on every rank for result #0 of the region (warn-gather-bytes=512)
 // NOWARN-NOT: warning
+
+// With tables capped at 2 entries (fewer than the matmul's 6 strategies) no
+// exact table fits: the search starts from greedy, finds the same strategy,
+// and reports its gap to the per-factor lower bound.
+// CAP: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp
+// CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap), lower bound {{.*}}, gap {{.*}}; greedy
+// BADCAP: error: dtensor-propagate: max-table-size must be >= 1
 
 // BAD: error: dtensor-propagate: flop-bytes must be a finite number >= 0
 // BADW: error: dtensor-propagate: axis-weights must be finite numbers >= 0

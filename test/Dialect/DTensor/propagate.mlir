@@ -305,3 +305,20 @@ func.func @dynamic(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tens
   return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
 }
 
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// No plan changes the reduction of a partial: partial<max> to partial<sum>
+// goes through replicate.
+// CHECK-LABEL: func.func @partial_kinds
+// CHECK: %[[R:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<4xf32, @tp, [partial<max>]> -> !dtensor.tensor<4xf32, @tp, [replicate]>
+// CHECK: dtensor.redistribute %[[R]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> !dtensor.tensor<4xf32, @tp, [partial<sum>]>
+func.func @partial_kinds(%p: !dtensor.tensor<4xf32, @tp, [partial<max>]>) -> !dtensor.tensor<4xf32, @tp, [partial<sum>]> {
+  %r = dtensor.global_region on @tp args(%p)
+      : (!dtensor.tensor<4xf32, @tp, [partial<max>]>) -> !dtensor.tensor<4xf32, @tp, [partial<sum>]> {
+  ^bb0(%a: tensor<4xf32>):
+    dtensor.yield %a : tensor<4xf32>
+  }
+  return %r : !dtensor.tensor<4xf32, @tp, [partial<sum>]>
+}

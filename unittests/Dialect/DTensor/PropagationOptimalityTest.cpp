@@ -384,6 +384,50 @@ double cost(const Program &p, const std::vector<int> &choice,
   return total;
 }
 
+/// The number after `key` in `text` (printed with 6 significant digits).
+double number(const std::string &text, const std::string &key) {
+  size_t at = text.find(key);
+  if (at == std::string::npos)
+    return NAN;
+  return std::strtod(text.c_str() + at + key.size(), nullptr);
+}
+
+/// Runs dtensor-propagate with print-strategies on `source`; collects the
+/// strategy remarks in op order and the region's summary.
+bool runPropagate(const std::string &source, int64_t maxTableSize,
+                  std::vector<std::string> &strategies, std::string &summary) {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<DTensorDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
+                  mlir::math::MathDialect, mlir::tensor::TensorDialect>();
+  bool ok = true;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    std::string s = d.str();
+    if (llvm::StringRef(s).starts_with("strategy "))
+      strategies.push_back(s);
+    else if (llvm::StringRef(s).starts_with("dtensor-propagate:"))
+      summary = s;
+    else if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
+      ADD_FAILURE() << s;
+      ok = false;
+    }
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, &ctx);
+  if (!module)
+    return false;
+  mlir::PassManager pm(&ctx);
+  DTensorPropagateOptions options;
+  options.printStrategies = true;
+  options.maxTableSize = maxTableSize;
+  pm.addNestedPass<mlir::func::FuncOp>(createDTensorPropagate(options));
+  return mlir::succeeded(pm.run(*module)) && ok;
+}
+
+/// Capped runs that took the window search (so the test covers it).
+int windowSearches = 0;
+
 /// Returns the number of ops checked.
 size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
   std::mt19937 rng(seed);
@@ -393,61 +437,57 @@ size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
   std::string source = render(p);
   SCOPED_TRACE(source);
 
-  mlir::MLIRContext ctx;
-  ctx.loadDialect<DTensorDialect, mlir::func::FuncDialect,
-                  mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
-                  mlir::math::MathDialect, mlir::tensor::TensorDialect>();
-  std::vector<std::string> strategies;
-  std::string summary;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
-    std::string s = d.str();
-    if (llvm::StringRef(s).starts_with("strategy "))
-      strategies.push_back(s);
-    else if (llvm::StringRef(s).starts_with("dtensor-propagate:"))
-      summary = s;
-    else if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-      ADD_FAILURE() << s;
-    return mlir::success();
-  });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, &ctx);
-  if (!module) {
-    ADD_FAILURE() << "does not parse";
-    return 0;
-  }
-  mlir::PassManager pm(&ctx);
-  DTensorPropagateOptions options;
-  options.printStrategies = true;
-  pm.addNestedPass<mlir::func::FuncOp>(createDTensorPropagate(options));
-  if (mlir::failed(pm.run(*module)) || strategies.size() != p.ops.size()) {
-    ADD_FAILURE() << "dtensor-propagate failed or printed "
-                  << strategies.size() << " strategies for " << p.ops.size()
-                  << " ops";
-    return 0;
-  }
-
-  // hp's choice, found among this test's own strategies by their text.
-  std::vector<int> chosen;
-  for (size_t o = 0; o < p.ops.size(); ++o) {
-    int found = -1;
-    for (size_t w = 0; w < p.ops[o].ways.size(); ++w) {
-      const Way &way = p.ops[o].ways[w];
-      std::string s = "strategy";
-      for (size_t i = 0; i < way.operands.size(); ++i)
-        s += (i ? ", " : " ") + text(way.operands[i]);
-      s += " -> " + text(way.result) + ";";
-      if (llvm::StringRef(strategies[o]).starts_with(s))
-        found = w;
+  std::map<std::string, double> cache;
+  auto chosenCost = [&](const std::vector<std::string> &strategies,
+                        double &hp) {
+    std::vector<int> chosen;
+    for (size_t o = 0; o < p.ops.size(); ++o) {
+      int found = -1;
+      for (size_t w = 0; w < p.ops[o].ways.size(); ++w) {
+        const Way &way = p.ops[o].ways[w];
+        std::string s = "strategy";
+        for (size_t i = 0; i < way.operands.size(); ++i)
+          s += (i ? ", " : " ") + text(way.operands[i]);
+        s += " -> " + text(way.result) + ";";
+        if (llvm::StringRef(strategies[o]).starts_with(s))
+          found = w;
+      }
+      if (found < 0) {
+        ADD_FAILURE() << "op " << o << " got a strategy the definitions do "
+                      << "not give: " << strategies[o];
+        return false;
+      }
+      chosen.push_back(found);
     }
-    if (found < 0) {
-      ADD_FAILURE() << "op " << o << " got a strategy the definitions do "
-                    << "not give: " << strategies[o];
+    hp = cost(p, chosen, cache);
+    return true;
+  };
+
+  // The exact chooser, and the window search with a tiny table cap.
+  double exact = 0, capped = 0, bound = 0, greedy = 0;
+  std::string cappedSummary, exactSummary;
+  for (int64_t cap : {int64_t(4194304), int64_t(16)}) {
+    std::vector<std::string> strategies;
+    std::string summary;
+    if (!runPropagate(source, cap, strategies, summary) ||
+        strategies.size() != p.ops.size()) {
+      ADD_FAILURE() << "dtensor-propagate failed or printed "
+                    << strategies.size() << " strategies for " << p.ops.size()
+                    << " ops";
       return 0;
     }
-    chosen.push_back(found);
+    if (!chosenCost(strategies, cap == 16 ? capped : exact))
+      return 0;
+    (cap == 16 ? cappedSummary : exactSummary) = summary;
+    if (cap == 16) {
+      windowSearches += summary.find("window search") != std::string::npos;
+      greedy = number(summary, "; greedy ");
+      size_t at = summary.find("lower bound ");
+      bound = at == std::string::npos ? capped : number(summary, "lower bound ");
+    }
   }
-  std::map<std::string, double> cache;
-  double hp = cost(p, chosen, cache);
+  double hp = exact;
+  const std::string &summary = exactSummary;
 
   // Every assignment.
   std::vector<int> choice(p.ops.size(), 0);
@@ -467,6 +507,11 @@ size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
       << "dtensor-propagate's choice costs " << hp << ", the best of " << count
       << " assignments " << best << "\n"
       << summary;
+  // The window search: never worse than greedy, its bound below the best.
+  double tolerance = 1e-5 * std::max(1.0, best);
+  EXPECT_LE(capped, greedy + 1e-5 * std::max(1.0, greedy)) << cappedSummary;
+  EXPECT_LE(bound, best + tolerance) << cappedSummary;
+  EXPECT_LE(best, capped + tolerance) << cappedSummary;
   return p.ops.size();
 }
 
@@ -476,6 +521,7 @@ TEST(PropagationOptimality, OneDimensionalMeshes) {
   for (unsigned seed = 0; seed < 40; ++seed)
     ops += checkOptimal({seed % 2 ? 4 : 3}, seed);
   EXPECT_GE(ops, 120u);
+  EXPECT_GE(windowSearches, 20);
 }
 
 TEST(PropagationOptimality, TwoDimensionalMeshes) {

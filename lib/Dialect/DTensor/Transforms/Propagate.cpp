@@ -232,16 +232,23 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   auto type = cast<DTensorType>(o.getType());
   if (type.getPlacements() == placements)
     return o;
-  Value &slot = moved[{v, placements}];
-  if (slot)
-    return slot;
+  if (Value done = moved.lookup({v, placements}))
+    return done;
   Location at = cause ? cause->getLoc() : loc;
-  slot = RedistributeOp::create(b, at, type.withPlacements(placements), o);
+  Placements from = toPlanPlacements(type.getPlacements());
+  Placements to = toPlanPlacements(placements);
+  // partial<a> -> partial<b> on a mesh dim goes through replicate there.
+  if (std::optional<Placements> stop = propagation::viaReplicate(from, to)) {
+    Value mid = dtensorOf(v, attrOf(*stop), cause, what);
+    from = *stop;
+    o = mid;
+    type = cast<DTensorType>(mid.getType());
+  }
+  Value slot = RedistributeOp::create(b, at, type.withPlacements(placements), o);
+  moved[{v, placements}] = slot;
   ++numRedistributes;
   auto global = RankedTensorType::get(type.getShape(), type.getElementType());
   plan::Problem tensor = planTensor(global, mesh.shape);
-  Placements from = toPlanPlacements(type.getPlacements());
-  Placements to = toPlanPlacements(placements);
   if (settings.printStrategies) {
     std::optional<plan::Plan> p = costs.plan(tensor, from, to);
     emitRemark(at) << "redistribute " << global << " "
@@ -386,7 +393,17 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
           local[p.arg] = tensor::getMixedSize(b, op->getLoc(), source, p.arg);
       return local;
     };
-    if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    // Ops that hold sizes are rebuilt where a split changes them; anywhere
+    // else the clone's sizes are the local ones.
+    auto isShard = [](const plan::Placement &p) {
+      return p.kind == plan::Placement::Shard;
+    };
+    bool split = llvm::any_of(s.results, [&](const Placements &p) {
+      return llvm::any_of(p, isShard);
+    });
+    if (!split || !holdsSizes(op)) {
+      clone = nullptr;
+    } else if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
       clone = tensor::ExpandShapeOp::create(
           b, op->getLoc(), localResultTypes.front(), operands.front(),
           e.getReassociationIndices());
@@ -400,7 +417,8 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
           b, op->getLoc(), operands[0], operands[1], ins.getMixedOffsets(),
           mixedSizes(operands[0], ins.getMixedSizes(), s.operands.front()),
           ins.getMixedStrides());
-    } else {
+    }
+    if (!clone) {
       clone = b.clone(*op, inside);
       clone->setOperands(operands);
       for (auto [result, type] :
@@ -493,15 +511,16 @@ void RegionLowering::printStrategy(Operation *op, const Strategy &s) {
   list(s.operands);
   diag << " ->";
   list(s.results);
+  diag << "; " << op->getName().getStringRef();
   bool structured = isa<linalg::LinalgOp>(op) || !holdsSizes(op);
   for (auto [m, loop] : llvm::enumerate(s.loops)) {
     if (loop != Strategy::kNoLoop)
-      diag << "; " << (structured ? "loop " : "dims #") << loop << " on "
+      diag << ", " << (structured ? "loop " : "dims #") << loop << " on "
            << mesh.names[m];
     else if (llvm::any_of(s.results, [&](const Placements &p) {
                return p[m].kind == plan::Placement::Partial;
              }) && !isa<ConstrainOp, LocalRegionOp>(op))
-      diag << "; partial sums pass through on " << mesh.names[m];
+      diag << ", partial sums pass through on " << mesh.names[m];
   }
   diag << "; " << num("%.0f", s.flops) << " flops per device";
 }
@@ -706,8 +725,14 @@ struct DTensorPropagatePass
     settings.chooser.planner.latencyBytes = latencyBytes;
     settings.chooser.planner.axisWeights = llvm::to_vector_of<double, 4>(axisWeights);
     settings.chooser.flopBytes = flopBytes;
+    settings.chooser.maxTableSize = maxTableSize;
     settings.printStrategies = printStrategies;
     settings.warnGatherBytes = warnGatherBytes;
+    if (maxTableSize < 1) {
+      getOperation()->emitError("dtensor-propagate: max-table-size must be "
+                                ">= 1");
+      return signalPassFailure();
+    }
     if (flopBytes < 0 || !std::isfinite(flopBytes.getValue())) {
       getOperation()->emitError("dtensor-propagate: flop-bytes must be a "
                                 "finite number >= 0");

@@ -53,11 +53,29 @@ double RedistributeCosts::get(const plan::Problem &tensor,
   if (from == to)
     return 0;
   auto [it, inserted] = cache.try_emplace(keyOf(tensor, from, to), 0.0);
-  if (inserted) {
-    std::optional<plan::Plan> p = plan(tensor, from, to);
-    it->second = p ? p->cost : kInf;
+  if (!inserted)
+    return it->second;
+  if (std::optional<Placements> stop = propagation::viaReplicate(from, to)) {
+    double c = get(tensor, from, *stop) + get(tensor, *stop, to);
+    return cache[keyOf(tensor, from, to)] = c; // `it` may have moved
   }
-  return it->second;
+  std::optional<plan::Plan> p = plan(tensor, from, to);
+  return it->second = p ? p->cost : kInf;
+}
+
+std::optional<Placements> propagation::viaReplicate(const Placements &from,
+                                                    const Placements &to) {
+  Placements stop = from;
+  bool changed = false;
+  for (auto [m, f] : llvm::enumerate(from))
+    if (f.kind == plan::Placement::Partial &&
+        to[m].kind == plan::Placement::Partial && f.arg != to[m].arg) {
+      stop[m] = plan::Placement::replicate();
+      changed = true;
+    }
+  if (!changed)
+    return std::nullopt;
+  return stop;
 }
 
 namespace {
@@ -85,9 +103,11 @@ struct ValueModel {
 
 class Problem {
 public:
-  Problem(const Graph &graph, const Options &options)
-      : graph(graph), options(options), costs(options.planner),
-        models(graph.values.size()) {
+  /// `shared` (when given) caches plans across problems on one program.
+  Problem(const Graph &graph, const Options &options,
+          RedistributeCosts *shared = nullptr)
+      : graph(graph), options(options), ownCosts(options.planner),
+        costs(shared ? *shared : ownCosts), models(graph.values.size()) {
     for (auto [v, value] : llvm::enumerate(graph.values)) {
       ValueModel &m = models[v];
       if (value.producer < 0) {
@@ -193,7 +213,8 @@ public:
 
   const Graph &graph;
   const Options &options;
-  RedistributeCosts costs;
+  RedistributeCosts ownCosts;
+  RedistributeCosts &costs;
   std::vector<ValueModel> models;
 };
 
@@ -426,6 +447,131 @@ void improveLocally(Problem &p, SmallVector<int64_t> &choice) {
   }
 }
 
+/// The subproblem of re-choosing the nodes of `window` with every other
+/// node's strategy fixed at `choice`: values produced outside become fixed
+/// sources, uses outside become fixed sinks.
+Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
+               ArrayRef<int64_t> choice) {
+  Graph sub;
+  llvm::DenseMap<int64_t, int64_t> nodeIndex, valueIndex;
+  for (int64_t n : window)
+    nodeIndex[n] = nodeIndex.size();
+  auto placementOf = [&](int64_t v) -> const Placements & {
+    const Graph::Value &value = graph.values[v];
+    if (value.producer < 0)
+      return value.source;
+    return graph.nodes[value.producer]
+        .strategies[choice[value.producer]]
+        .results[value.producerResult];
+  };
+  auto valueOf = [&](int64_t v) {
+    auto [it, inserted] = valueIndex.try_emplace(v, sub.values.size());
+    if (!inserted)
+      return it->second;
+    const Graph::Value &value = graph.values[v];
+    Graph::Value copy;
+    copy.tensor = value.tensor;
+    copy.sinks = value.sinks;
+    if (auto p = nodeIndex.find(value.producer); p != nodeIndex.end()) {
+      copy.producer = p->second;
+      copy.producerResult = value.producerResult;
+    } else {
+      copy.source = placementOf(v);
+    }
+    for (auto [node, operand] : value.uses) {
+      if (auto u = nodeIndex.find(node); u != nodeIndex.end())
+        copy.uses.push_back({u->second, operand});
+      else
+        copy.sinks.push_back(
+            graph.nodes[node].strategies[choice[node]].operands[operand]);
+    }
+    sub.values.push_back(std::move(copy));
+    return it->second;
+  };
+  for (int64_t n : window) {
+    Graph::Node node;
+    node.strategies = graph.nodes[n].strategies;
+    sub.nodes.push_back(std::move(node));
+  }
+  for (auto [k, n] : llvm::enumerate(window)) {
+    for (int64_t v : graph.nodes[n].operands)
+      sub.nodes[k].operands.push_back(valueOf(v));
+    for (int64_t v : graph.nodes[n].results)
+      sub.nodes[k].results.push_back(valueOf(v));
+  }
+  return sub;
+}
+
+/// Large-neighbourhood search: windows of consecutive nodes re-chosen
+/// exactly with the rest fixed, until no window improves.
+void improveByWindows(Problem &p, SmallVector<int64_t> &choice) {
+  const Graph &graph = p.graph;
+  int64_t n = graph.nodes.size();
+  double current = evaluate(graph, choice, p.costs, p.options);
+  for (int sweep = 0; sweep < 8; ++sweep) {
+    bool improved = false;
+    for (int64_t width : {16, 8}) {
+      for (int64_t start = 0; start < n; start += width / 2) {
+        SmallVector<int64_t> window;
+        for (int64_t k = start; k < std::min(n, start + width); ++k)
+          window.push_back(k);
+        Graph sub = restrict(graph, window, choice);
+        Problem subProblem(sub, p.options, &p.costs);
+        SmallVector<int64_t> subChoice;
+        double optimum = 0;
+        if (!Eliminator(subProblem).run(subChoice, optimum))
+          continue;
+        SmallVector<int64_t> trial = choice;
+        for (auto [k, node] : llvm::enumerate(window))
+          trial[node] = subChoice[k];
+        double c = evaluate(graph, trial, p.costs, p.options);
+        if (c < current - 1e-9 * std::max(1.0, std::fabs(current))) {
+          choice = std::move(trial);
+          current = c;
+          improved = true;
+        }
+      }
+    }
+    if (!improved)
+      return;
+  }
+}
+
+/// A lower bound: the exact minimum of the objective without the uses that
+/// reach furthest from their value's producer (which make the tables wide;
+/// a value sent to fewer placements costs no more), and that minimum's
+/// assignment. Uses are dropped in doubling batches until the tables fit.
+double relaxedBound(Problem &p, SmallVector<int64_t> &assignment) {
+  const Graph &graph = p.graph;
+  SmallVector<std::tuple<int64_t, int64_t, int64_t>> bySpan; // -span, v, use
+  for (auto [v, value] : llvm::enumerate(graph.values)) {
+    if (value.uses.empty())
+      continue;
+    int64_t from = value.producer >= 0 ? value.producer
+                                       : value.uses.front().first;
+    for (auto [u, use] : llvm::enumerate(value.uses))
+      bySpan.push_back({-(use.first - from), v, u});
+  }
+  llvm::sort(bySpan);
+  for (size_t k = 1; k <= bySpan.size(); k *= 2) {
+    Graph relaxed = graph;
+    SmallVector<std::pair<int64_t, int64_t>> drop;
+    for (size_t i = 0; i < k; ++i)
+      drop.push_back({std::get<1>(bySpan[i]), std::get<2>(bySpan[i])});
+    llvm::sort(drop, [](auto a, auto b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    for (auto [v, u] : drop)
+      relaxed.values[v].uses.erase(relaxed.values[v].uses.begin() + u);
+    Problem sub(relaxed, p.options, &p.costs);
+    double optimum = 0;
+    if (Eliminator(sub).run(assignment, optimum))
+      return optimum;
+  }
+  assignment.clear();
+  return 0;
+}
+
 } // namespace
 
 double propagation::evaluate(const Graph &graph, ArrayRef<int64_t> choice,
@@ -504,9 +650,21 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
     solution.exact = true;
     solution.method = "variable elimination";
   } else {
+    // Start from greedy and from the relaxation's assignment; keep the
+    // better after local and window search.
+    SmallVector<int64_t> relaxed;
+    solution.lowerBound = relaxedBound(p, relaxed);
     solution.choice = greedy;
     improveLocally(p, solution.choice);
-    solution.method = "greedy + local search (tables over the cap)";
+    improveByWindows(p, solution.choice);
+    if (!relaxed.empty()) {
+      improveLocally(p, relaxed);
+      improveByWindows(p, relaxed);
+      if (evaluate(graph, relaxed, p.costs, options) <
+          evaluate(graph, solution.choice, p.costs, options))
+        solution.choice = std::move(relaxed);
+    }
+    solution.method = "window search (tables over the cap)";
   }
   solution.cost = evaluate(graph, solution.choice, p.costs, options,
                            &solution.redistributeCost, &solution.computeCost);
@@ -517,19 +675,28 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
                              &solution.redistributeCost,
                              &solution.computeCost);
   }
+  if (!solution.exact && solution.cost <= solution.lowerBound * (1 + 1e-9)) {
+    // The relaxation's bound is met: optimal after all.
+    solution.exact = true;
+    solution.method += ", optimal by the relaxation's bound";
+  }
   if (solution.exact) {
     solution.lowerBound = solution.cost;
   } else {
-    double bound = 0;
-    for (auto [n, node] : llvm::enumerate(graph.nodes)) {
-      double best = kInf;
-      for (int64_t s = 0, e = node.strategies.size(); s < e; ++s)
-        best = std::min(best, p.compute(n, s));
-      bound += best;
+    // Without a relaxation that fits, each factor's own minimum.
+    if (solution.lowerBound == 0) {
+      double bound = 0;
+      for (auto [n, node] : llvm::enumerate(graph.nodes)) {
+        double best = kInf;
+        for (int64_t s = 0, e = node.strategies.size(); s < e; ++s)
+          best = std::min(best, p.compute(n, s));
+        bound += best;
+      }
+      for (int64_t v = 0, e = graph.values.size(); v < e; ++v)
+        bound += p.valueLowerBound(v);
+      solution.lowerBound = bound;
     }
-    for (int64_t v = 0, e = graph.values.size(); v < e; ++v)
-      bound += p.valueLowerBound(v);
-    solution.lowerBound = std::min(bound, solution.cost);
+    solution.lowerBound = std::min(solution.lowerBound, solution.cost);
   }
   return solution;
 }

@@ -34,8 +34,10 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
       `dtensor.local_region` in the body keeps its declared layouts.
 
     The choice is exact (variable elimination) unless a table would exceed
-    2^22 entries; then it is the better of torch's greedy choice and a local
-    search from it, and `print-strategies` reports the gap to a lower bound.
+    `max-table-size` entries; then it is a window search started from
+    torch's greedy choice and from a relaxation (the far uses of values
+    dropped) whose exact minimum is a lower bound, and `print-strategies`
+    reports the gap to that bound. It is never worse than greedy.
 
     ```mlir
     %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8x16xf32, @tp, [replicate]>,
@@ -72,6 +74,9 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     Option<"printStrategies", "print-strategies", "bool", /*default=*/"false",
            "Remark each op's strategy and flops, each redistribute's cause "
            "and plan, and the region's cost, bound and greedy cost">,
+    Option<"maxTableSize", "max-table-size", "int64_t", /*default=*/"4194304",
+           "Largest table (entries) exact variable elimination may build; "
+           "above it the choice is a window search with a lower bound">,
     Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
            /*default=*/"67108864",
            "Warn when a redistribute gathers a whole tensor of at least this "

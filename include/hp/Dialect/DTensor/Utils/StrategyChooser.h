@@ -72,6 +72,12 @@ struct Options {
   int64_t maxTableSize = int64_t(1) << 22;
 };
 
+/// Where a redistribute must stop on its way when one mesh dim changes the
+/// reduction of a partial (which no plan does): `from` with those dims
+/// replicated; nullopt when it can go straight.
+std::optional<Placements> viaReplicate(const Placements &from,
+                                       const Placements &to);
+
 /// The planner's cost of redistributes, cached by tensor and placements.
 class RedistributeCosts {
 public:
