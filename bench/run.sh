@@ -11,6 +11,11 @@ echo
 echo "== jax_compare: hp vs JAX (XLA) on 8 host devices (skipped without jax)"
 python3 bench/jax_compare.py 2>/dev/null
 echo
+echo "== propagation: dtensor-propagate vs greedy, lower bound and upstream sharding-propagation"
+# The chart needs matplotlib (PyPI) in the python that runs the benches.
+python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib
+python3 bench/propagation.py
+echo
 echo "== compile_scaling: hp-partition on 1k/10k/100k local regions"
 python3 bench/compile_scaling.py
 echo

@@ -3,6 +3,8 @@
 // linalg / tensor / arith ops and constraints in one dtensor.global_region,
 // placed by dtensor-propagate and run on 4 ranks; every rank compares each
 // result with the same ops on one device (the output carries the checks).
+// Seed 11 (--partial-kind-changes) makes a value change the partial kind a value carries (through
+// replicate).
 // REQUIRES: mpi
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 1 --ops 10 > %t.1.mlir
 // RUN: %hp-runner -np 4 %t.1.mlir -e main --entry-point-result=void | FileCheck %t.1.mlir
@@ -12,3 +14,5 @@
 // RUN: %hp-runner -np 4 %t.3.mlir -e main --entry-point-result=void | FileCheck %t.3.mlir
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 4 --ops 10 > %t.4.mlir
 // RUN: %hp-runner -np 4 %t.4.mlir -e main --entry-point-result=void | FileCheck %t.4.mlir
+// RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 11 --ops 10 --partial-kind-changes > %t.5.mlir
+// RUN: %hp-runner -np 4 %t.5.mlir -e main --entry-point-result=void | FileCheck %t.5.mlir
