@@ -11,7 +11,8 @@
 // RUN: hp-opt --hp-partition %hp_src_root/examples/global_tp_mlp.mlir | FileCheck %s --check-prefix=PART
 // RUN: hp-opt --hp-partition %hp_src_root/examples/global_dp_tp_mlp.mlir | FileCheck %s --check-prefix=PART
 // RUN: hp-opt --hp-partition %hp_src_root/examples/global_megatron_layer.mlir | FileCheck %s --check-prefix=PART
-// RUN: hp-opt --hp-partition %hp_src_root/examples/global_moe.mlir | FileCheck %s --check-prefixes=PART,PART-MOE
+// RUN: hp-opt --hp-partition %hp_src_root/examples/global_moe.mlir | FileCheck %s --check-prefix=PART
+// RUN: hp-opt --hp-partition %hp_src_root/examples/global_moe.mlir | FileCheck %s --check-prefix=PART-MOE
 
 // The collectives propagation chooses: the TP MLP reduces once; the Megatron
 // TP+SP layer gathers the sequence twice and scatters the partial sums twice,

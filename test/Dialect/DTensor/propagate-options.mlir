@@ -3,6 +3,11 @@
 // RUN: hp-opt %s -hp-partition=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // RUN: hp-opt %s -dtensor-propagate="flop-bytes=0" | FileCheck %s --check-prefix=FREE
 // RUN: hp-opt %s -dtensor-propagate="flop-bytes=1000" | FileCheck %s --check-prefix=DEAR
+// RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-propagate="print-strategies latency-bytes=0" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT0
+// RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-propagate="print-strategies latency-bytes=100000000" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT8
+// RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-propagate="print-strategies axis-weights=1,100" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WEIGHTS
+// RUN: hp-opt %s -hp-partition="print-strategies flop-bytes=0" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
+// RUN: hp-opt %hp_src_root/examples/global_tp_mlp.mlir -dtensor-propagate="warn-gather-bytes=1" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFILL --allow-empty
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=512" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=513" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
 // RUN: hp-opt %s -dtensor-propagate="print-strategies max-table-size=2" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP
@@ -34,6 +39,17 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // PRINT: remark: redistribute 'tensor<16x8xf32>' [S(0)] -> [R] for result #0 of the region: cost={{.*}} collectives=1 steps=[all_gather(axes=[0], dim=0
 // PRINT: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}} = redistributes {{.*}} + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy {{.*}}
 
+// The dp x tp MLP moves 512 bytes in 2 collectives (the latency counts once
+// per collective; the weights multiply the bytes on the tp axis, where all
+// of them move).
+// LAT0: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 512 +
+// LAT8: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 2.00001e+08 +
+// WEIGHTS: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 182272 +
+// PIPE: remark: dtensor-propagate: {{.*}} (flop-bytes 0);
+
+// The TP MLP's split init made partial for its sharded reduction is a local
+// fill, and its all_reduce starts from partial sums: neither gathers.
+// NOFILL-NOT: warning
 // WARN: warning: gathers the whole 'tensor<16x8xf32>' (512 B) on every rank for result #0 of the region (warn-gather-bytes=512)
 // NOWARN-NOT: warning
 
@@ -42,7 +58,7 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // and reports its gap to the per-factor lower bound.
 // CAP: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp
 // CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap), lower bound {{.*}}, gap {{.*}}; greedy
-// BADCAP: error: dtensor-propagate: max-table-size must be >= 1
+// BADCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^40
 
 // BAD: error: dtensor-propagate: flop-bytes must be a finite number >= 0
 // BADW: error: dtensor-propagate: axis-weights must be finite numbers >= 0

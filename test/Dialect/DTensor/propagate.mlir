@@ -322,3 +322,75 @@ func.func @partial_kinds(%p: !dtensor.tensor<4xf32, @tp, [partial<max>]>) -> !dt
   }
   return %r : !dtensor.tensor<4xf32, @tp, [partial<sum>]>
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A slice with an offset computed in the body runs replicated (its index
+// values stay with it), and a padding value that reads its row index keeps
+// the rows whole.
+// CHECK-LABEL: func.func @dynamic_offsets_and_pad_index
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0") out_placements = {{\[}}[replicate]]
+// CHECK: tensor.pad %{{.*}} low[0, 1] high[0, 1]
+// CHECK: : tensor<8x8xf32> to tensor<8x10xf32>
+func.func @dynamic_offsets_and_pad_index(%x: !dtensor.tensor<8x8xf32, @tp, [shard<1>]>) -> (!dtensor.tensor<4x8xf32, @tp, [shard<1>]>, !dtensor.tensor<8x10xf32, @tp, [shard<0>]>) {
+  %y, %z = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x8xf32, @tp, [shard<1>]>) -> (!dtensor.tensor<4x8xf32, @tp, [shard<1>]>, !dtensor.tensor<8x10xf32, @tp, [shard<0>]>) {
+  ^bb0(%g: tensor<8x8xf32>):
+    %c2 = arith.constant 2 : index
+    // expected-remark @+1 {{runs replicated (no sharding rule for this op)}}
+    %s = tensor.extract_slice %g[%c2, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+    %p = tensor.pad %g low[0, 1] high[0, 1] {
+    ^bb0(%i: index, %j: index):
+      %i64 = arith.index_cast %i : index to i64
+      %f = arith.sitofp %i64 : i64 to f32
+      tensor.yield %f : f32
+    } : tensor<8x8xf32> to tensor<8x10xf32>
+    dtensor.yield %s, %p : tensor<4x8xf32>, tensor<8x10xf32>
+  }
+  return %y, %z : !dtensor.tensor<4x8xf32, @tp, [shard<1>]>, !dtensor.tensor<8x10xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// An i1 mask cannot be a DTensor: the body runs replicated in one region,
+// where a constraint pins nothing; the output has no i1 DTensor (it parses
+// again).
+// CHECK-LABEL: func.func @mask
+// CHECK-NOT: xi1, @tp
+// CHECK: dtensor.local_region
+// CHECK: arith.cmpf
+// CHECK-NOT: dtensor.constrain
+// CHECK: arith.select
+// CHECK-NOT: xi1, @tp
+func.func @mask(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  // expected-remark @+1 {{runs replicated: a value in its body cannot be a DTensor}}
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8xf32>):
+    %z = arith.constant dense<0.0> : tensor<8xf32>
+    %m = arith.cmpf ogt, %g, %z : tensor<8xf32>
+    %c = dtensor.constrain %m [replicate] : tensor<8xi1>
+    %s = arith.select %c, %g, %z : tensor<8xi1>, tensor<8xf32>
+    dtensor.yield %s : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+func.func @unranked(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8xf32>):
+    // expected-error @+1 {{yields an unranked tensor, which dtensor-propagate cannot place: give it a ranked type}}
+    %u = tensor.cast %g : tensor<8xf32> to tensor<*xf32>
+    %r = tensor.cast %u : tensor<*xf32> to tensor<8xf32>
+    dtensor.yield %r : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [shard<0>]>
+}

@@ -18,9 +18,9 @@ small (1..12, or those of --dims), often uneven on the mesh axes or smaller
 than them (empty shards). Results get random placements too (partial ones
 sometimes, now and then a plain tensor: the whole value on every rank).
 A result keeps the partial kind that an argument or a constraint pins on
-its value's mesh dim unless --partial-kind-changes is given:
-dtensor-propagate redistributes partial<a> straight to partial<b> there,
-which redistribute refuses (the detour through replicate would do).
+its value's mesh dim unless --partial-kind-changes is given, which lets it
+change (dtensor-propagate then goes through replicate on that dim, since no
+redistribute turns partial<a> into partial<b>).
 
 @main builds every argument deterministically on every rank (small
 integers; a partial argument gets per-rank values whose reduction is the
@@ -605,9 +605,9 @@ class Program:
                 continue
             pl = self.placements(len(v.shape), ["sum", "max", "min"])
             if v.layout and not self.partial_kind_changes:
-                # dtensor-propagate redistributes a pinned partial<a> straight
-                # to a result's partial<b> on the same mesh dim, a refused
-                # redistribute, instead of through replicate: keep the kind.
+                # Without --partial-kind-changes a result keeps the kind of a
+                # pinned partial on the same mesh dim (with it, propagation
+                # goes through replicate there).
                 pl = [q if q[0] == "P" and p[0] == "P" else p
                       for p, q in zip(pl, v.layout)]
             self.results.append((v, pl))

@@ -3,7 +3,8 @@
 // linalg / tensor / arith ops and constraints in one dtensor.global_region,
 // placed by dtensor-propagate and run on 4 ranks; every rank compares each
 // result with the same ops on one device (the output carries the checks).
-// Seed 11 (--partial-kind-changes) makes a value change the partial kind a value carries (through
+// Seed 11 runs with --partial-kind-changes: a result asks for another
+// partial kind than its value carries on a mesh dim (reached through
 // replicate).
 // REQUIRES: mpi
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 1 --ops 10 > %t.1.mlir

@@ -482,6 +482,7 @@ size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
     if (cap == 16) {
       windowSearches += summary.find("window search") != std::string::npos;
       greedy = number(summary, "; greedy ");
+      // An exact summary has no bound: the optimum's cost is its bound.
       size_t at = summary.find("lower bound ");
       bound = at == std::string::npos ? capped : number(summary, "lower bound ");
     }
@@ -507,11 +508,13 @@ size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
       << "dtensor-propagate's choice costs " << hp << ", the best of " << count
       << " assignments " << best << "\n"
       << summary;
-  // The window search: never worse than greedy, its bound below the best.
+  // The window search: never worse than greedy, its bound at most the
+  // optimum, and optimal where it says so.
   double tolerance = 1e-5 * std::max(1.0, best);
   EXPECT_LE(capped, greedy + 1e-5 * std::max(1.0, greedy)) << cappedSummary;
   EXPECT_LE(bound, best + tolerance) << cappedSummary;
-  EXPECT_LE(best, capped + tolerance) << cappedSummary;
+  if (cappedSummary.find("optimal") != std::string::npos)
+    EXPECT_LE(capped, best + tolerance) << cappedSummary;
   return p.ops.size();
 }
 

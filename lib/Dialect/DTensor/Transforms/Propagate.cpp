@@ -232,7 +232,10 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   auto type = cast<DTensorType>(o.getType());
   if (type.getPlacements() == placements)
     return o;
-  if (Value done = moved.lookup({v, placements}))
+  // Keyed by the value in front: a constraint that moves nothing shares
+  // its input's redistributes.
+  Value source = o;
+  if (Value done = moved.lookup({source, placements}))
     return done;
   Location at = cause ? cause->getLoc() : loc;
   Placements from = toPlanPlacements(type.getPlacements());
@@ -245,7 +248,7 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
     type = cast<DTensorType>(mid.getType());
   }
   Value slot = RedistributeOp::create(b, at, type.withPlacements(placements), o);
-  moved[{v, placements}] = slot;
+  moved[{source, placements}] = slot;
   ++numRedistributes;
   auto global = RankedTensorType::get(type.getShape(), type.getElementType());
   plan::Problem tensor = planTensor(global, mesh.shape);
@@ -265,8 +268,16 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   double bytes = tensor.elementBytes;
   for (int64_t d : tensor.globalShape)
     bytes *= d;
+  // Every split axis gathered (not made partial, which is a local fill) and
+  // nothing split any more: the whole tensor on every rank.
+  bool gathersWhole =
+      llvm::any_of(from, isShard) && llvm::none_of(to, isShard) &&
+      llvm::all_of(llvm::seq<size_t>(0, from.size()), [&](size_t m) {
+        return !isShard(from[m]) ||
+               to[m].kind == plan::Placement::Replicate;
+      });
   if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes &&
-      llvm::any_of(from, isShard) && llvm::none_of(to, isShard))
+      gathersWhole)
     emitWarning(at) << "gathers the whole " << global << " ("
                     << plan::humanBytes(bytes) << ") on every rank for "
                     << what << " (warn-gather-bytes="
@@ -285,20 +296,22 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
   b.setInsertionPoint(op);
   for (linalg::IndexOp index : indices) {
     int64_t loop = index.getDim();
+    SmallVector<int64_t> axes;
+    for (auto [m, l] : llvm::enumerate(s.loops))
+      if (l == loop)
+        axes.push_back(m);
+    if (axes.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
+      continue;
+    hp::IRArith a{b, op.getLoc()};
     SmallVector<int64_t> parts;
     SmallVector<OpFoldResult> digits;
-    hp::IRArith a{b, op.getLoc()};
-    for (auto [m, l] : llvm::enumerate(s.loops)) {
-      if (l != loop)
-        continue;
+    for (int64_t m : axes) {
       parts.push_back(mesh.shape[m]);
       digits.push_back(AxisIndexOp::create(b, op.getLoc(), b.getIndexType(),
                                            meshName,
                                            b.getStringAttr(mesh.names[m]))
                            .getResult());
     }
-    if (parts.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
-      continue;
     OpFoldResult offset =
         nestedPiece(a, a.cst(loopSizes[loop]), parts, digits).first;
     OpBuilder::InsertionGuard guard(b);
@@ -310,29 +323,79 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
   }
 }
 
+/// Replaces every constraint under `op` by its input: on the replicated
+/// values of an op without a rule it pins nothing.
+void stripConstraints(Operation *op) {
+  op->walk([](ConstrainOp c) {
+    c.replaceAllUsesWith(c.getInput());
+    c.erase();
+  });
+}
+
+/// `op` rebuilt on local `operands` where its attributes hold sizes that a
+/// split changes (reshapes, slices); null for ops a clone serves.
+Operation *rebuildWithLocalSizes(OpBuilder &b, Operation *op,
+                                 const Strategy &s, ValueRange operands,
+                                 TypeRange localResultTypes) {
+  auto isShard = [](const plan::Placement &p) {
+    return p.kind == plan::Placement::Shard;
+  };
+  bool split = llvm::any_of(s.results, [&](const Placements &p) {
+    return llvm::any_of(p, isShard);
+  });
+  if (!split || !holdsSizes(op))
+    return nullptr;
+  Location loc = op->getLoc();
+  // Uncut dims a strategy splits take the local source's size.
+  auto localSizes = [&](Value source, ArrayRef<OpFoldResult> sizes,
+                        ArrayRef<plan::Placement> placements) {
+    SmallVector<OpFoldResult> local(sizes);
+    for (const plan::Placement &p : placements)
+      if (isShard(p))
+        local[p.arg] = tensor::getMixedSize(b, loc, source, p.arg);
+    return local;
+  };
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
+    return tensor::ExpandShapeOp::create(b, loc, localResultTypes.front(),
+                                         operands.front(),
+                                         e.getReassociationIndices());
+  // Slices with a split have static offsets, sizes and strides (Strategies).
+  if (auto x = dyn_cast<tensor::ExtractSliceOp>(op))
+    return tensor::ExtractSliceOp::create(
+        b, loc, operands.front(), x.getMixedOffsets(),
+        localSizes(operands.front(), x.getMixedSizes(), s.results.front()),
+        x.getMixedStrides());
+  auto ins = cast<tensor::InsertSliceOp>(op);
+  return tensor::InsertSliceOp::create(
+      b, loc, operands[0], operands[1], ins.getMixedOffsets(),
+      localSizes(operands[0], ins.getMixedSizes(), s.operands.front()),
+      ins.getMixedStrides());
+}
+
 void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
   SmallVector<Value> tensors = strategyOperands(op);
-  llvm::SetVector<Value> above;
-  getUsedValuesDefinedAbove(op->getRegions(), above);
-  // Arguments: the tensors as DTensors, then the other operands and the
-  // other values the regions use.
-  SmallVector<Value> args, others;
+  // Arguments: the tensors as DTensors, then the other values the op reads
+  // (its operands and what its regions use from above), once each.
+  SmallVector<Value> args;
   SmallVector<Type> argTypes;
   for (auto [i, v] : llvm::enumerate(tensors)) {
     ArrayAttr p = attrOf(s.operands[i]);
+    auto global = cast<RankedTensorType>(v.getType());
     args.push_back(dtensorOf(v, p, op,
                              "operand #" + Twine(i) + " of '" +
                                  op->getName().getStringRef() + "'"));
-    argTypes.push_back(getLocalType(cast<RankedTensorType>(v.getType()).getShape(),
-                                    cast<RankedTensorType>(v.getType()).getElementType(),
-                                    mesh.shape, p));
+    argTypes.push_back(getLocalType(global.getShape(),
+                                    global.getElementType(), mesh.shape, p));
   }
+  llvm::SetVector<Value> others;
   for (Value v : op->getOperands())
     if (!isa<RankedTensorType>(v.getType()))
-      others.push_back(v);
+      others.insert(v);
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
   for (Value v : above)
     if (!isa<RankedTensorType>(v.getType()))
-      others.push_back(v);
+      others.insert(v);
   for (Value v : others) {
     args.push_back(outer.lookup(v));
     argTypes.push_back(v.getType());
@@ -352,9 +415,8 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
     }
     ArrayAttr p = attrOf(s.results[r++]);
     resultTypes.push_back(typeOf(tensor, p));
-    localResultTypes.push_back(getLocalType(tensor.getShape(),
-                                            tensor.getElementType(),
-                                            mesh.shape, p));
+    localResultTypes.push_back(getLocalType(
+        tensor.getShape(), tensor.getElementType(), mesh.shape, p));
     out.push_back(p);
   }
   auto local = LocalRegionOp::create(
@@ -363,8 +425,7 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
   SmallVector<Location> argLocs(args.size(), op->getLoc());
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *block =
-        b.createBlock(&local.getBody(), {}, argTypes, argLocs);
+    Block *block = b.createBlock(&local.getBody(), {}, argTypes, argLocs);
     auto blockArgs = block->getArguments();
     IRMapping inside;
     for (auto [v, arg] :
@@ -373,8 +434,9 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
     // Tensors the regions read from above follow the operands' tensors.
     int64_t numOperandTensors = llvm::count_if(
         op->getOperandTypes(), [](Type t) { return isa<RankedTensorType>(t); });
-    for (auto [v, arg] : llvm::zip(ArrayRef(tensors).drop_front(numOperandTensors),
-                                   blockArgs.drop_front(numOperandTensors)))
+    for (auto [v, arg] :
+         llvm::zip(ArrayRef(tensors).drop_front(numOperandTensors),
+                   blockArgs.drop_front(numOperandTensors)))
       inside.map(v, arg);
     // Operands by position: one value may be two operands laid out apart.
     SmallVector<Value> operands;
@@ -383,56 +445,19 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
       operands.push_back(isa<RankedTensorType>(v.getType())
                              ? Value(blockArgs[t++])
                              : inside.lookup(v));
-    Operation *clone = nullptr;
-    auto mixedSizes = [&](Value source, ArrayRef<OpFoldResult> sizes,
-                          ArrayRef<plan::Placement> placements) {
-      // Uncut dims a strategy splits take the local source's size.
-      SmallVector<OpFoldResult> local(sizes);
-      for (const plan::Placement &p : placements)
-        if (p.kind == plan::Placement::Shard)
-          local[p.arg] = tensor::getMixedSize(b, op->getLoc(), source, p.arg);
-      return local;
-    };
-    // Ops that hold sizes are rebuilt where a split changes them; anywhere
-    // else the clone's sizes are the local ones.
-    auto isShard = [](const plan::Placement &p) {
-      return p.kind == plan::Placement::Shard;
-    };
-    bool split = llvm::any_of(s.results, [&](const Placements &p) {
-      return llvm::any_of(p, isShard);
-    });
-    if (!split || !holdsSizes(op)) {
-      clone = nullptr;
-    } else if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      clone = tensor::ExpandShapeOp::create(
-          b, op->getLoc(), localResultTypes.front(), operands.front(),
-          e.getReassociationIndices());
-    } else if (auto x = dyn_cast<tensor::ExtractSliceOp>(op)) {
-      clone = tensor::ExtractSliceOp::create(
-          b, op->getLoc(), operands.front(), x.getMixedOffsets(),
-          mixedSizes(operands.front(), x.getMixedSizes(), s.results.front()),
-          x.getMixedStrides());
-    } else if (auto ins = dyn_cast<tensor::InsertSliceOp>(op)) {
-      clone = tensor::InsertSliceOp::create(
-          b, op->getLoc(), operands[0], operands[1], ins.getMixedOffsets(),
-          mixedSizes(operands[0], ins.getMixedSizes(), s.operands.front()),
-          ins.getMixedStrides());
-    }
+    Operation *clone =
+        rebuildWithLocalSizes(b, op, s, operands, localResultTypes);
     if (!clone) {
       clone = b.clone(*op, inside);
       clone->setOperands(operands);
       for (auto [result, type] :
            llvm::zip(clone->getResults(), localResultTypes))
         result.setType(type);
-      // A constraint inside a replicated op pins nothing.
-      clone->walk([](ConstrainOp c) {
-        c.replaceAllUsesWith(c.getInput());
-        c.erase();
-      });
+      stripConstraints(clone);
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone))
-        correctIndices(b, linalgOp,
-                       s, cast<linalg::LinalgOp>(op).getStaticLoopRanges(),
-                       mesh, meshName);
+        correctIndices(b, linalgOp, s,
+                       cast<linalg::LinalgOp>(op).getStaticLoopRanges(), mesh,
+                       meshName);
     }
     YieldOp::create(b, op->getLoc(), clone->getResults());
   }
@@ -512,10 +537,12 @@ void RegionLowering::printStrategy(Operation *op, const Strategy &s) {
   diag << " ->";
   list(s.results);
   diag << "; " << op->getName().getStringRef();
-  bool structured = isa<linalg::LinalgOp>(op) || !holdsSizes(op);
+  bool shape = isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                   tensor::ExtractSliceOp, tensor::InsertSliceOp,
+                   tensor::PadOp, tensor::ConcatOp>(op);
   for (auto [m, loop] : llvm::enumerate(s.loops)) {
     if (loop != Strategy::kNoLoop)
-      diag << ", " << (structured ? "loop " : "dims #") << loop << " on "
+      diag << ", " << (shape ? "result dim " : "loop ") << loop << " on "
            << mesh.names[m];
     else if (llvm::any_of(s.results, [&](const Placements &p) {
                return p[m].kind == plan::Placement::Partial;
@@ -535,7 +562,9 @@ void RegionLowering::printSummary(const propagation::Solution &solution) {
               << num("%.6g", solution.computeCost) << " (flop-bytes "
               << num("%g", settings.chooser.flopBytes) << "); "
               << solution.method << ", ";
-  if (solution.exact)
+  if (solution.provenByBound)
+    diag << "optimal (meets the relaxation's lower bound)";
+  else if (solution.exact)
     diag << "optimal";
   else
     diag << "lower bound " << num("%.6g", solution.lowerBound)
@@ -620,7 +649,9 @@ LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
     SmallVector<Type> argTypes, resultTypes;
     for (auto [i, v] : llvm::enumerate(inputs)) {
       auto tensor = dyn_cast<RankedTensorType>(v.getType());
-      args.push_back(tensor ? dtensorOf(v, replicated) : outer.lookup(v));
+      args.push_back(tensor ? dtensorOf(v, replicated, run.front(),
+                                        "an op of a replicated run")
+                            : outer.lookup(v));
       names.push_back(b.getStringAttr("a" + std::to_string(i)));
       argTypes.push_back(v.getType()); // the local type of a replicated one
     }
@@ -647,11 +678,7 @@ LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
         yielded.push_back(inside.lookup(v));
       YieldOp::create(b, loc, yielded);
     }
-    // Replicated values need no pinning inside; a constraint is an identity.
-    local.getBody().walk([](ConstrainOp c) {
-      c.replaceAllUsesWith(c.getInput());
-      c.erase();
-    });
+    stripConstraints(local);
     for (auto [v, result] : llvm::zip(outputs, local.getResults()))
       inside.map(v, result);
   }
@@ -662,20 +689,30 @@ LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
 
 /// Everything replicated, maximal runs of ops in one local_region each: for
 /// bodies whose values cannot all be DTensors (dynamic shapes, element types
-/// NCCL does not move), which per-op regions would have to pass around.
+/// NCCL does not move), which per-op regions would have to pass around. On
+/// replicated values a constraint moves nothing, so only local_regions in
+/// the body split the runs; a value that cannot be a DTensor must not cross
+/// one.
 LogicalResult RegionLowering::lowerReplicated() {
   SmallVector<Operation *> run;
   for (Operation &op : region.getBodyBlock()) {
-    if (!isa<ConstrainOp, LocalRegionOp, YieldOp>(op)) {
+    if (!isa<LocalRegionOp, YieldOp>(op)) {
       run.push_back(&op);
       continue;
     }
+    llvm::SetVector<Value> inputs, outputs;
+    runBoundary(run, region.getBodyBlock(), inputs, outputs);
+    for (Value v : outputs)
+      if (!isPlaceable(v.getType()))
+        return op.emitOpError("needs a value of type ")
+               << v.getType()
+               << " from the ops before it, which cannot cross between "
+                  "regions as a DTensor (a dynamic shape or an element type "
+                  "NCCL does not move)";
     if (failed(lowerRun(run)))
       return failure();
     run.clear();
-    if (auto c = dyn_cast<ConstrainOp>(op))
-      outer.map(c.getResult(), dtensorOf(c.getInput(), c.getPlacements()));
-    else if (auto l = dyn_cast<LocalRegionOp>(op))
+    if (auto l = dyn_cast<LocalRegionOp>(op))
       lowerLocalRegion(l);
     else
       lowerYield(cast<YieldOp>(op));
@@ -697,6 +734,17 @@ LogicalResult RegionLowering::run() {
     if (nested.wasInterrupted())
       return failure();
   }
+  WalkResult unranked = body.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (isa<UnrankedTensorType>(r.getType())) {
+        op->emitOpError("yields an unranked tensor, which dtensor-propagate "
+                        "cannot place: give it a ranked type");
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (unranked.wasInterrupted())
+    return failure();
   for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs()))
     outer.map(arg, operand);
   if (succeeded(build())) {
@@ -728,9 +776,9 @@ struct DTensorPropagatePass
     settings.chooser.maxTableSize = maxTableSize;
     settings.printStrategies = printStrategies;
     settings.warnGatherBytes = warnGatherBytes;
-    if (maxTableSize < 1) {
+    if (maxTableSize < 1 || maxTableSize > (int64_t(1) << 40)) {
       getOperation()->emitError("dtensor-propagate: max-table-size must be "
-                                ">= 1");
+                                "between 1 and 2^40");
       return signalPassFailure();
     }
     if (flopBytes < 0 || !std::isfinite(flopBytes.getValue())) {

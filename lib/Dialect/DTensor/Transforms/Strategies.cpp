@@ -420,100 +420,105 @@ std::vector<Strategy> structuredStrategies(const Structure &s,
 // Shape ops
 //===----------------------------------------------------------------------===//
 
-/// Shape ops: per dim pairing of operands and results (a dim of each, or -1
-/// where it does not take part), and whether partial sums pass.
-struct DimPairing {
-  /// Per candidate: the dim of each strategy operand and result.
-  SmallVector<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> dims;
-  /// Sizes that must split evenly per candidate (the result-side size), or 0.
-  SmallVector<int64_t> evenSize;
+/// A dim a shape op may keep split: the dim of each operand that carries it
+/// into result dim `resultDim`, and the size that must split evenly for the
+/// pieces to line up (0: any split).
+struct SplitDim {
+  SmallVector<int64_t> operandDims;
+  int64_t resultDim;
+  int64_t evenSize = 0;
+};
+
+/// What a shape op lets through: the dims it does not cut, and partial sums
+/// (the op moves data, so it is linear) where it fills nothing in.
+struct ShapeRule {
+  SmallVector<SplitDim> dims;
   bool partialSums = false;
 };
 
-std::optional<DimPairing> pairingOf(Operation *op) {
-  DimPairing p;
+std::optional<ShapeRule> shapeRuleOf(Operation *op) {
+  ShapeRule rule;
   auto uncut = [](ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
                   ArrayRef<int64_t> strides, int64_t d, int64_t full) {
     return offsets[d] == 0 && sizes[d] == full && strides[d] == 1;
   };
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    for (auto [i, group] : llvm::enumerate(e.getReassociationIndices())) {
-      p.dims.push_back({{static_cast<int64_t>(i)}, {group.front()}});
-      p.evenSize.push_back(e.getResultType().getDimSize(group.front()));
-    }
-    p.partialSums = true;
-    return p;
+    for (auto [i, group] : llvm::enumerate(e.getReassociationIndices()))
+      rule.dims.push_back({{static_cast<int64_t>(i)}, group.front(),
+                           e.getResultType().getDimSize(group.front())});
+    rule.partialSums = true;
+    return rule;
   }
   if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    for (auto [j, group] : llvm::enumerate(c.getReassociationIndices())) {
-      p.dims.push_back({{group.front()}, {static_cast<int64_t>(j)}});
-      p.evenSize.push_back(c.getSrcType().getDimSize(group.front()));
-    }
-    p.partialSums = true;
-    return p;
+    for (auto [j, group] : llvm::enumerate(c.getReassociationIndices()))
+      rule.dims.push_back({{group.front()}, static_cast<int64_t>(j),
+                           c.getSrcType().getDimSize(group.front())});
+    rule.partialSums = true;
+    return rule;
   }
+  // Slices with dynamic offsets, sizes or strides read index values of the
+  // body; they run replicated rather than be rebuilt around them.
   if (auto s = dyn_cast<tensor::ExtractSliceOp>(op)) {
     RankedTensorType src = s.getSourceType();
-    if (s.getResultType().getRank() != src.getRank())
+    if (s.getResultType().getRank() != src.getRank() ||
+        !s.getOffsets().empty() || !s.getSizes().empty() ||
+        !s.getStrides().empty())
       return std::nullopt;
     for (int64_t d = 0; d < src.getRank(); ++d)
       if (uncut(s.getStaticOffsets(), s.getStaticSizes(), s.getStaticStrides(),
-                d, src.getDimSize(d))) {
-        p.dims.push_back({{d}, {d}});
-        p.evenSize.push_back(0);
-      }
-    p.partialSums = true;
-    return p;
+                d, src.getDimSize(d)))
+        rule.dims.push_back({{d}, d});
+    rule.partialSums = true;
+    return rule;
   }
   if (auto s = dyn_cast<tensor::InsertSliceOp>(op)) {
     RankedTensorType src = s.getSourceType(), dst = s.getDestType();
-    if (src.getRank() != dst.getRank())
+    if (src.getRank() != dst.getRank() || !s.getOffsets().empty() ||
+        !s.getSizes().empty() || !s.getStrides().empty())
       return std::nullopt;
     for (int64_t d = 0; d < dst.getRank(); ++d)
       if (src.getDimSize(d) == dst.getDimSize(d) &&
           uncut(s.getStaticOffsets(), s.getStaticSizes(), s.getStaticStrides(),
-                d, dst.getDimSize(d))) {
-        p.dims.push_back({{d, d}, {d}});
-        p.evenSize.push_back(0);
-      }
-    p.partialSums = true;
-    return p;
+                d, dst.getDimSize(d)))
+        rule.dims.push_back({{d, d}, d});
+    rule.partialSums = true;
+    return rule;
   }
   if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    // A padding value that reads its index along a split dim would see the
+    // local index there.
+    Block &body = pad.getRegion().front();
     for (int64_t d = 0, e = pad.getSourceType().getRank(); d < e; ++d)
-      if (pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0) {
-        p.dims.push_back({{d}, {d}});
-        p.evenSize.push_back(0);
-      }
-    return p;
+      if (pad.getStaticLow()[d] == 0 && pad.getStaticHigh()[d] == 0 &&
+          body.getArgument(d).use_empty())
+        rule.dims.push_back({{d}, d});
+    return rule; // the padding value is not a partial sum
   }
   if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
     int64_t n = concat.getInputs().size();
     for (int64_t d = 0, e = concat.getResultType().getRank(); d < e; ++d)
-      if (d != static_cast<int64_t>(concat.getDim())) {
-        p.dims.push_back({SmallVector<int64_t>(n, d), {d}});
-        p.evenSize.push_back(0);
-      }
-    p.partialSums = true;
-    return p;
+      if (d != static_cast<int64_t>(concat.getDim()))
+        rule.dims.push_back({SmallVector<int64_t>(n, d), d});
+    rule.partialSums = true;
+    return rule;
   }
   return std::nullopt;
 }
 
-std::vector<Strategy> shapeStrategies(const DimPairing &p,
+/// A shape op's strategies; `loops` holds the result dim split per axis.
+std::vector<Strategy> shapeStrategies(const ShapeRule &rule,
                                       ArrayRef<int64_t> meshShape,
                                       int64_t numOperands) {
   SmallVector<AxisOption> options;
-  for (auto [c, dims] : llvm::enumerate(p.dims)) {
+  for (const SplitDim &split : rule.dims) {
     AxisOption o;
-    o.loop = c; // the candidate, for the printout
-    for (int64_t d : dims.first)
+    o.loop = split.resultDim;
+    for (int64_t d : split.operandDims)
       o.operands.push_back(Placement::shard(d));
-    for (int64_t d : dims.second)
-      o.results.push_back(Placement::shard(d));
+    o.results.push_back(Placement::shard(split.resultDim));
     options.push_back(std::move(o));
   }
-  if (p.partialSums) {
+  if (rule.partialSums) {
     AxisOption o;
     Placement sum = Placement::partial(static_cast<int64_t>(ReduceOp::Sum));
     o.operands.assign(numOperands, sum);
@@ -527,14 +532,14 @@ std::vector<Strategy> shapeStrategies(const DimPairing &p,
   std::vector<Strategy> kept;
   for (Strategy &s : all) {
     bool even = true;
-    for (auto [c, size] : llvm::enumerate(p.evenSize)) {
-      if (size == 0)
+    for (const SplitDim &split : rule.dims) {
+      if (split.evenSize == 0)
         continue;
       int64_t parts = 1;
-      for (auto [m, loop] : llvm::enumerate(s.loops))
-        if (loop == static_cast<int64_t>(c))
+      for (auto [m, dim] : llvm::enumerate(s.loops))
+        if (dim == split.resultDim)
           parts *= meshShape[m];
-      even &= size % parts == 0;
+      even &= split.evenSize % parts == 0;
     }
     if (even)
       kept.push_back(std::move(s));
@@ -542,17 +547,16 @@ std::vector<Strategy> shapeStrategies(const DimPairing &p,
   return kept;
 }
 
+/// Whether every tensor the op reads or writes is ranked and static.
 bool allStatic(Operation *op) {
   auto isStatic = [](Type t) {
+    if (isa<UnrankedTensorType>(t))
+      return false;
     auto r = dyn_cast<RankedTensorType>(t);
     return !r || r.hasStaticShape();
   };
   return llvm::all_of(op->getOperandTypes(), isStatic) &&
-         llvm::all_of(op->getResultTypes(), isStatic) &&
-         llvm::all_of(op->getOperandTypes(),
-                      [](Type t) { return !isa<UnrankedTensorType>(t); }) &&
-         llvm::all_of(op->getResultTypes(),
-                      [](Type t) { return !isa<UnrankedTensorType>(t); });
+         llvm::all_of(op->getResultTypes(), isStatic);
 }
 
 } // namespace
@@ -583,8 +587,8 @@ hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
     if (s)
       return structuredStrategies(*s, meshShape);
     if (numResults == 1)
-      if (std::optional<DimPairing> p = pairingOf(op))
-        return shapeStrategies(*p, meshShape, numOperands);
+      if (std::optional<ShapeRule> rule = shapeRuleOf(op))
+        return shapeStrategies(*rule, meshShape, numOperands);
     why = "no sharding rule for this op";
   } else {
     why = "results that are not tensors";

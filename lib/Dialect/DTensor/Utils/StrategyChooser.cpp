@@ -26,6 +26,34 @@ using llvm::SmallVector;
 
 static constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// Where value `v` is under `choice`: its fixed source or its producer's
+/// result placements.
+static const Placements &placementOf(const Graph &graph, int64_t v,
+                                     ArrayRef<int64_t> choice) {
+  const Graph::Value &value = graph.values[v];
+  if (value.producer < 0)
+    return value.source;
+  return graph.nodes[value.producer]
+      .strategies[choice[value.producer]]
+      .results[value.producerResult];
+}
+
+/// The sum of `cost(t)` over the distinct entries `t` of `targets` other
+/// than `from` (a value moves once to each placement its users need).
+template <typename T, typename F>
+static double sumOverDistinct(llvm::SmallVectorImpl<T> &targets, const T &from,
+                              F cost) {
+  double total = 0;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (targets[i] == from ||
+        llvm::any_of(ArrayRef(targets).take_front(i),
+                     [&](const T &t) { return t == targets[i]; }))
+      continue;
+    total += cost(targets[i]);
+  }
+  return total;
+}
+
 static std::string keyOf(const plan::Problem &t, const Placements &from,
                          const Placements &to) {
   std::string s;
@@ -153,16 +181,12 @@ public:
   double valueCost(int64_t v, ArrayRef<int64_t> choice) {
     const ValueModel &m = models[v];
     const Graph::Value &value = graph.values[v];
-    int64_t src = sourceOf(v, choice);
     SmallVector<int64_t, 8> targets(m.sinks.begin(), m.sinks.end());
     for (auto [u, use] : llvm::enumerate(value.uses))
       targets.push_back(m.fromUse[u][choice[use.first]]);
-    llvm::sort(targets);
-    double total = 0;
-    for (auto [i, t] : llvm::enumerate(targets))
-      if (i == 0 || targets[i - 1] != t)
-        total += cost(v, src, t);
-    return total;
+    int64_t src = sourceOf(v, choice);
+    return sumOverDistinct(targets, src,
+                           [&](int64_t t) { return cost(v, src, t); });
   }
 
   /// The nodes whose strategies value `v`'s cost depends on, ascending.
@@ -184,18 +208,17 @@ public:
     const Graph::Value &value = graph.values[v];
     auto boundFrom = [&](int64_t src) {
       SmallVector<int64_t> sinks(m.sinks.begin(), m.sinks.end());
-      llvm::sort(sinks);
-      double total = 0;
-      for (auto [i, t] : llvm::enumerate(sinks))
-        if (i == 0 || sinks[i - 1] != t)
-          total += cost(v, src, t);
-      // Each use needs at least its cheapest target; the largest of these
-      // is paid at least once.
+      double total = sumOverDistinct(
+          sinks, src, [&](int64_t t) { return cost(v, src, t); });
+      // Each use adds at least its cheapest target beyond the sinks'; the
+      // largest of these is paid at least once.
       double worstUse = 0;
       for (const auto &map : m.fromUse) {
         double best = kInf;
         for (int64_t t : map)
-          best = std::min(best, cost(v, src, t));
+          best = std::min(best, llvm::is_contained(sinks, t)
+                                    ? 0.0
+                                    : cost(v, src, t));
         worstUse = std::max(worstUse, best);
       }
       return total + worstUse;
@@ -239,9 +262,9 @@ private:
   int64_t sizeOf(ArrayRef<int64_t> vars) const {
     int64_t size = 1;
     for (int64_t v : vars) {
-      size *= domain[v];
-      if (size > p.options.maxTableSize)
+      if (size > p.options.maxTableSize / domain[v])
         return p.options.maxTableSize + 1;
+      size *= domain[v];
     }
     return size;
   }
@@ -339,7 +362,7 @@ bool Eliminator::run(SmallVector<int64_t> &choice, double &optimum) {
       }
     }
     if (best > p.options.maxTableSize ||
-        best * domain[x] > 4 * p.options.maxTableSize)
+        best > 4 * (p.options.maxTableSize / domain[x] + 1))
       return false;
     eliminated[x] = true;
 
@@ -456,14 +479,6 @@ Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
   llvm::DenseMap<int64_t, int64_t> nodeIndex, valueIndex;
   for (int64_t n : window)
     nodeIndex[n] = nodeIndex.size();
-  auto placementOf = [&](int64_t v) -> const Placements & {
-    const Graph::Value &value = graph.values[v];
-    if (value.producer < 0)
-      return value.source;
-    return graph.nodes[value.producer]
-        .strategies[choice[value.producer]]
-        .results[value.producerResult];
-  };
   auto valueOf = [&](int64_t v) {
     auto [it, inserted] = valueIndex.try_emplace(v, sub.values.size());
     if (!inserted)
@@ -476,7 +491,7 @@ Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
       copy.producer = p->second;
       copy.producerResult = value.producerResult;
     } else {
-      copy.source = placementOf(v);
+      copy.source = placementOf(graph, v, choice);
     }
     for (auto [node, operand] : value.uses) {
       if (auto u = nodeIndex.find(node); u != nodeIndex.end())
@@ -553,7 +568,7 @@ double relaxedBound(Problem &p, SmallVector<int64_t> &assignment) {
       bySpan.push_back({-(use.first - from), v, u});
   }
   llvm::sort(bySpan);
-  for (size_t k = 1; k <= bySpan.size(); k *= 2) {
+  for (size_t k = 1;; k = std::min(2 * k, bySpan.size())) {
     Graph relaxed = graph;
     SmallVector<std::pair<int64_t, int64_t>> drop;
     for (size_t i = 0; i < k; ++i)
@@ -567,6 +582,8 @@ double relaxedBound(Problem &p, SmallVector<int64_t> &assignment) {
     double optimum = 0;
     if (Eliminator(sub).run(assignment, optimum))
       return optimum;
+    if (k == bySpan.size())
+      break;
   }
   assignment.clear();
   return 0;
@@ -579,25 +596,14 @@ double propagation::evaluate(const Graph &graph, ArrayRef<int64_t> choice,
                              double *redistribute, double *compute) {
   double moved = 0, flops = 0;
   for (auto [v, value] : llvm::enumerate(graph.values)) {
-    auto placementOf = [&]() -> const Placements & {
-      if (value.producer < 0)
-        return value.source;
-      return graph.nodes[value.producer]
-          .strategies[choice[value.producer]]
-          .results[value.producerResult];
-    };
-    const Placements &src = placementOf();
-    SmallVector<const Placements *> done;
-    auto send = [&](const Placements &to) {
-      if (to == src || llvm::any_of(done, [&](auto *d) { return *d == to; }))
-        return;
-      done.push_back(&to);
-      moved += costs.get(value.tensor, src, to);
-    };
+    const Placements &src = placementOf(graph, v, choice);
+    SmallVector<Placements, 4> targets(value.sinks.begin(), value.sinks.end());
     for (auto [node, operand] : value.uses)
-      send(graph.nodes[node].strategies[choice[node]].operands[operand]);
-    for (const Placements &sink : value.sinks)
-      send(sink);
+      targets.push_back(
+          graph.nodes[node].strategies[choice[node]].operands[operand]);
+    moved += sumOverDistinct(targets, src, [&](const Placements &to) {
+      return costs.get(value.tensor, src, to);
+    });
   }
   for (auto [n, node] : llvm::enumerate(graph.nodes))
     flops += node.strategies[choice[n]].flops;
@@ -612,21 +618,13 @@ SmallVector<int64_t> propagation::chooseGreedily(const Graph &graph,
                                                  RedistributeCosts &costs,
                                                  const Options &options) {
   SmallVector<int64_t> choice(graph.nodes.size(), 0);
-  auto placementOf = [&](int64_t v) -> const Placements & {
-    const Graph::Value &value = graph.values[v];
-    if (value.producer < 0)
-      return value.source;
-    return graph.nodes[value.producer]
-        .strategies[choice[value.producer]]
-        .results[value.producerResult];
-  };
   // Nodes are in program order: every operand's producer comes first.
   for (auto [n, node] : llvm::enumerate(graph.nodes)) {
     double best = kInf;
     for (auto [s, strategy] : llvm::enumerate(node.strategies)) {
       double c = options.flopBytes * strategy.flops;
       for (auto [i, v] : llvm::enumerate(node.operands))
-        c += costs.get(graph.values[v].tensor, placementOf(v),
+        c += costs.get(graph.values[v].tensor, placementOf(graph, v, choice),
                        strategy.operands[i]);
       if (c < best) {
         best = c;
@@ -678,7 +676,7 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
   if (!solution.exact && solution.cost <= solution.lowerBound * (1 + 1e-9)) {
     // The relaxation's bound is met: optimal after all.
     solution.exact = true;
-    solution.method += ", optimal by the relaxation's bound";
+    solution.provenByBound = true;
   }
   if (solution.exact) {
     solution.lowerBound = solution.cost;

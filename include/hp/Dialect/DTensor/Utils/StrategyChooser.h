@@ -107,7 +107,9 @@ struct Solution {
   /// its cheapest strategy given its inputs' placements).
   double greedyCost = 0;
   bool exact = false;
-  /// `variable elimination`, or how the fallback ended.
+  /// Exact because the window search met the relaxation's lower bound.
+  bool provenByBound = false;
+  /// `variable elimination`, or `window search (tables over the cap)`.
   std::string method;
 };
 
