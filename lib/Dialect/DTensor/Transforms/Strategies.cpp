@@ -187,8 +187,12 @@ std::optional<Structure> structureOf(linalg::LinalgOp op) {
   bool hasReduction = llvm::any_of(s.iterators, [](utils::IteratorType t) {
     return t == utils::IteratorType::reduction;
   });
+  // Upstream's one kind per loop describes a single result (it reads the
+  // first combiner) and says `Generic` where it does not know; with several
+  // results, or no kind, each result's own combiner decides.
   std::optional<shard::ReductionKind> kind;
-  if (!kinds.empty() && llvm::all_equal(kinds))
+  if (op->getNumResults() == 1 && !kinds.empty() && llvm::all_equal(kinds) &&
+      kinds.front() != shard::ReductionKind::Generic)
     kind = kinds.front();
   for (int64_t r = 0, e = op->getNumResults(); r < e; ++r) {
     std::optional<ReduceOp> c;
