@@ -1,7 +1,8 @@
 // A linalg.generic computing a sum and a max over the same loop, run with
 // that loop split: each result leaves the partial its own combiner makes
-// (partial<sum> and partial<max>), then every rank compares the reduced
-// results with the same op on one device.
+// (partial<sum> and partial<max>, the results' placements, so nothing
+// moves), then every rank reduces them and compares with the same op on one
+// device.
 // REQUIRES: mpi
 // RUN: hp-opt %s --dtensor-propagate=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRAT
 // RUN: %hp-runner -np 4 %s -e main --entry-point-result=void | FileCheck %s
@@ -12,10 +13,10 @@
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
 func.func @program(%x: !dtensor.tensor<6x10xf32, @tp, [shard<1>]>)
-    -> (!dtensor.tensor<6xf32, @tp, [replicate]>, !dtensor.tensor<6xf32, @tp, [replicate]>) {
+    -> (!dtensor.tensor<6xf32, @tp, [partial<sum>]>, !dtensor.tensor<6xf32, @tp, [partial<max>]>) {
   %a, %b = dtensor.global_region on @tp args(%x)
       : (!dtensor.tensor<6x10xf32, @tp, [shard<1>]>)
-     -> (!dtensor.tensor<6xf32, @tp, [replicate]>, !dtensor.tensor<6xf32, @tp, [replicate]>) {
+     -> (!dtensor.tensor<6xf32, @tp, [partial<sum>]>, !dtensor.tensor<6xf32, @tp, [partial<max>]>) {
   ^bb0(%g: tensor<6x10xf32>):
     %zero = arith.constant 0.0 : f32
     %ninf = arith.constant 0xFF800000 : f32
@@ -32,7 +33,7 @@ func.func @program(%x: !dtensor.tensor<6x10xf32, @tp, [shard<1>]>)
     } -> (tensor<6xf32>, tensor<6xf32>)
     dtensor.yield %s, %m : tensor<6xf32>, tensor<6xf32>
   }
-  return %a, %b : !dtensor.tensor<6xf32, @tp, [replicate]>, !dtensor.tensor<6xf32, @tp, [replicate]>
+  return %a, %b : !dtensor.tensor<6xf32, @tp, [partial<sum>]>, !dtensor.tensor<6xf32, @tp, [partial<max>]>
 }
 
 // The same op on one device.
@@ -100,8 +101,10 @@ func.func @main() {
   %want:2 = func.call @reference(%x) : (tensor<6x10xf32>) -> (tensor<6xf32>, tensor<6xf32>)
   %rx = dtensor.from_local %x : tensor<6x10xf32> -> !dtensor.tensor<6x10xf32, @tp, [replicate]>
   %dx = dtensor.redistribute %rx : !dtensor.tensor<6x10xf32, @tp, [replicate]> -> !dtensor.tensor<6x10xf32, @tp, [shard<1>]>
-  %ds, %dm = func.call @program(%dx) : (!dtensor.tensor<6x10xf32, @tp, [shard<1>]>)
-      -> (!dtensor.tensor<6xf32, @tp, [replicate]>, !dtensor.tensor<6xf32, @tp, [replicate]>)
+  %ps, %pm = func.call @program(%dx) : (!dtensor.tensor<6x10xf32, @tp, [shard<1>]>)
+      -> (!dtensor.tensor<6xf32, @tp, [partial<sum>]>, !dtensor.tensor<6xf32, @tp, [partial<max>]>)
+  %ds = dtensor.redistribute %ps : !dtensor.tensor<6xf32, @tp, [partial<sum>]> -> !dtensor.tensor<6xf32, @tp, [replicate]>
+  %dm = dtensor.redistribute %pm : !dtensor.tensor<6xf32, @tp, [partial<max>]> -> !dtensor.tensor<6xf32, @tp, [replicate]>
   %s = dtensor.to_local %ds : !dtensor.tensor<6xf32, @tp, [replicate]> -> tensor<6xf32>
   %m = dtensor.to_local %dm : !dtensor.tensor<6xf32, @tp, [replicate]> -> tensor<6xf32>
   %s2 = tensor.expand_shape %s [[0, 1]] output_shape [6, 1] : tensor<6xf32> into tensor<6x1xf32>
