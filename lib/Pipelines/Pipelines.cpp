@@ -58,6 +58,7 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   // Elementwise arith on tensors (common in local-region bodies) is not
   // bufferizable as is.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createDecomposeAggregatedOps());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -103,6 +104,7 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   if (!options.keepLayoutAttrs)
     pm.addPass(dtensor::createDTensorDropLayoutAttrs());
+  pm.addPass(createCheckLoweredToLLVM());
 }
 
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,

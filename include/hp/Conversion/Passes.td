@@ -173,6 +173,30 @@ def ConvertStridedCopyToLinalg
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def DecomposeAggregatedOps : Pass<"decompose-aggregated-ops"> {
+  let summary = "Expand linalg ops that stand for several (softmax) into them";
+  let description = [{
+    Every op with upstream's `AggregatedOpInterface` (`linalg.softmax`)
+    becomes the ops it stands for (a max reduction, a subtraction and `exp`,
+    a sum reduction, a division), which bufferize and lower like any other
+    linalg op. Both hp lowering pipelines run it on tensors, before
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def CheckLoweredToLLVM : Pass<"check-lowered-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Fail on any op a lowering left outside the LLVM dialect";
+  let description = [{
+    The last pass of `hp-lower-to-cpu`: every op must be in the LLVM
+    dialect (or be the module), so that `mlir-translate` and hp-runner get a
+    program they can translate. Each op left over is an error naming it
+    (`'linalg.foo' has no lowering to LLVM in this pipeline`), instead of an
+    output that fails later in translation.
+  }];
+}
+
 def ConvertMemRefToGPU : Pass<"convert-memref-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Put every buffer in device memory (after kernel outlining)";
   let description = [{

@@ -1,0 +1,39 @@
+//===- DecomposeAggregatedOps.cpp - softmax into its parts ----------------===//
+//
+// hp's lowerings handle linalg ops with indexing maps; an aggregated op
+// (linalg.softmax) has none of its own, but says how to build it from ops
+// that do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace hp {
+#define GEN_PASS_DEF_DECOMPOSEAGGREGATEDOPS
+#include "hp/Conversion/Passes.h.inc"
+} // namespace hp
+
+using namespace mlir;
+
+namespace {
+struct DecomposeAggregatedOpsPass
+    : hp::impl::DecomposeAggregatedOpsBase<DecomposeAggregatedOpsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::AggregatedOpInterface> ops;
+    getOperation()->walk(
+        [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+    for (linalg::AggregatedOpInterface op : ops) {
+      OpBuilder b(op);
+      FailureOr<SmallVector<Value>> parts = op.decomposeOperation(b);
+      if (failed(parts)) {
+        op->emitOpError("cannot be decomposed into linalg ops");
+        return signalPassFailure();
+      }
+      op->replaceAllUsesWith(*parts);
+      op->erase();
+    }
+  }
+};
+} // namespace
