@@ -11,6 +11,9 @@ echo
 echo "== jax_compare: hp vs JAX (XLA) on 8 host devices (skipped without jax)"
 python3 bench/jax_compare.py 2>/dev/null
 echo
+echo "== blas_choice: single-thread gemm of each BLAS Debian packages"
+python3 bench/blas_choice.py || echo "(needs libblis-dev, libeigen3-dev)"
+echo
 echo "== propagation: dtensor-propagate vs greedy, lower bound and upstream sharding-propagation"
 # The chart needs matplotlib (PyPI) in the python that runs the benches.
 python3 -c 'import matplotlib' 2>/dev/null || python3 -m pip install -q matplotlib

@@ -11,6 +11,7 @@ PKGS=(
   cmake ninja-build ccache g++
   libopenmpi-dev openmpi-bin
   libgtest-dev
+  libdnnl-dev libopenblas-dev   # contractions on CPUs (docs/Performance.md)
 )
 
 missing=()

@@ -85,6 +85,8 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
 void hp::buildLowerToCPUPipeline(OpPassManager &pm,
                                  const hp::PartitionPipelineOptions &options) {
   buildBufferizedSPMDPipeline(pm, options);
+  // Contractions to a BLAS before the rest of linalg becomes loops.
+  pm.addPass(createConvertLinalgToBLAS());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());

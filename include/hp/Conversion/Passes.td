@@ -173,6 +173,35 @@ def ConvertStridedCopyToLinalg
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Call a BLAS for f32 and f64 contractions on buffers";
+  let description = [{
+    Every linalg op on memrefs that is a matmul, a batched matmul or a
+    matrix-vector product (`linalg.matmul`, `batch_matmul`, `matvec`, a
+    `linalg.generic` of the same shape: one multiply-add body, loops
+    batch, m, n, k), with f32 or f64 elements, becomes a call of hp's CPU
+    runtime (`hp_matmul_f32`, `hp_batch_matmul_f64`, `hp_matvec_f32`, ...),
+    which runs oneDNN's sgemm or OpenBLAS's dgemm. An operand indexed
+    transposed (`(k, m)` for A, `(n, k)` for B) passes the BLAS transpose
+    flag instead of a copy. Other element types (integers, f16, bf16) and
+    other shapes stay linalg ops and become loops.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c : memref<8x6xf32>)
+    // becomes
+    %ca = memref.cast %a : memref<8x4xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    ...
+    func.call @hp_matmul_f32(%ca, %cb, %cc, %c0, %c0) : (...) -> ()
+    ```
+    `hp-lower-to-cpu` runs it after bufferization. `HP_CPU_THREADS` (default
+    1: one thread per rank, as torch under torchrun) sets the threads the
+    libraries use.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def DecomposeAggregatedOps : Pass<"decompose-aggregated-ops"> {
   let summary = "Expand linalg ops that stand for several (softmax) into them";
   let description = [{

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Generates contraction tests at test time: matmuls (plain, A and B
+transposed through indexing maps, batched, matrix-vector) of random shapes
+(uneven, tiny, empty), with operands that are slices of larger tensors
+(strided, some with no unit stride), in one element type. hp-lower-to-cpu
+sends f32 and f64 ones to a BLAS (convert-linalg-to-blas) and leaves the
+others to loops; each result is compared with the same contraction written
+as explicit scf.for loops, which no linalg pass sees. Values are small
+integers, so every type holds every sum exactly and the comparison is exact.
+The output carries its FileCheck lines: one `ok` per case.
+
+Run: python3 gen_contractions.py --type f32 --seed 1 --cases 12 > t.mlir
+"""
+import argparse
+import random
+
+FLOAT = {"f32", "f64", "f16", "bf16"}
+
+
+def const(t, v):
+    return f"{float(v)}" if t in FLOAT else f"{int(v)}"
+
+
+class Gen:
+    def __init__(self, t, rng):
+        self.t, self.rng, self.lines, self.n = t, rng, [], 0
+
+    def tmp(self, p="v"):
+        self.n += 1
+        return f"%{p}{self.n}"
+
+    def emit(self, s):
+        self.lines.append("  " + s)
+
+    def tensor(self, shape):
+        return "tensor<" + "x".join(map(str, shape)) + f"x{self.t}>"
+
+    def values(self, shape, seed):
+        """A tensor of small integers in [-3, 3] built by linalg.generic from
+        linalg.index (no constants to fold)."""
+        name = self.tmp("x")
+        e = self.tmp("e")
+        self.emit(f"{e} = tensor.empty() : {self.tensor(shape)}")
+        rank = len(shape)
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        idx = "\n".join(f"      %i{i} = linalg.index {i} : index" for i in range(rank))
+        acc = f"%c{seed % 5 + 1}"
+        terms = [f"%i{i}" for i in range(rank)]
+        body = [f"      %s0 = arith.muli {terms[0]}, {acc} : index"] if rank else []
+        for i in range(1, rank):
+            body.append(f"      %m{i} = arith.muli {terms[i]}, %c{(seed + i) % 3 + 2} : index")
+            body.append(f"      %s{i} = arith.addi %s{i-1}, %m{i} : index")
+        last = f"%s{rank-1}"
+        body.append(f"      %r = arith.remui {last}, %c7 : index")
+        body.append("      %q = arith.subi %r, %c3 : index")
+        body.append("      %q64 = arith.index_cast %q : index to i64")
+        if self.t in FLOAT:
+            body.append(f"      %f = arith.sitofp %q64 : i64 to {self.t}")
+        elif self.t == "i64":
+            body.append("      %f = arith.addi %q64, %q64 : i64")
+        else:
+            body.append(f"      %f = arith.trunci %q64 : i64 to {self.t}")
+        iters = ", ".join(['"parallel"'] * rank)
+        self.emit(
+            f"{name} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>], "
+            f"iterator_types = [{iters}]}} outs({e} : {self.tensor(shape)}) {{\n"
+            f"    ^bb0(%out: {self.t}):\n{idx}\n" + "\n".join(body) +
+            f"\n      linalg.yield %f : {self.t}\n    }} -> {self.tensor(shape)}")
+        return name
+
+    def operand(self, shape, seed):
+        """A tensor of `shape`, sometimes a strided slice of a bigger one."""
+        kind = self.rng.choice(["whole", "whole", "slice", "strided"])
+        if kind == "whole" or 0 in shape:
+            return self.values(shape, seed)
+        steps = [self.rng.choice([1, 2]) if kind == "strided" else 1 for _ in shape]
+        big = [s * st + self.rng.randint(0, 2) for s, st in zip(shape, steps)]
+        src = self.values(big, seed)
+        offs = [self.rng.randint(0, b - ((s - 1) * st + 1))
+                for s, st, b in zip(shape, steps, big)]
+        name = self.tmp("s")
+        self.emit(f"{name} = tensor.extract_slice {src}[{', '.join(map(str, offs))}] "
+                  f"[{', '.join(map(str, shape))}] [{', '.join(map(str, steps))}] : "
+                  f"{self.tensor(big)} to {self.tensor(shape)}")
+        return name
+
+
+def case(g, index):
+    rng, t = g.rng, g.t
+    # The first four cases are one of each kind, non-empty (A and B both
+    # transposed in the fourth); the rest are random, empty dims included.
+    fixed = ["matmul", "batch", "matvec", "matmul"]
+    kind = fixed[index] if index < 4 else rng.choice(
+        ["matmul", "matmul", "batch", "matvec"])
+    sizes = [2, 3, 5, 7, 8, 13] if index < 4 else [0, 1, 2, 3, 5, 7, 8, 13]
+    dim = lambda: rng.choice(sizes)
+    m, n, k, bsz = dim(), dim(), dim(), rng.choice([2, 3] if index < 4 else [1, 2, 3])
+    ta, tb = rng.random() < 0.4, rng.random() < 0.4
+    if index == 3:
+        ta = tb = True
+    if kind == "matvec":
+        tb = False
+    bat = [bsz] if kind == "batch" else []
+    a_shape = bat + ([k, m] if ta else [m, k])
+    b_shape = bat + ([n, k] if tb else [k, n]) if kind != "matvec" else [k]
+    c_shape = bat + ([m, n] if kind != "matvec" else [m])
+    a = g.operand(a_shape, index * 3 + 1)
+    b = g.operand(b_shape, index * 3 + 2)
+    c = g.operand(c_shape, index * 3 + 3)
+    # The contraction as hp-lower-to-cpu sees it.
+    bd = ["b"] if bat else []
+    loops = bd + ["m"] + ([] if kind == "matvec" else ["n"]) + ["k"]
+    names = {l: f"d{i}" for i, l in enumerate(loops)}
+    amap = [names[x] for x in bd + (["k", "m"] if ta else ["m", "k"])]
+    bmap = [names[x] for x in (bd + (["n", "k"] if tb else ["k", "n"]))] if kind != "matvec" else [names["k"]]
+    cmap = [names[x] for x in bd + (["m", "n"] if kind != "matvec" else ["m"])]
+    dims = ", ".join(names[l] for l in loops)
+    iters = ", ".join('"reduction"' if l == "k" else '"parallel"' for l in loops)
+    got = g.tmp("got")
+    mul = "arith.mulf" if t in FLOAT else "arith.muli"
+    add = "arith.addf" if t in FLOAT else "arith.addi"
+    g.emit(f"{got} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({', '.join(amap)})>, "
+           f"affine_map<({dims}) -> ({', '.join(bmap)})>, affine_map<({dims}) -> ({', '.join(cmap)})>], "
+           f"iterator_types = [{iters}]}} ins({a}, {b} : {g.tensor(a_shape)}, {g.tensor(b_shape)}) "
+           f"outs({c} : {g.tensor(c_shape)}) {{\n"
+           f"    ^bb0(%p: {t}, %q: {t}, %acc: {t}):\n"
+           f"      %pq = {mul} %p, %q : {t}\n      %sum = {add} %acc, %pq : {t}\n"
+           f"      linalg.yield %sum : {t}\n    }} -> {g.tensor(c_shape)}")
+    # The same contraction as loops on the same values: c[...] += a * b.
+    want = g.tmp("want")
+    ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {g.tensor(s)}"
+    ivs = {l: f"%{l}{index}" for l in loops}
+    ub = {"b": bsz, "m": m, "n": n, "k": k}
+    aidx = [ivs[x] for x in bd + (["k", "m"] if ta else ["m", "k"])]
+    bidx = [ivs[x] for x in (bd + (["n", "k"] if tb else ["k", "n"]))] if kind != "matvec" else [ivs["k"]]
+    cidx = [ivs[x] for x in bd + (["m", "n"] if kind != "matvec" else ["m"])]
+    indent = "  "
+    cur = c
+    text = []
+    for depth, l in enumerate(loops):
+        it = f"%it{index}_{depth}"
+        text.append(f"{indent * (depth + 1)}%r{index}_{depth} = scf.for {ivs[l]} = %c0 to %ub{index}_{l} step %c1 iter_args({it} = {cur}) -> ({g.tensor(c_shape)}) {{")
+        cur = it
+    depth = len(loops)
+    pad = indent * (depth + 1)
+    text.append(f"{pad}%av = {ext(a, a_shape, aidx)}")
+    text.append(f"{pad}%bv = {ext(b, b_shape, bidx)}")
+    text.append(f"{pad}%cv = {ext(cur, c_shape, cidx)}")
+    text.append(f"{pad}%pr = {mul} %av, %bv : {t}")
+    text.append(f"{pad}%nv = {add} %cv, %pr : {t}")
+    text.append(f"{pad}%ins = tensor.insert %nv into {cur}[{', '.join(cidx)}] : {g.tensor(c_shape)}")
+    text.append(f"{pad}scf.yield %ins : {g.tensor(c_shape)}")
+    for d in range(depth - 1, 0, -1):
+        text.append(f"{indent * (d + 1)}}}")
+        text.append(f"{indent * (d + 1)}scf.yield %r{index}_{d} : {g.tensor(c_shape)}")
+    text.append(f"{indent}}}")
+    for l in loops:
+        g.emit(f"%ub{index}_{l} = arith.constant {ub[l]} : index")
+    g.lines.append("\n".join(text))
+    g.emit(f"{want} = tensor.cast %r{index}_0 : {g.tensor(c_shape)} to {g.tensor(c_shape)}")
+    # Compare: count differing elements.
+    flat = len(c_shape)
+    dims2 = ", ".join(f"d{i}" for i in range(flat))
+    reds = ", ".join(['"reduction"'] * flat)
+    cmp = "arith.cmpf une," if t in FLOAT else "arith.cmpi ne,"
+    g.emit(f"%z{index} = tensor.empty() : tensor<i64>")
+    g.emit(f"%zz{index} = linalg.fill ins(%zero64 : i64) outs(%z{index} : tensor<i64>) -> tensor<i64>")
+    g.emit(f"%cnt{index} = linalg.generic {{indexing_maps = [affine_map<({dims2}) -> ({dims2})>, "
+           f"affine_map<({dims2}) -> ({dims2})>, affine_map<({dims2}) -> ()>], "
+           f"iterator_types = [{reds}]}} ins({got}, {want} : "
+           f"{g.tensor(c_shape)}, {g.tensor(c_shape)}) outs(%zz{index} : tensor<i64>) {{\n"
+           f"    ^bb0(%x: {t}, %y: {t}, %n: i64):\n      %ne = {cmp} %x, %y : {t}\n"
+           f"      %e = arith.extui %ne : i1 to i64\n      %s = arith.addi %n, %e : i64\n"
+           f"      linalg.yield %s : i64\n    }} -> tensor<i64>")
+    g.emit(f"%bad{index} = tensor.extract %cnt{index}[] : tensor<i64>")
+    g.emit(f"%ok{index} = arith.cmpi eq, %bad{index}, %zero64 : i64")
+    label = f"{kind} A{a_shape}{'T' if ta else ''} B{b_shape}{'T' if tb else ''}"
+    g.emit(f"scf.if %ok{index} {{\n    vector.print str \"ok {index}\\n\"\n  }} else {{\n"
+           f"    vector.print str \"MISMATCH {index} ({label}): elements differing: \"\n"
+           f"    vector.print %bad{index} : i64\n  }}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--type", default="f32")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=10)
+    args = ap.parse_args()
+    g = Gen(args.type, random.Random(args.seed))
+    for i in range(args.cases):
+        case(g, i)
+    print(f"// Generated by gen_contractions.py --type {args.type} --seed {args.seed} --cases {args.cases}")
+    for i in range(args.cases):
+        print(f"// CHECK: ok {i}")
+    print("// CHECK-NOT: MISMATCH")
+    print("func.func @main() {")
+    consts = ["%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
+              "%zero64 = arith.constant 0 : i64"] + [f"%c{v} = arith.constant {v} : index" for v in (2, 3, 4, 5, 6, 7)]
+    for c in consts:
+        print("  " + c)
+    print("\n".join(g.lines))
+    print("  return\n}")
+
+
+if __name__ == "__main__":
+    main()
