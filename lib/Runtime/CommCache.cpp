@@ -33,8 +33,10 @@ struct World {
   ncclComm_t comm = nullptr;
 };
 
-/// Prints `message` and ends the job (every rank, once MPI runs).
-[[noreturn]] void failWith(const std::string &message) {
+[[noreturn]] void fail(int rank, const std::string &message);
+} // namespace
+
+[[noreturn]] void hp::runtime::failWith(const std::string &message) {
   std::fprintf(stderr, "hp: %s\n", message.c_str());
   std::fflush(stderr);
   int initialized = 0, finalized = 0;
@@ -45,6 +47,10 @@ struct World {
   std::exit(2);
 }
 
+namespace {
+using hp::runtime::failWith;
+
+/// Prints `message` for `rank` and ends the job.
 [[noreturn]] void fail(int rank, const std::string &message) {
   failWith("rank " + std::to_string(rank) + ": " + message);
 }

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EnvParse.h"
+
 #include <cblas.h>
 #include <dnnl.h>
 #include <omp.h>
@@ -34,15 +36,13 @@ template <typename T, int N> struct StridedMemRef {
 void setThreadsOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    int threads = 1;
-    if (const char *s = std::getenv("HP_CPU_THREADS")) {
-      char *end = nullptr;
-      long v = std::strtol(s, &end, 10);
-      if (end != s && *end == '\0' && v >= 1 && v <= 1024)
-        threads = static_cast<int>(v);
-    }
-    omp_set_num_threads(threads);
-    openblas_set_num_threads(threads);
+    int64_t threads = 1;
+    if (const char *s = std::getenv("HP_CPU_THREADS");
+        s && !hp::runtime::parseInt(s, 1, 1024, threads))
+      hp::runtime::failWith(std::string("HP_CPU_THREADS='") + s +
+                            "' must be an integer from 1 to 1024");
+    omp_set_num_threads(static_cast<int>(threads));
+    openblas_set_num_threads(static_cast<int>(threads));
   });
 }
 

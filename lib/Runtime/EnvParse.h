@@ -19,6 +19,10 @@
 
 namespace hp::runtime {
 
+/// Prints `hp: <message>` and ends the job (MPI_Abort once MPI is up).
+/// Defined with the communicator cache (CommCache.cpp).
+[[noreturn]] void failWith(const std::string &message);
+
 /// The most ranks a job can have: NCCL ranks and counts are 32-bit.
 constexpr int64_t kMaxRanks = INT32_MAX;
 

@@ -184,7 +184,10 @@ def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
     which runs oneDNN's sgemm or OpenBLAS's dgemm. An operand indexed
     transposed (`(k, m)` for A, `(n, k)` for B) passes the BLAS transpose
     flag instead of a copy. Other element types (integers, f16, bf16) and
-    other shapes stay linalg ops and become loops.
+    other shapes stay linalg ops and become loops, as do contractions whose
+    output is a view of the same buffer as an input (a BLAS reads its
+    inputs before writing, loops do not). A program function that holds an
+    entry point's name is an error.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c : memref<8x6xf32>)
@@ -205,11 +208,12 @@ def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
 def DecomposeAggregatedOps : Pass<"decompose-aggregated-ops"> {
   let summary = "Expand linalg ops that stand for several (softmax) into them";
   let description = [{
-    Every op with upstream's `AggregatedOpInterface` (`linalg.softmax`)
-    becomes the ops it stands for (a max reduction, a subtraction and `exp`,
+    Every op on tensors with upstream's `AggregatedOpInterface`
+    (`linalg.softmax`) becomes the ops it stands for (a max reduction, a subtraction and `exp`,
     a sum reduction, a division), which bufferize and lower like any other
     linalg op. Both hp lowering pipelines run it on tensors, before
-    bufferization.
+    bufferization; one on buffers is left as it is (and `hp-lower-to-cpu`
+    then reports it).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect"];

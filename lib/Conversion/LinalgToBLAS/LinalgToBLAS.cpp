@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace hp {
 #define GEN_PASS_DEF_CONVERTLINALGTOBLAS
@@ -62,10 +63,23 @@ bool isMultiplyAdd(linalg::LinalgOp op) {
          (mul.getLhs() == b && mul.getRhs() == a);
 }
 
+/// The buffer `v` is a view of (through subviews, casts, transposes).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
 std::optional<Call> callFor(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
       !isMultiplyAdd(op))
+    return std::nullopt;
+  // A BLAS reads its inputs whole before writing; loops see their own
+  // writes. Views of one buffer as input and output keep the loops.
+  Value out = rootBuffer(op.getDpsInits()[0]);
+  if (llvm::any_of(op.getDpsInputs(),
+                   [&](Value in) { return rootBuffer(in) == out; }))
     return std::nullopt;
   Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   for (Value v : op->getOperands())
@@ -153,7 +167,12 @@ struct ConvertLinalgToBLASPass
       auto type = b.getFunctionType(ValueRange(args).getTypes(), {});
       Operation *existing = symbols.lookup(call.name);
       auto fn = dyn_cast_or_null<func::FuncOp>(existing);
-      if (existing && (!fn || fn.getFunctionType() != type)) {
+      // Only a declaration of this pass's own making may stand there: a
+      // definition, another signature or a plain C ABI would be called
+      // instead of the runtime.
+      if (existing &&
+          (!fn || fn.getFunctionType() != type || !fn.isExternal() ||
+           !fn->hasAttr("llvm.emit_c_interface"))) {
         existing->emitError() << "'" << call.name
                               << "' is the name of hp's runtime entry point "
                                  "that convert-linalg-to-blas calls";

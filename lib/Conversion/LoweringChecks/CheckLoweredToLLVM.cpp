@@ -22,17 +22,20 @@ struct CheckLoweredToLLVMPass
     : hp::impl::CheckLoweredToLLVMBase<CheckLoweredToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    bool failed = false;
+    // Casts a conversion left are symptoms of the op it could not convert:
+    // they are reported only when nothing else is.
+    SmallVector<Operation *> causes, casts;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op == module.getOperation() ||
           isa<LLVM::LLVMDialect>(op->getDialect()))
         return WalkResult::advance();
-      op->emitError() << "'" << op->getName()
-                      << "' has no lowering to LLVM in this pipeline";
-      failed = true;
+      (isa<UnrealizedConversionCastOp>(op) ? casts : causes).push_back(op);
       return WalkResult::skip(); // its body would only repeat the cause
     });
-    if (failed)
+    for (Operation *op : causes.empty() ? casts : causes)
+      op->emitError() << "'" << op->getName()
+                      << "' has no lowering to LLVM in this pipeline";
+    if (!causes.empty() || !casts.empty())
       signalPassFailure();
   }
 };

@@ -9,6 +9,7 @@
 #include "hp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace hp {
 #define GEN_PASS_DEF_DECOMPOSEAGGREGATEDOPS
@@ -22,8 +23,12 @@ struct DecomposeAggregatedOpsPass
     : hp::impl::DecomposeAggregatedOpsBase<DecomposeAggregatedOpsPass> {
   void runOnOperation() override {
     SmallVector<linalg::AggregatedOpInterface> ops;
-    getOperation()->walk(
-        [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+    // The decompositions build tensor ops.
+    getOperation()->walk([&](linalg::AggregatedOpInterface op) {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(op.getOperation());
+      if (!dps || dps.hasPureTensorSemantics())
+        ops.push_back(op);
+    });
     for (linalg::AggregatedOpInterface op : ops) {
       OpBuilder b(op);
       FailureOr<SmallVector<Value>> parts = op.decomposeOperation(b);

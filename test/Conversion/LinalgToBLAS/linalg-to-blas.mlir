@@ -62,6 +62,18 @@ func.func @matvec(%a: memref<8x4xf32>, %x: memref<4xf32>, %y: memref<8xf32>) {
   return
 }
 
+// An output that is a view of an input's buffer keeps the loops: a BLAS
+// reads its inputs before it writes.
+// CHECK-LABEL: func.func @aliased
+// CHECK-NOT: call @hp_
+// CHECK: linalg.matmul
+func.func @aliased(%buf: memref<8x8xf32>, %b: memref<4x4xf32>) {
+  %a = memref.subview %buf[0, 0] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1]>>
+  %c = memref.subview %buf[2, 2] [4, 4] [1, 1] : memref<8x8xf32> to memref<4x4xf32, strided<[8, 1], offset: 18>>
+  linalg.matmul ins(%a, %b : memref<4x4xf32, strided<[8, 1]>>, memref<4x4xf32>) outs(%c : memref<4x4xf32, strided<[8, 1], offset: 18>>)
+  return
+}
+
 // What a BLAS does not take stays a linalg op: integers, f16, a body that is
 // not a multiply-add, mixed element types, tensors (before bufferization).
 // CHECK-LABEL: func.func @left_alone

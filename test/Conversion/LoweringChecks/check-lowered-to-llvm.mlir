@@ -24,3 +24,22 @@ llvm.func @inner(%a: f32) -> f32 {
   %b = arith.addf %a, %a : f32
   llvm.return %b : f32
 }
+
+// -----
+
+// A cast a conversion left is a symptom: with the op it could not convert
+// beside it, only that op is reported.
+llvm.func @symptom(%a: !llvm.struct<(f32, f32)>) -> f32 {
+  %c = builtin.unrealized_conversion_cast %a : !llvm.struct<(f32, f32)> to complex<f32>
+  // expected-error @+1 {{'complex.abs' has no lowering to LLVM in this pipeline}}
+  %r = complex.abs %c : complex<f32>
+  llvm.return %r : f32
+}
+
+// -----
+
+llvm.func @only_cast(%a: f32) -> i32 {
+  // expected-error @+1 {{'builtin.unrealized_conversion_cast' has no lowering to LLVM in this pipeline}}
+  %c = builtin.unrealized_conversion_cast %a : f32 to i32
+  llvm.return %c : i32
+}

@@ -18,3 +18,11 @@ func.func @softmax(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %p = linalg.softmax dimension(1) ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
   return %p : tensor<2x4xf32>
 }
+
+// On buffers the decomposition (tensor ops) does not apply: left as it is.
+// CHECK-LABEL: func.func @softmax_buffers
+// CHECK: linalg.softmax dimension(1) ins(%{{.*}} : memref<2x4xf32>) outs(%{{.*}} : memref<2x4xf32>)
+func.func @softmax_buffers(%x: memref<2x4xf32>, %y: memref<2x4xf32>) {
+  linalg.softmax dimension(1) ins(%x : memref<2x4xf32>) outs(%y : memref<2x4xf32>)
+  return
+}

@@ -23,3 +23,10 @@
 // F64-DAG: call @hp_matmul_f64(
 // F64-DAG: call @hp_batch_matmul_f64(
 // F64-DAG: call @hp_matvec_f64(
+// The threads the libraries use: HP_CPU_THREADS, an integer from 1 to 1024;
+// anything else ends the job naming it.
+// RUN: env HP_CPU_THREADS=2 %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void | FileCheck %t.f32.mlir
+// RUN: env HP_CPU_THREADS=abc not %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: env HP_CPU_THREADS=0 not %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS0
+// THREADS: hp: HP_CPU_THREADS='abc' must be an integer from 1 to 1024
+// THREADS0: hp: HP_CPU_THREADS='0' must be an integer from 1 to 1024
