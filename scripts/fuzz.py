@@ -192,7 +192,13 @@ def attribute_stack(err):
     frames = [l for l in err.splitlines() if re.match(r"\s*#\d+ ", l)]
     frames = [f for f in frames
               if not re.search(r"llvm::sys::|SignalHandler|libc\.so|__restore_rt", f)]
+    parsing = "parseSourceFile" in err
     for f in frames[:20]:
+        # While parsing, the innermost op parser owns the crash: an upstream
+        # op's parser crashing inside a region that an hp op parses (a
+        # global_region's body) is upstream's.
+        if parsing and re.search(r"\bmlir::\w+::\w+::parse\(", f):
+            return "upstream"
         if re.search(r"\bhp::|\bhp[A-Z]\w+\(", f) or HP_SOURCE.search(f):
             return "hp"
         m = re.search(r"\(anonymous namespace\)::(\w+)", f)
