@@ -11,6 +11,7 @@
 
 #include "hp/Dialect/DTensor/Transforms/Strategies.h"
 #include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -395,11 +396,12 @@ combine(ArrayRef<int64_t> meshShape, int64_t numOperands, int64_t numResults,
   return strategies;
 }
 
-/// The largest piece of `size` split over `axes` (outermost first).
+/// The largest piece of `size` split over `axes` (outermost first), by the
+/// layout model's chunking.
 int64_t largestPiece(int64_t size, ArrayRef<int64_t> meshShape,
                      ArrayRef<int64_t> axes) {
   for (int64_t m : axes)
-    size = size / meshShape[m] + (size % meshShape[m] != 0);
+    size = chunkLength(size, meshShape[m]);
   return size;
 }
 
