@@ -22,6 +22,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Diagnostics.h"
+#include "mlir-c/Dialect/Func.h"
 #include "mlir-c/IR.h"
 #include "mlir-c/Pass.h"
 #include "mlir-c/RegisterEverything.h"
@@ -312,6 +313,41 @@ struct Operation {
     std::string s;
     mlirOperationPrint(op, appendTo, &s);
     return s;
+  }
+  std::string name() const {
+    owner.check("this Operation");
+    MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+    return std::string(n.data, n.length);
+  }
+  void setAttribute(const std::string &attrName, const Attribute &attr) {
+    owner.check("this Operation");
+    checkContext(owner.context(), attr.context, "the Attribute");
+    if (attrName.empty())
+      throw nb::value_error("an attribute name must not be empty");
+    mlirOperationSetAttributeByName(op, toRef(attrName), attr.attr);
+  }
+  /// func.func's argument (`result` false) or result attribute `index`.
+  void setFunctionAttribute(bool result, intptr_t index, const std::string &attrName,
+                            const Attribute &attr) {
+    owner.check("this Operation");
+    checkContext(owner.context(), attr.context, "the Attribute");
+    if (name() != "func.func")
+      throw nb::value_error(("argument and result attributes are for func.func, not " +
+                             name()).c_str());
+    if (attrName.empty())
+      throw nb::value_error("an attribute name must not be empty");
+    MlirType fnType = mlirAttributeGetType(mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("function_type")));
+    intptr_t count = result ? mlirFunctionTypeGetNumResults(fnType)
+                            : mlirFunctionTypeGetNumInputs(fnType);
+    if (index < 0 || index >= count)
+      throw nb::index_error(((result ? "result " : "argument ") + std::to_string(index) +
+                             " of a function with " + std::to_string(count))
+                                .c_str());
+    if (result)
+      mlirFuncSetResultAttr(op, index, toRef(attrName), attr.attr);
+    else
+      mlirFuncSetArgAttr(op, index, toRef(attrName), attr.attr);
   }
 };
 
@@ -772,6 +808,22 @@ void bindIR(nb::module_ &m) {
 
   nb::class_<Operation>(m, "Operation")
       .def_prop_ro("results", &Operation::results)
+      .def_prop_ro("name", &Operation::name)
+      .def("set_attribute", &Operation::setAttribute, nb::arg("name"), nb::arg("attr"))
+      .def(
+          "set_arg_attribute",
+          [](Operation &op, intptr_t i, const std::string &n, const Attribute &a) {
+            op.setFunctionAttribute(false, i, n, a);
+          },
+          nb::arg("index"), nb::arg("name"), nb::arg("attr"),
+          "Sets argument attribute `name` of a func.func.")
+      .def(
+          "set_result_attribute",
+          [](Operation &op, intptr_t i, const std::string &n, const Attribute &a) {
+            op.setFunctionAttribute(true, i, n, a);
+          },
+          nb::arg("index"), nb::arg("name"), nb::arg("attr"),
+          "Sets result attribute `name` of a func.func.")
       .def("__str__", &Operation::str);
 
   nb::class_<Module>(m, "Module")
@@ -788,6 +840,17 @@ void bindIR(nb::module_ &m) {
            "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
            "'builtin.module(hp-partition)'; raises ValueError with the "
            "diagnostics on failure; returns the warnings and remarks (print-plans).")
+      .def(
+          "lookup",
+          [](const ModuleRef &self, const std::string &symbol) {
+            MlirSymbolTable table = mlirSymbolTableCreate(self->operation());
+            MlirOperation op = mlirSymbolTableLookup(table, toRef(symbol));
+            mlirSymbolTableDestroy(table);
+            if (mlirOperationIsNull(op))
+              throw nb::key_error(("no symbol @" + symbol + " in the module").c_str());
+            return Operation{Owner(self), op};
+          },
+          nb::arg("symbol"), "The op of the module's body named `symbol`.")
       .def_prop_ro("body", [](const ModuleRef &self) {
         return Block{Owner(self), mlirModuleGetBody(self->module)};
       });

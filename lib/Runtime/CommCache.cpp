@@ -129,6 +129,11 @@ World &world() {
   }();
   return w;
 }
+} // namespace
+
+int hp::runtime::worldRank() { return world().rank; }
+
+namespace {
 
 std::map<std::string, ncclComm_t> &cache() {
   static std::map<std::string, ncclComm_t> c;

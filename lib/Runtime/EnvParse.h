@@ -23,6 +23,10 @@ namespace hp::runtime {
 /// Defined with the communicator cache (CommCache.cpp).
 [[noreturn]] void failWith(const std::string &message);
 
+/// This process's rank in the job (0 when not launched by MPI). Defined with
+/// the communicator cache, which reads the launcher's variables.
+int worldRank();
+
 /// The most ranks a job can have: NCCL ranks and counts are 32-bit.
 constexpr int64_t kMaxRanks = INT32_MAX;
 

@@ -16,7 +16,7 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "StridedShard", "Type", "Value",
-    "RunError", "constrain", "dtensor_type", "from_local", "global_region",
+    "RunError", "collectives", "constrain", "dtensor_type", "from_local", "global_region",
     "local_call", "local_region",
     "redistribute", "run", "to_local", "MAX_RANKS",
 ]
@@ -487,13 +487,14 @@ def _kill_session(proc):
     proc.wait()
 
 
-def _launch(cmd, timeout):
-    """Runs cmd in a session of its own; (returncode, stdout, stderr), or
-    RunError when it runs past `timeout` seconds (after ending it)."""
+def _launch(cmd, timeout, env=None):
+    """Runs cmd in a session of its own (environment `env`, or this
+    process's); (returncode, stdout, stderr), or RunError when it runs past
+    `timeout` seconds (after ending it)."""
     import subprocess
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True, errors="replace",
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -507,7 +508,7 @@ def _launch(cmd, timeout):
     return proc.returncode, out, err
 
 
-def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
+def run(module_or_path, np=1, entry="main", timeout=600, extra_args=(), env=None):
     """Runs a program on ``np`` CPU ranks with hp-runner and returns each
     rank's standard output, a list indexed by rank.
 
@@ -518,6 +519,7 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
     :class:`RunError` with every rank's error output when the program fails
     or runs past ``timeout`` seconds (hp-runner, mpirun and every rank are
     ended then); ``timeout=None`` waits for as long as the program runs.
+    ``env`` adds environment variables (names to strings) for every rank.
     """
     import os
     import tempfile
@@ -530,6 +532,13 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
         raise ValueError("timeout must be a positive number of seconds or None, "
                          f"got {timeout!r}")
     extra_args = _check_extra_args(extra_args)
+    environment = None
+    if env is not None:
+        if not isinstance(env, dict) or not all(
+                isinstance(k, str) and k and "=" not in k and isinstance(v, str)
+                for k, v in env.items()):
+            raise TypeError("env must be a dict of variable names to strings")
+        environment = {**os.environ, **env}
     if not isinstance(module_or_path, (str, os.PathLike, Module)):
         raise TypeError("run() takes a Module or the path of a .mlir file, got "
                         f"{type(module_or_path).__name__}")
@@ -547,7 +556,7 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
     try:
         cmd = [_runner(), "-np", str(np), "--mpirun-args=--tag-output", os.fspath(path),
                "-e", entry, "--entry-point-result=void", *extra_args]
-        returncode, stdout, stderr = _launch(cmd, timeout)
+        returncode, stdout, stderr = _launch(cmd, timeout, environment)
     finally:
         if cleanup:
             os.unlink(cleanup)
@@ -560,6 +569,74 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=()):
         raise RunError(f"hp-runner failed (exit {returncode}) on {np} ranks:\n"
                        + _failure_detail(errors, untagged), outputs, errors)
     return outputs
+
+
+_ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1,
+                  "ui8": 1, "i1": 1}
+_COLLECTIVE = _re.compile(r"shard\.(all_gather|all_reduce|reduce_scatter|all_to_all|all_slice|"
+                          r"shift|send|recv|broadcast)\b(.*)")
+
+
+def _tensor_bytes(ty):
+    m = _re.fullmatch(r"tensor<([^>]*)>", ty.strip())
+    if not m:
+        return None
+    *dims, elt = m.group(1).split("x")
+    n = 1
+    for d in dims:
+        if not d.isdigit():
+            return None
+        n *= int(d)
+    return n * _ELEMENT_BYTES.get(elt.split(",")[0], 4)
+
+
+def collectives(module, function=None):
+    """What ``hp-partition`` makes ``module`` (a Module or IR text) move:
+    ``{"counts": {kind: n}, "bytes": bytes one rank sends}``, over func
+    ``function`` (every function when None). Bytes follow ring algorithms:
+    an all_gather sends (n-1)/n of its result, a reduce_scatter or
+    all_to_all (n-1)/n of its operand, an all_reduce twice that, a shift its
+    block; local slices (all_slice) move nothing and are not counted;
+    ``bytes`` is None where a shape is dynamic."""
+    parsed = Module.parse(Context(), str(module))
+    parsed.run("builtin.module(hp-partition)")
+    out = str(parsed)
+    grids = {name: tuple(int(x) for x in shape.split("x"))
+             for name, shape in _re.findall(r"shard\.grid @([\w$.-]+)\(shape = ([\dx]+)", out)}
+    counts, total = {}, 0
+    inside = function is None
+    for line in out.splitlines():
+        head = _re.match(r"\s*func\.func (?:private )?@([\w$.-]+)", line)
+        if head:
+            inside = function is None or head.group(1) == function
+            continue
+        m = _COLLECTIVE.search(line) if inside else None
+        if not m or m.group(1) == "all_slice":
+            continue
+        kind, rest = m.group(1), m.group(2)
+        grid = _re.search(r"on @([\w$.-]+)", rest)
+        axes = _re.search(r"grid_axes = \[([\d, ]*)\]", rest)
+        n = 1
+        if grid and axes and axes.group(1).strip():
+            shape = grids.get(grid.group(1), ())
+            for a in axes.group(1).split(","):
+                n *= shape[int(a)] if int(a) < len(shape) else 1
+        if n <= 1 and kind not in ("send", "recv", "shift"):
+            continue
+        types = _re.findall(r"tensor<[^>]*>", rest.split(" : ")[-1]) if " : " in rest else []
+        src = _tensor_bytes(types[0]) if types else None
+        dst = _tensor_bytes(types[-1]) if types else None
+        if kind == "all_gather":
+            b = None if dst is None else (n - 1) / n * dst
+        elif kind == "all_reduce":
+            b = None if src is None else 2 * (n - 1) / n * src
+        elif kind in ("reduce_scatter", "all_to_all"):
+            b = None if src is None else (n - 1) / n * src
+        else:
+            b = 0 if kind == "recv" else src
+        counts[kind] = counts.get(kind, 0) + 1
+        total = None if total is None or b is None else total + b
+    return {"counts": counts, "bytes": total}
 
 
 def yield_(block, values):

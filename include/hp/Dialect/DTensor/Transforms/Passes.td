@@ -136,6 +136,50 @@ def DTensorCheckContracts : Pass<"dtensor-check-contracts"> {
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
 }
 
+def DTensorGlobalize : Pass<"dtensor-globalize", "::mlir::ModuleOp"> {
+  let summary = "Turn functions on plain tensors annotated with placements "
+                "into global-view DTensor functions";
+  let description = [{
+    The way in for frontends (`hp.torch`, or any importer producing
+    `func.func` on tensors): annotations in the style of Shardy's
+    `sdy.sharding` say where values live, and this pass builds hp's global
+    view from them. Each `func.func` carrying `dtensor.mesh = @mesh`:
+
+    - gets DTensor argument and result types on that mesh, with the
+      placements of the argument or result attribute `dtensor.placements`
+      (an array of placements), replicated where there is none; arguments
+      and results that are not tensors of a type a DTensor holds pass through;
+    - has its body moved into one `dtensor.global_region` on the mesh;
+    - turns each result carrying `dtensor.constrain = [placements]` into a
+      `dtensor.constrain` of the returned value, read by every other use of
+      it (pins on one value chain in result order), and drops that result:
+      an importer marks inner values (a submodule's output) by returning
+      them.
+
+    ```mlir
+    func.func @f(%x: tensor<8x16xf32>,
+                 %w: tensor<16x32xf32> {dtensor.placements = [#dtensor.shard<1>]})
+        -> (tensor<8x32xf32>, tensor<8x32xf32> {dtensor.constrain = [#dtensor.shard<1>]})
+        attributes {dtensor.mesh = @tp} { ... return %y, %h : ... }
+    // becomes
+    func.func @f(%x: !dtensor.tensor<8x16xf32, @tp, [replicate]>,
+                 %w: !dtensor.tensor<16x32xf32, @tp, [shard<1>]>)
+        -> !dtensor.tensor<8x32xf32, @tp, [replicate]> {
+      %r = dtensor.global_region on @tp args(%x, %w) : ... {
+      ^bb0(%gx: tensor<8x16xf32>, %gw: tensor<16x32xf32>):
+        ... %hc = dtensor.constrain %h [shard<1>] : tensor<8x32xf32> ...
+        dtensor.yield %y : tensor<8x32xf32>
+      }
+      return %r : ...
+    }
+    ```
+    Errors name the function and the argument or result: a mesh that does
+    not exist, placements that do not fit the tensor, a pin on an argument,
+    a body of more than one block.
+  }];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
 def DTensorDropLayoutAttrs : Pass<"dtensor-drop-layout-attrs"> {
   let summary = "Remove dtensor.* attributes so that upstream tools take the output";
   let description = [{

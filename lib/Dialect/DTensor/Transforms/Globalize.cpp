@@ -1,0 +1,215 @@
+//===- Globalize.cpp - placement-annotated functions to global regions ----===//
+//
+// A frontend (hp.torch, or anyone's importer) produces a function on plain
+// tensors and says where its values live with attributes, as Shardy's
+// `sdy.sharding` and GSPMD's `mhlo.sharding` do. This pass turns such a
+// function into hp's global view: DTensor arguments and results, the body in
+// one dtensor.global_region, and each annotated inner value pinned with
+// dtensor.constrain, so that dtensor-propagate places everything else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace hp::dtensor {
+#define GEN_PASS_DEF_DTENSORGLOBALIZE
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace hp::dtensor
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+namespace {
+
+constexpr StringLiteral kMeshAttr = "dtensor.mesh";
+constexpr StringLiteral kPlacementsAttr = "dtensor.placements";
+constexpr StringLiteral kConstrainAttr = "dtensor.constrain";
+
+/// The placement list `attr` (an array of placements) for a tensor of type
+/// `type` on `mesh`, checked; null after an error on `fn`.
+ArrayAttr checkedPlacements(func::FuncOp fn, Attribute attr, Type type,
+                            const MeshInfo &mesh, const Twine &what) {
+  auto list = dyn_cast<ArrayAttr>(attr);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!list) {
+    fn.emitError() << what << ": '" << kPlacementsAttr
+                   << "' must be an array of placements";
+    return {};
+  }
+  if (!tensor) {
+    fn.emitError() << what << " has placements but type " << type
+                   << ", not a ranked tensor";
+    return {};
+  }
+  if (!isMovableElementType(tensor.getElementType())) {
+    fn.emitError() << what << " has element type " << tensor.getElementType()
+                   << ", which a DTensor cannot hold";
+    return {};
+  }
+  if (failed(verifyPlacements([&] { return fn.emitError() << what << ": "; },
+                              "placements", list, mesh.getShape().size(),
+                              tensor.getRank())))
+    return {};
+  return list;
+}
+
+/// All-replicate placements on `mesh`.
+ArrayAttr replicated(MLIRContext *ctx, const MeshInfo &mesh) {
+  SmallVector<Attribute> r(mesh.getShape().size(), ReplicateAttr::get(ctx));
+  return ArrayAttr::get(ctx, r);
+}
+
+struct DTensorGlobalizePass
+    : hp::dtensor::impl::DTensorGlobalizeBase<DTensorGlobalizePass> {
+  void runOnOperation() override {
+    SymbolTableCollection symbols;
+    SmallVector<func::FuncOp> fns;
+    getOperation()->walk([&](func::FuncOp fn) {
+      if (fn->hasAttr(kMeshAttr))
+        fns.push_back(fn);
+    });
+    for (func::FuncOp fn : fns)
+      if (failed(globalize(fn, symbols)))
+        return signalPassFailure();
+  }
+
+  LogicalResult globalize(func::FuncOp fn, SymbolTableCollection &symbols);
+};
+
+LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
+                                              SymbolTableCollection &symbols) {
+  MLIRContext *ctx = fn.getContext();
+  auto meshRef = dyn_cast<FlatSymbolRefAttr>(fn->getAttr(kMeshAttr));
+  if (!meshRef)
+    return fn.emitError() << "'" << kMeshAttr
+                          << "' must name a dtensor.mesh (@name)";
+  MeshInfo mesh = lookupMesh(fn, meshRef, symbols);
+  if (!mesh)
+    return failure();
+  if (fn.isExternal())
+    return fn.emitError() << "'" << kMeshAttr
+                          << "' on a declaration: there is no body to place";
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitError() << "a function with '" << kMeshAttr
+                          << "' must have one block";
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  if (!ret)
+    return fn.emitError() << "the body must end with func.return";
+
+  auto dtensorOf = [&](Type type, ArrayAttr placements) -> Type {
+    auto t = cast<RankedTensorType>(type);
+    return DTensorType::get(ctx, t.getShape(), t.getElementType(), meshRef,
+                            placements);
+  };
+
+  // Arguments: a tensor becomes a DTensor (replicated unless annotated);
+  // anything else passes through unchanged, as global_region allows.
+  SmallVector<Type> argTypes;
+  for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
+    Attribute attr = fn.getArgAttr(i, kPlacementsAttr);
+    if (fn.getArgAttr(i, kConstrainAttr))
+      return fn.emitError() << "argument #" << i << ": '" << kConstrainAttr
+                            << "' applies to results only";
+    if (!attr && (!isa<RankedTensorType>(type) ||
+                  !isMovableElementType(
+                      cast<RankedTensorType>(type).getElementType()))) {
+      argTypes.push_back(type);
+      continue;
+    }
+    ArrayAttr placements =
+        attr ? checkedPlacements(fn, attr, type, mesh,
+                                 "argument #" + Twine(i))
+             : replicated(ctx, mesh);
+    if (!placements)
+      return failure();
+    argTypes.push_back(dtensorOf(type, placements));
+  }
+
+  // Results: an output (a DTensor, replicated unless annotated, or a
+  // non-tensor as it is) or, with dtensor.constrain, a pin on an inner value
+  // that leaves the signature.
+  SmallVector<Type> resultTypes;
+  SmallVector<Value> yielded;
+  SmallVector<std::pair<Value, ArrayAttr>> pins;
+  for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
+    Attribute place = fn.getResultAttr(i, kPlacementsAttr);
+    Attribute pin = fn.getResultAttr(i, kConstrainAttr);
+    std::string what = "result #" + std::to_string(i);
+    if (place && pin)
+      return fn.emitError() << what << " has both '" << kPlacementsAttr
+                            << "' and '" << kConstrainAttr << "'";
+    if (pin) {
+      ArrayAttr placements = checkedPlacements(fn, pin, type, mesh, what);
+      if (!placements)
+        return failure();
+      pins.push_back({ret.getOperand(i), placements});
+      continue;
+    }
+    yielded.push_back(ret.getOperand(i));
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!place && (!tensor || !isMovableElementType(tensor.getElementType()))) {
+      resultTypes.push_back(type);
+      continue;
+    }
+    ArrayAttr placements = place ? checkedPlacements(fn, place, type, mesh, what)
+                                 : replicated(ctx, mesh);
+    if (!placements)
+      return failure();
+    resultTypes.push_back(dtensorOf(type, placements));
+  }
+
+  // Pins: each pinned value's uses read the constrained value instead, in
+  // the order given (the last pin on a value is what its uses see).
+  OpBuilder b(ctx);
+  for (auto [value, placements] : pins) {
+    b.setInsertionPointAfterValue(value);
+    auto c = ConstrainOp::create(b, value.getLoc(), value.getType(), value,
+                                 placements);
+    value.replaceUsesWithIf(c.getResult(), [&](OpOperand &use) {
+      return use.getOwner() != c && use.getOwner() != ret;
+    });
+    // A later pin on the same value chains after this one.
+    for (auto &later : pins)
+      if (later.first == value)
+        later.first = c.getResult();
+    for (Value &y : yielded)
+      if (y == value)
+        y = c.getResult();
+  }
+
+  // The old body becomes the global_region's body; a new entry block calls
+  // it and returns its results.
+  Block *body = &fn.getBody().front();
+  auto *entry = new Block();
+  Location loc = fn.getLoc();
+  for (Type t : argTypes)
+    entry->addArgument(t, loc);
+  b.setInsertionPointToStart(entry);
+  auto region = GlobalRegionOp::create(b, loc, resultTypes,
+                                       entry->getArguments(), meshRef);
+  b.setInsertionPoint(ret);
+  YieldOp::create(b, ret.getLoc(), yielded);
+  ret.erase();
+  body->moveBefore(&region.getBody(), region.getBody().end());
+  fn.getBody().push_back(entry);
+  b.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(b, loc, region.getResults());
+
+  // The new signature, without the pins' results and the annotations.
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    if (!fn.getResultAttr(i, kConstrainAttr))
+      resultAttrs.push_back(fn.getResultAttrDict(i));
+  fn.setType(FunctionType::get(ctx, argTypes, resultTypes));
+  fn.setAllResultAttrs(resultAttrs);
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    fn.removeArgAttr(i, StringAttr::get(ctx, kPlacementsAttr));
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    fn.removeResultAttr(i, StringAttr::get(ctx, kPlacementsAttr));
+  fn->removeAttr(kMeshAttr);
+  return success();
+}
+
+} // namespace

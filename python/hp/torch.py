@@ -1,0 +1,540 @@
+"""hp.torch: PyTorch modules in, placed by torch's own parallel plans.
+
+>>> prog = hp.torch.export(model, (x,), mesh, plan={"up": ColwiseParallel(),
+...                                                 "down": RowwiseParallel()})
+>>> out = hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4)
+
+``export`` imports the module through torch-mlir's FX importer (linalg on
+tensors) as a function of its inputs, parameters and buffers, annotates it
+with placements (``dtensor-globalize``'s attributes) and builds hp's global
+view: one ``dtensor.global_region`` that ``dtensor-propagate`` places.
+``run`` feeds each rank its shards and returns full torch tensors.
+docs/Torch.md has the API, how plans map to placements and what is imported.
+"""
+
+import difflib
+import fnmatch
+import os
+import tempfile
+
+import torch
+
+import hp
+
+__all__ = ["Program", "collectives", "export", "run"]
+
+_DTYPES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.int32: "i32", torch.int64: "i64",
+}
+
+# What torch-mlir's output becomes before globalizing: elementwise chains
+# fused into one op each, so that i1 masks and other values a DTensor cannot
+# hold live inside an op's body instead of between ops.
+_PREPARE = "builtin.module(func.func(linalg-fuse-elementwise-ops, canonicalize))"
+
+
+class Program:
+    """An exported module: ``module`` (an hp.Module) holds ``@forward``, the
+    global-view program whose arguments are the inputs and then the state
+    (parameters and buffers) as DTensors, and ``@main``, a driver that reads
+    every argument from ``$HP_TENSOR_DIR``, calls it and writes each result
+    back replicated (so ``hp-runner`` runs the saved file too)."""
+
+    def __init__(self, module, mesh, input_specs, state_specs, output_specs,
+                 buffers, remarks):
+        self.module = module
+        self.mesh = mesh
+        self.input_specs = input_specs      # [(shape, dtype, placements)]
+        self.state_specs = state_specs      # {name: (shape, dtype, placements)}
+        self.output_specs = output_specs    # [(shape, dtype, placements)]
+        self.buffers = buffers              # export-time buffer values
+        self.remarks = remarks
+
+    def __str__(self):
+        return str(self.module)
+
+    def save(self, path):
+        """Writes the program and its driver as a ``.mlir`` file."""
+        with open(path, "w") as f:
+            f.write(str(self.module))
+
+    def write_arguments(self, directory, args, params=None):
+        """Writes every argument file the driver reads into ``directory``:
+        ``args`` then the state (``params`` over the export-time buffers)."""
+        for slot, t in enumerate(self._arguments(args, params)):
+            with open(os.path.join(directory, f"arg{slot}.bin"), "wb") as f:
+                f.write(_tensor_bytes(t))
+
+    def read_results(self, directory):
+        """The results the driver wrote into ``directory``, as torch tensors."""
+        outs = []
+        for slot, (shape, dtype, _) in enumerate(self.output_specs):
+            path = os.path.join(directory, f"result{slot}.bin")
+            with open(path, "rb") as f:
+                data = bytearray(f.read())
+            flat = torch.frombuffer(data, dtype=dtype) if data else \
+                torch.empty(0, dtype=dtype)
+            outs.append(flat.reshape(shape).clone())
+        return outs
+
+    def _arguments(self, args, params):
+        args = _as_tuple(args, "args")
+        if len(args) != len(self.input_specs):
+            raise ValueError(f"the program takes {len(self.input_specs)} inputs, got "
+                             f"{len(args)}")
+        values = []
+        for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs)):
+            values.append(_checked_tensor(t, shape, dtype, f"input {i}"))
+        params = {} if params is None else dict(params)
+        unknown = [n for n in params if n not in self.state_specs]
+        if unknown:
+            raise ValueError(_unknown_name(unknown[0], self.state_specs, "parameter"))
+        for name, (shape, dtype, _) in self.state_specs.items():
+            if name in params:
+                values.append(_checked_tensor(params[name], shape, dtype, f"'{name}'"))
+            elif name in self.buffers:
+                values.append(self.buffers[name])
+            else:
+                raise ValueError(f"no value for parameter '{name}': pass "
+                                 "dict(model.named_parameters())")
+        return values
+
+
+def _as_tuple(args, what):
+    if isinstance(args, torch.Tensor):
+        return (args,)
+    if not isinstance(args, (tuple, list)):
+        raise TypeError(f"{what} must be a tensor or a tuple of tensors, got "
+                        f"{type(args).__name__}")
+    return tuple(args)
+
+
+def _checked_tensor(t, shape, dtype, what):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{what} must be a torch.Tensor, got {type(t).__name__}")
+    if tuple(t.shape) != tuple(shape) or t.dtype != dtype:
+        raise ValueError(f"{what} is {tuple(t.shape)} {t.dtype}; the program was "
+                         f"exported for {tuple(shape)} {dtype}")
+    return t
+
+
+def _tensor_bytes(t):
+    t = t.detach().to("cpu").contiguous().reshape(-1)
+    return t.view(torch.uint8).numpy().tobytes() if t.numel() else b""
+
+
+def _unknown_name(name, names, what):
+    close = difflib.get_close_matches(name, list(names), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"'{name}' matches no {what} of the module{hint}"
+
+
+#===------------------------------------------------------------------------===#
+# Placements: hp's, torch's, negative dims
+#===------------------------------------------------------------------------===#
+
+def _placement(p, rank, what):
+    """An hp placement from an hp or torch placement, dims normalised
+    against a tensor of rank `rank` (torch's Shard(-1) means the last dim)."""
+    from torch.distributed.tensor import placement_types as tp
+    if isinstance(p, hp.Placement):
+        if isinstance(p, hp.StridedShard) or not isinstance(p, hp.Shard):
+            return p
+        dim = p.dim
+    elif isinstance(p, tp.Shard):
+        dim = p.dim
+    elif isinstance(p, tp.Replicate):
+        return hp.Replicate()
+    elif isinstance(p, tp.Partial):
+        return hp.Partial(p.reduce_op)
+    else:
+        raise TypeError(f"{what}: {p!r} is not a placement (hp or torch)")
+    if not -rank <= dim < rank:
+        raise ValueError(f"{what}: Shard({dim}) does not fit a tensor of rank {rank}")
+    return hp.Shard(dim % rank)
+
+
+def _placements(ps, rank, mesh, what):
+    if isinstance(ps, (hp.Placement,)) or not isinstance(ps, (list, tuple)):
+        ps = [ps]
+    ps = list(ps)
+    if len(ps) != mesh.ndim:
+        raise ValueError(f"{what}: {len(ps)} placements for a mesh of {mesh.ndim} dims "
+                         f"{mesh.mesh_dim_names}")
+    return [_placement(p, rank, what) for p in ps]
+
+
+#===------------------------------------------------------------------------===#
+# torch's parallel styles
+#===------------------------------------------------------------------------===#
+
+class _Style:
+    """What a ParallelStyle means for hp: placements of the module's own
+    parameters (on the plan's mesh dim) and pins at its boundary, each a
+    chain of layouts (torch's input_layouts then desired_input_layouts)."""
+
+    def __init__(self, params, inputs, outputs):
+        self.params = params      # {param name: torch placement}
+        self.inputs = inputs      # per positional input: [layouts] (None: free)
+        self.outputs = outputs    # per output: [layouts]
+
+
+def _style_meaning(style, module, path):
+    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor.parallel import (
+        ColwiseParallel, PrepareModuleInput, PrepareModuleOutput, RowwiseParallel,
+        SequenceParallel)
+    try:
+        from torch.distributed.tensor.parallel import PrepareModuleInputOutput
+    except ImportError:  # older torch
+        PrepareModuleInputOutput = ()
+    linear = isinstance(module, torch.nn.Linear)
+    embedding = isinstance(module, torch.nn.Embedding)
+    name = type(style).__name__
+    if isinstance(style, (ColwiseParallel, RowwiseParallel)) and not (linear or embedding):
+        raise ValueError(f"plan['{path}']: {name} applies to nn.Linear and nn.Embedding, "
+                         f"not {type(module).__name__} (as in torch)")
+    if isinstance(style, ColwiseParallel):
+        params = {"weight": Shard(1) if embedding else Shard(0)}
+        if linear and module.bias is not None:
+            params["bias"] = Shard(0)
+        return _Style(params, [[style.input_layouts[0], style.desired_input_layouts[0]]],
+                      [[style.output_layouts[0]]])
+    if isinstance(style, RowwiseParallel):
+        params = {"weight": Shard(0) if embedding else Shard(1)}
+        if linear and module.bias is not None:
+            params["bias"] = Replicate()
+        desired = Replicate() if embedding else Shard(-1)
+        return _Style(params, [[style.input_layouts[0], desired]],
+                      [[style.output_layouts[0]]])
+    if isinstance(style, SequenceParallel):
+        seq = style.sequence_sharding[0]
+        return _Style({n: Replicate() for n, _ in module.named_parameters(recurse=False)},
+                      [[seq]], [[seq]])
+    if PrepareModuleInputOutput and isinstance(style, PrepareModuleInputOutput):
+        return _Style({}, _prepare_inputs(style.prepare_module_input_style),
+                      _prepare_outputs(style.prepare_module_output_style))
+    if isinstance(style, PrepareModuleInput):
+        return _Style({}, _prepare_inputs(style), [])
+    if isinstance(style, PrepareModuleOutput):
+        return _Style({}, [], _prepare_outputs(style))
+    raise ValueError(f"plan['{path}']: {name} is not a parallel style hp knows "
+                     "(ColwiseParallel, RowwiseParallel, SequenceParallel, "
+                     "PrepareModuleInput, PrepareModuleOutput)")
+
+
+def _prepare_inputs(style):
+    desired = style.desired_input_layouts or (None,) * len(style.input_layouts or ())
+    return [[l for l in (given, want) if l is not None]
+            for given, want in zip(style.input_layouts or (), desired)]
+
+
+def _prepare_outputs(style):
+    return [[l for l in (given, want) if l is not None]
+            for given, want in zip(style.output_layouts, style.desired_output_layouts)]
+
+
+def _plan_modules(model, plan):
+    """(path, module, style) for every plan entry; keys are module paths
+    with fnmatch wildcards per component, as parallelize_module takes."""
+    modules = dict(model.named_modules())
+    found = []
+    for key, style in plan.items():
+        if not isinstance(key, str):
+            raise TypeError(f"plan keys are module paths, got {key!r}")
+        hits = [p for p in modules if p == key or (
+            any(c in key for c in "*?[") and len(p.split(".")) == len(key.split("."))
+            and all(fnmatch.fnmatchcase(a, b) for a, b in zip(p.split("."), key.split("."))))]
+        if not hits:
+            raise ValueError("plan: " + _unknown_name(key, [p for p in modules if p], "submodule"))
+        for path in hits:
+            found.append((path, modules[path], _style_meaning(style, modules[path], key)))
+    return found
+
+
+#===------------------------------------------------------------------------===#
+# export
+#===------------------------------------------------------------------------===#
+
+def _plan_dim(mesh, plan_dim):
+    if plan_dim is None:
+        return mesh.mesh_dim_names.index("tp") if "tp" in mesh.mesh_dim_names \
+            else mesh.ndim - 1
+    if isinstance(plan_dim, str):
+        if plan_dim not in mesh.mesh_dim_names:
+            raise ValueError(f"plan_dim '{plan_dim}' is not a dim of {mesh}")
+        return mesh.mesh_dim_names.index(plan_dim)
+    hp._check_int(plan_dim, "plan_dim", 0)
+    if plan_dim >= mesh.ndim:
+        raise ValueError(f"plan_dim {plan_dim} is not a dim of {mesh}")
+    return plan_dim
+
+
+def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
+           plan_dim=None, context=None):
+    """Imports ``model`` called on ``args`` as an hp :class:`Program` on ``mesh``.
+
+    ``params`` maps parameter and buffer names (torch's fully qualified
+    names) to placement lists (hp's or torch's placements, one per mesh dim;
+    replicated when absent). ``inputs`` and ``outputs`` give one placement
+    list per positional input and per output (replicated when absent; an
+    output a plan pins takes that pin). ``plan`` is torch's
+    ``parallelize_module`` dictionary (module path -> ColwiseParallel,
+    RowwiseParallel, SequenceParallel, PrepareModuleInput,
+    PrepareModuleOutput), applied on mesh dim ``plan_dim`` (default: the dim
+    named "tp", else the last); ``params`` entries win over the plan's.
+    """
+    from torch_mlir import fx
+
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if not isinstance(mesh, hp.DeviceMesh):
+        raise TypeError(f"mesh must be an hp.DeviceMesh, got {type(mesh).__name__}")
+    args = _as_tuple(args, "args")
+    for i, a in enumerate(args):
+        if not isinstance(a, torch.Tensor):
+            raise TypeError(f"input {i} must be a torch.Tensor, got {type(a).__name__}")
+        if a.dtype not in _DTYPES:
+            raise ValueError(f"input {i}: dtype {a.dtype} is not one hp holds "
+                             f"({', '.join(str(d) for d in _DTYPES)})")
+    state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
+    for name, t in state.items():
+        if t.dtype not in _DTYPES:
+            raise ValueError(f"'{name}': dtype {t.dtype} is not one hp holds")
+    names = list(state)
+    rep = [hp.Replicate()] * mesh.ndim
+
+    # Placements of the state: the plan's, then params'.
+    dim = _plan_dim(mesh, plan_dim)
+    placed = {n: list(rep) for n in names}
+    planned = _plan_modules(model, plan or {})
+    for path, _, style in planned:
+        for pname, p in style.params.items():
+            full = f"{path}.{pname}" if path else pname
+            if full in placed:
+                placed[full][dim] = _placement(p, state[full].dim(), f"'{full}'")
+    for name, ps in (params or {}).items():
+        if name not in state:
+            raise ValueError("params: " + _unknown_name(name, names, "parameter or buffer"))
+        placed[name] = _placements(ps, state[name].dim(), mesh, f"params['{name}']")
+
+    input_ps = [list(rep) for _ in args]
+    if inputs is not None:
+        inputs = list(inputs)
+        if len(inputs) != len(args):
+            raise ValueError(f"inputs: {len(inputs)} placement lists for {len(args)} inputs")
+        input_ps = [list(rep) if ps is None else _placements(ps, a.dim(), mesh, f"inputs[{i}]")
+                    for i, (ps, a) in enumerate(zip(inputs, args))]
+
+    # A pin fixes the plan's mesh dim; on the others it takes the inputs'
+    # placement where all inputs agree (data parallel: the batch dim), else
+    # replicate.
+    def pin(layout, t, what):
+        ps = list(rep)
+        for d in range(mesh.ndim):
+            if d != dim and input_ps:
+                same = {repr(ip[d]) for ip in input_ps}
+                if len(same) == 1 and not input_ps[0][d].is_partial():
+                    ps[d] = input_ps[0][d]
+        ps[dim] = _placement(layout, t.dim(), what)
+        return ps
+
+    class Exported(torch.nn.Module):
+        """forward(*inputs, *state) -> (*outputs, *pinned values)."""
+
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, *flat):
+            pins = []
+            handles = []
+
+            def pre_hook(path, style):
+                def hook(module, hook_args):
+                    for i, chain in enumerate(style.inputs):
+                        if i < len(hook_args) and isinstance(hook_args[i], torch.Tensor):
+                            for layout in chain:
+                                pins.append((hook_args[i], layout, f"plan['{path}'] input {i}"))
+                return hook
+
+            def post_hook(path, style):
+                def hook(module, hook_args, out):
+                    outs = out if isinstance(out, (tuple, list)) else (out,)
+                    for i, chain in enumerate(style.outputs):
+                        if i < len(outs) and isinstance(outs[i], torch.Tensor):
+                            for layout in chain:
+                                pins.append((outs[i], layout, f"plan['{path}'] output {i}"))
+                return hook
+
+            for path, module, style in planned:
+                handles.append(module.register_forward_pre_hook(pre_hook(path, style)))
+                handles.append(module.register_forward_hook(post_hook(path, style)))
+            try:
+                n = len(args)
+                out = torch.func.functional_call(model, dict(zip(names, flat[n:])), flat[:n])
+            finally:
+                for h in handles:
+                    h.remove()
+            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            self.pins = pins
+            self.outs = outs
+            return (*outs, *[t for t, _, _ in pins])
+
+    exported = Exported()
+    values = [t.detach() for t in state.values()]
+    imported = fx.export_and_import(exported, *args, *values,
+                                    output_type="linalg-on-tensors", func_name="forward")
+    outs, pins = exported.outs, exported.pins
+    for i, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            raise ValueError(f"output {i} is a {type(o).__name__}; hp exports tensors only")
+
+    output_ps = []
+    for i, o in enumerate(outs):
+        given = None if outputs is None or i >= len(outputs) else outputs[i]
+        if given is not None:
+            output_ps.append(_placements(given, o.dim(), mesh, f"outputs[{i}]"))
+            continue
+        # The last pin on this very value, as torch returns it.
+        last = [p for p in pins if p[0] is o]
+        output_ps.append(pin(last[-1][1], o, last[-1][2]) if last else list(rep))
+    if outputs is not None and len(outputs) > len(outs):
+        raise ValueError(f"outputs: {len(outputs)} placement lists for {len(outs)} outputs")
+
+    ctx = context or hp.Context()
+    module = hp.Module.parse(ctx, str(imported), "torch-mlir")
+    module.run(_PREPARE)
+    mesh.add_to(module)
+    fn = module.lookup("forward")
+    fn.set_attribute("dtensor.mesh", hp.Attribute.parse(ctx, f"@{mesh.name}"))
+
+    def attr(ps):
+        return hp.Attribute.parse(ctx, "[" + ", ".join(str(p.to_mlir(ctx)) for p in ps) + "]")
+
+    all_ps = input_ps + [placed[n] for n in names]
+    for i, ps in enumerate(all_ps):
+        fn.set_arg_attribute(i, "dtensor.placements", attr(ps))
+    for i, ps in enumerate(output_ps):
+        fn.set_result_attribute(i, "dtensor.placements", attr(ps))
+    for k, (t, layout, what) in enumerate(pins):
+        fn.set_result_attribute(len(outs) + k, "dtensor.constrain",
+                                attr(pin(layout, t, what)))
+    remarks = module.run("builtin.module(dtensor-globalize)")
+
+    input_specs = [(tuple(a.shape), a.dtype, ps) for a, ps in zip(args, input_ps)]
+    state_specs = {n: (tuple(state[n].shape), state[n].dtype, placed[n]) for n in names}
+    output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
+    text = str(module)
+    driver = _driver(mesh, input_specs + list(state_specs.values()), output_specs)
+    full = hp.Module.parse(ctx, text[:text.rstrip().rindex("}")] + driver + "}\n",
+                           "hp.torch")
+    full.verify()
+    buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
+    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks)
+
+
+def _ttype(shape, dtype):
+    return "tensor<" + "".join(f"{s}x" for s in shape) + _DTYPES[dtype] + ">"
+
+
+def _dtype(shape, dtype, mesh, ps):
+    places = ", ".join(str(p.to_mlir(_CTX)) .replace("#dtensor.", "") for p in ps)
+    return ("!dtensor.tensor<" + "".join(f"{s}x" for s in shape) + _DTYPES[dtype]
+            + f", @{mesh.name}, [{places}]>")
+
+
+_CTX = None
+
+
+def _driver(mesh, arg_specs, out_specs):
+    """@main: every rank reads each argument whole, takes its piece with a
+    redistribute from replicate (hp's layout model, nothing moved), calls
+    @forward, and brings each result back to replicate for rank 0 to write."""
+    global _CTX
+    if _CTX is None:
+        _CTX = hp.Context()
+    rep = [hp.Replicate()] * mesh.ndim
+    lines = ["  func.func private @hp_read_tensor(i64, i64, i64)",
+             "  func.func private @hp_write_tensor(i64, i64, i64)",
+             "  func.func @main() {"]
+    add = lines.append
+    call_args = []
+
+    def io(fn, slot, buf, shape, dtype):
+        nbytes = torch.tensor([], dtype=dtype).element_size()
+        for s in shape:
+            nbytes *= s
+        mt = _ttype(shape, dtype).replace("tensor<", "memref<")
+        add(f"    %{buf}_slot = arith.constant {slot} : i64")
+        add(f"    %{buf}_bytes = arith.constant {nbytes} : i64")
+        add(f"    %{buf}_pi = memref.extract_aligned_pointer_as_index %{buf} : {mt} -> index")
+        add(f"    %{buf}_p = arith.index_cast %{buf}_pi : index to i64")
+        add(f"    call @{fn}(%{buf}_slot, %{buf}_p, %{buf}_bytes) : (i64, i64, i64) -> ()")
+
+    for k, (shape, dtype, ps) in enumerate(arg_specs):
+        tt = _ttype(shape, dtype)
+        mt = tt.replace("tensor<", "memref<")
+        add(f"    %in{k} = memref.alloc() : {mt}")
+        io("hp_read_tensor", k, f"in{k}", shape, dtype)
+        add(f"    %t{k} = bufferization.to_tensor %in{k} restrict : {mt} to {tt}")
+        add(f"    %r{k} = dtensor.from_local %t{k} : {tt} -> {_dtype(shape, dtype, mesh, rep)}")
+        add(f"    %a{k} = dtensor.redistribute %r{k} : {_dtype(shape, dtype, mesh, rep)} -> "
+            f"{_dtype(shape, dtype, mesh, ps)}")
+        call_args.append((f"%a{k}", _dtype(shape, dtype, mesh, ps)))
+    results = [_dtype(s, d, mesh, ps) for s, d, ps in out_specs]
+    head = f"%o:{len(results)} = " if results else ""
+    add(f"    {head}call @forward({', '.join(a for a, _ in call_args)}) : "
+        f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
+    for k, (shape, dtype, ps) in enumerate(out_specs):
+        tt = _ttype(shape, dtype)
+        mt = tt.replace("tensor<", "memref<")
+        add(f"    %q{k} = dtensor.redistribute %o#{k} : {results[k]} -> "
+            f"{_dtype(shape, dtype, mesh, rep)}")
+        add(f"    %l{k} = dtensor.to_local %q{k} : {_dtype(shape, dtype, mesh, rep)} -> {tt}")
+        add(f"    %out{k} = memref.alloc() : {mt}")
+        add(f"    bufferization.materialize_in_destination %l{k} in restrict writable "
+            f"%out{k} : ({tt}, {mt}) -> ()")
+        io("hp_write_tensor", k, f"out{k}", shape, dtype)
+    # No memref.dealloc: bufferization's ownership analysis frees buffers
+    # itself and refuses frees it did not make.
+    add("    return")
+    add("  }")
+    return "\n".join(lines) + "\n"
+
+
+#===------------------------------------------------------------------------===#
+# run
+#===------------------------------------------------------------------------===#
+
+def run(prog, args, params=None, np=None, timeout=600, extra_args=()):
+    """Runs ``prog`` on ``np`` CPU ranks (default: the mesh's size) and
+    returns its outputs as full torch tensors (a tuple when there are
+    several). ``params`` maps parameter names to tensors (buffers default to
+    their export-time values). Raises ValueError for a mesh bigger than
+    ``np`` or arguments that do not match the export, and hp.RunError when a
+    rank fails."""
+    if not isinstance(prog, Program):
+        raise TypeError(f"run() takes an hp.torch.Program, got {type(prog).__name__}")
+    devices = prog.mesh.size()
+    if np is None:
+        np = devices
+    hp._check_int(np, "np", 1)
+    if devices > np:
+        raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
+                         f"run with np >= {devices}")
+    with tempfile.TemporaryDirectory(prefix="hp-torch-") as tmp:
+        prog.write_arguments(tmp, args, params)
+        path = os.path.join(tmp, "program.mlir")
+        prog.save(path)
+        hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
+               env={"HP_TENSOR_DIR": tmp})
+        outs = prog.read_results(tmp)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def collectives(prog):
+    """What ``prog``'s ``@forward`` moves on its mesh: ``{"counts": {kind: n},
+    "bytes": bytes one rank sends}`` (see :func:`hp.collectives`)."""
+    return hp.collectives(prog.module, "forward")
