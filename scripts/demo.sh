@@ -15,10 +15,15 @@
 # MLP, a Megatron tensor+sequence-parallel layer with causal attention, and
 # the MoE layer with its all_to_all in an inner local region; each shows the
 # strategies chosen and runs on 4 ranks against one device.
+# Then PyTorch models in (hp.torch, through torch-mlir): an MLP, a Llama-style
+# decoder layer under torch's TP and TP + sequence-parallel plans,
+# transformers' LlamaDecoderLayer, and a dp x tp block, each exported with
+# torch's own parallelize_module plan, run on 4 ranks and compared with torch
+# eager on one device.
 # It ends by showing a broken placement contract rejected at compile time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host
+bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host _hp
 HP_OPT=build/bin/hp-opt
 HP_RUNNER=build/bin/hp-runner
 spmd=$(mktemp --suffix=.mlir)
@@ -58,6 +63,15 @@ for f in examples/tp_mlp.mlir examples/dp_tp_mlp.mlir examples/moe_ep.mlir \
     echo "demo: $f does not match the single-device result" >&2
     exit 1
   fi
+done
+
+echo "=================================================================="
+echo "== PyTorch models in: hp.torch.export + hp.torch.run on 4 ranks"
+echo "=================================================================="
+torch_python=$(bash scripts/torch-env.sh)
+for f in mlp llama_layer hf_llama_layer dp_tp_mlp; do
+  echo "-- examples/torch/$f.py"
+  PYTHONPATH=build/python "$torch_python" "examples/torch/$f.py"
 done
 
 echo "=================================================================="

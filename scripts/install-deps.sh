@@ -31,3 +31,7 @@ if ! python3 -c "import nanobind, pytest" >/dev/null 2>&1; then
   echo "install-deps: installing nanobind and pytest from PyPI"
   python3 -m pip install -q --disable-pip-version-check nanobind pytest
 fi
+
+# The torch frontend (hp.torch) and its tests: torch, torch-mlir and
+# transformers in a cached virtual environment (about 6 GB the first time).
+bash "$(dirname "$0")/torch-env.sh" > /dev/null

@@ -99,6 +99,9 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf: exact GELU; atan, cbrt, ...) calls
+  // the C library, which every rank's process has loaded.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

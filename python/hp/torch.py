@@ -278,8 +278,10 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     ``params`` maps parameter and buffer names (torch's fully qualified
     names) to placement lists (hp's or torch's placements, one per mesh dim;
     replicated when absent). ``inputs`` and ``outputs`` give one placement
-    list per positional input and per output (replicated when absent; an
-    output a plan pins takes that pin). ``plan`` is torch's
+    list per positional input and per output (when absent: an input is
+    replicated; an output takes the pin a plan puts on it, else replicate on
+    the plan's dim; on other mesh dims, pins and outputs take the placement
+    all inputs share there, as data parallel does with the batch). ``plan`` is torch's
     ``parallelize_module`` dictionary (module path -> ColwiseParallel,
     RowwiseParallel, SequenceParallel, PrepareModuleInput,
     PrepareModuleOutput), applied on mesh dim ``plan_dim`` (default: the dim
@@ -335,8 +337,10 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         for d in range(mesh.ndim):
             if d != dim and input_ps:
                 same = {repr(ip[d]) for ip in input_ps}
-                if len(same) == 1 and not input_ps[0][d].is_partial():
-                    ps[d] = input_ps[0][d]
+                p = input_ps[0][d]
+                if len(same) == 1 and not p.is_partial() and (
+                        not p.is_shard() or p.dim < t.dim()):
+                    ps[d] = p
         ps[dim] = _placement(layout, t.dim(), what)
         return ps
 
@@ -399,7 +403,8 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
             continue
         # The last pin on this very value, as torch returns it.
         last = [p for p in pins if p[0] is o]
-        output_ps.append(pin(last[-1][1], o, last[-1][2]) if last else list(rep))
+        output_ps.append(pin(last[-1][1] if last else hp.Replicate(), o,
+                             last[-1][2] if last else f"output {i}"))
     if outputs is not None and len(outputs) > len(outs):
         raise ValueError(f"outputs: {len(outputs)} placement lists for {len(outs)} outputs")
 

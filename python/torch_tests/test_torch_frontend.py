@@ -1,0 +1,216 @@
+"""hp.torch: torch modules exported through torch-mlir, placed by torch's
+parallel plans, run on 4 CPU ranks and compared with torch eager on one
+device (rtol 1e-4, atol 1e-5); the collectives each plan makes; the errors
+a user gets for a bad plan, placement, name or launch.
+
+Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
+"""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch.distributed.tensor import Shard as TorchShard
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
+
+import hp
+import hp.torch
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
+sys.path.insert(0, os.path.abspath(EXAMPLES))
+
+import dp_tp_mlp  # noqa: E402
+import hf_llama_layer  # noqa: E402
+import llama_layer  # noqa: E402
+import mlp  # noqa: E402
+
+TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
+
+
+def check_close(out, expected):
+    assert out.shape == expected.shape
+    assert torch.allclose(out, expected, rtol=1e-4, atol=1e-5), \
+        f"max error {(out - expected).abs().max()}"
+
+
+def forward_signature(prog):
+    text = str(prog)
+    return re.search(r"func\.func @forward\((.*?)\) ->", text).group(1)
+
+
+@pytest.fixture(scope="module")
+def mlp_model():
+    torch.manual_seed(0)
+    return mlp.MLP(), torch.randn(8, 32)
+
+
+def test_mlp_column_row_plan(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    # torch's meaning of the styles: Colwise splits weight and bias by
+    # output features, Rowwise the weight by input features.
+    sig = forward_signature(prog)
+    assert re.findall(r"!dtensor\.tensor<[^[]*\[[^]]*\]>", sig) == [
+        "!dtensor.tensor<8x32xf32, @tp, [replicate]>",
+        "!dtensor.tensor<128x32xf32, @tp, [shard<0>]>",
+        "!dtensor.tensor<128xf32, @tp, [shard<0>]>",
+        "!dtensor.tensor<32x128xf32, @tp, [shard<1>]>",
+        "!dtensor.tensor<32xf32, @tp, [replicate]>"]
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 1}
+    out = hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4)
+    check_close(out, model(x))
+
+
+def test_params_in_five_lines(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4,
+                           params={"up.weight": [hp.Shard(0)], "up.bias": [TorchShard(-1)],
+                                   "down.weight": [TorchShard(-1)]},
+                           inputs=[[hp.Shard(0)]], outputs=[[hp.Shard(0)]])
+    sig = forward_signature(prog)
+    assert "!dtensor.tensor<8x32xf32, @tp, [shard<0>]>" in sig
+    assert "!dtensor.tensor<32x128xf32, @tp, [shard<1>]>" in sig   # Shard(-1)
+    out = hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4)
+    check_close(out, model(x))
+
+
+def test_no_plan_moves_nothing(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4)
+    assert hp.torch.collectives(prog) == {"counts": {}, "bytes": 0}
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters())), model(x))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    torch.manual_seed(0)
+    model = llama_layer.DecoderLayer()
+    x = torch.randn(2, 16, 64)
+    return model, x, model(x)
+
+
+def test_llama_layer_tensor_parallel(llama):
+    model, x, expected = llama
+    prog = hp.torch.export(model, (x,), TP4, plan=llama_layer.TP_PLAN)
+    # torch's TP plan: one all_reduce after the attention, one after the MLP.
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 2}
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), expected)
+
+
+def test_llama_layer_sequence_parallel(llama):
+    model, x, expected = llama
+    prog = hp.torch.export(model, (x,), TP4, plan=llama_layer.TP_SP_PLAN,
+                           inputs=[[hp.Shard(1)]], outputs=[[hp.Shard(1)]])
+    text = str(prog)
+    # SequenceParallel and PrepareModuleInput pin the norms' sequence shards.
+    assert "dtensor.constrain" in text and "[shard<1>]" in text
+    assert hp.torch.collectives(prog)["counts"] == {"all_gather": 2, "reduce_scatter": 2}
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), expected)
+
+
+def test_transformers_llama_decoder_layer():
+    torch.manual_seed(0)
+    model = hf_llama_layer.make_layer()
+    x = torch.randn(2, 16, 64)
+    prog = hp.torch.export(model, (x,), TP4, plan=hf_llama_layer.PLAN)
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 2}
+    with torch.no_grad():
+        expected = model(x)
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), expected)
+
+
+def test_dp_by_tp_block():
+    torch.manual_seed(0)
+    model = dp_tp_mlp.Block()
+    x = torch.randn(8, 6, 32)
+    mesh = hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp"))
+    prog = hp.torch.export(model, (x,), mesh, plan=dp_tp_mlp.PLAN,
+                           inputs=[[hp.Shard(0), hp.Replicate()]])
+    # The output keeps the batch split on dp; the plan's all_reduce is on tp.
+    assert "-> !dtensor.tensor<8x6x32xf32, @m, [shard<0>, replicate]>" in str(prog)
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 1}
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), model(x))
+
+
+def test_saved_program_runs_with_hp_runner(mlp_model, tmp_path):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    path = tmp_path / "mlp.mlir"
+    prog.save(path)
+    prog.write_arguments(tmp_path, (x,), dict(model.named_parameters()))
+    subprocess.run([hp._runner(), "-np", "4", str(path)], check=True,
+                   env={**os.environ, "HP_TENSOR_DIR": str(tmp_path)})
+    check_close(prog.read_results(tmp_path)[0], model(x))
+
+
+def test_new_parameter_values_are_used(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    other = mlp.MLP()
+    check_close(hp.torch.run(prog, (x,), dict(other.named_parameters())), other(x))
+
+
+#===------------------------------------------------------------------------===#
+# Errors
+#===------------------------------------------------------------------------===#
+
+def test_placement_that_does_not_fit(mlp_model):
+    model, x = mlp_model
+    with pytest.raises(ValueError, match=r"params\['up.weight'\]: Shard\(2\) does not fit "
+                                         r"a tensor of rank 2"):
+        hp.torch.export(model, (x,), TP4, params={"up.weight": [hp.Shard(2)]})
+    with pytest.raises(ValueError, match=r"2 placements for a mesh of 1 dims"):
+        hp.torch.export(model, (x,), TP4, params={"up.weight": [hp.Shard(0), hp.Shard(1)]})
+
+
+def test_unknown_names_suggest_the_nearest(mlp_model):
+    model, x = mlp_model
+    with pytest.raises(ValueError, match=r"'up.wieght' matches no parameter or buffer of the "
+                                         r"module \(did you mean 'up.weight'\?\)"):
+        hp.torch.export(model, (x,), TP4, params={"up.wieght": [hp.Shard(0)]})
+    with pytest.raises(ValueError, match=r"'dwn' matches no submodule .*did you mean 'down'"):
+        hp.torch.export(model, (x,), TP4, plan={"dwn": RowwiseParallel()})
+    prog = hp.torch.export(model, (x,), TP4)
+    with pytest.raises(ValueError, match=r"did you mean 'down.bias'"):
+        hp.torch.run(prog, (x,), {"down.bais": torch.zeros(32)})
+
+
+def test_style_on_a_module_it_does_not_fit(mlp_model):
+    model, x = mlp_model
+    with pytest.raises(ValueError, match=r"ColwiseParallel applies to nn.Linear and "
+                                         r"nn.Embedding, not MLP"):
+        hp.torch.export(model, (x,), TP4, plan={"": ColwiseParallel()})
+
+
+def test_mesh_bigger_than_np(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    with pytest.raises(ValueError, match=r"has 4 devices but np=2"):
+        hp.torch.run(prog, (x,), dict(model.named_parameters()), np=2)
+
+
+def test_arguments_that_do_not_match_the_export(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    params = dict(model.named_parameters())
+    with pytest.raises(ValueError, match=r"input 0 is \(4, 32\) torch.float32; the program "
+                                         r"was exported for \(8, 32\)"):
+        hp.torch.run(prog, (x[:4],), params)
+    with pytest.raises(ValueError, match=r"no value for parameter 'up.weight'"):
+        hp.torch.run(prog, (x,), {})
+    with pytest.raises(ValueError, match=r"takes 1 inputs, got 2"):
+        hp.torch.run(prog, (x, x), params)
+
+
+def test_bad_inputs_to_export(mlp_model):
+    model, x = mlp_model
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module"):
+        hp.torch.export(lambda t: t, (x,), TP4)
+    with pytest.raises(TypeError, match="mesh must be an hp.DeviceMesh"):
+        hp.torch.export(model, (x,), "tp")
+    with pytest.raises(ValueError, match="dtype torch.bool is not one hp holds"):
+        hp.torch.export(torch.nn.Identity(), (x > 0,), TP4)
+    with pytest.raises(ValueError, match=r"inputs: 2 placement lists for 1 inputs"):
+        hp.torch.export(model, (x,), TP4, inputs=[[hp.Shard(0)], [hp.Shard(0)]])
