@@ -3,7 +3,7 @@
 # Benchmarks are never part of scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host \
+bash scripts/build.sh hp-opt hp-runner hp_runtime_cpu hp_nccl_host _hp \
   hp-bench-plan-quality hp-bench-mpi-baseline
 echo "== plan_quality: planner cost vs exhaustive optimum, receive bound, torch-like greedy; 4-D planning time"
 build/bench/hp-bench-plan-quality
@@ -24,3 +24,6 @@ python3 bench/compile_scaling.py
 echo
 echo "== runtime_overhead: generated collectives vs hand-written MPI, 4 ranks"
 python3 bench/runtime_overhead.py
+echo
+echo "== torch_compare: hp vs torch DTensor, same modules and tensor-parallel plans, 4 ranks"
+"$(bash scripts/torch-env.sh)" bench/torch_compare.py

@@ -319,12 +319,19 @@ struct Operation {
     MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
     return std::string(n.data, n.length);
   }
+  /// A discardable attribute only: replacing an inherent one (a function's
+  /// `function_type`) with a value of another kind would crash whatever
+  /// reads it next.
   void setAttribute(const std::string &attrName, const Attribute &attr) {
     owner.check("this Operation");
     checkContext(owner.context(), attr.context, "the Attribute");
-    if (attrName.empty())
-      throw nb::value_error("an attribute name must not be empty");
-    mlirOperationSetAttributeByName(op, toRef(attrName), attr.attr);
+    size_t dot = attrName.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == attrName.size())
+      throw nb::value_error(("'" + attrName +
+                             "' is not a dialect attribute name (dialect.name): only "
+                             "discardable attributes can be set")
+                                .c_str());
+    mlirOperationSetDiscardableAttributeByName(op, toRef(attrName), attr.attr);
   }
   /// func.func's argument (`result` false) or result attribute `index`.
   void setFunctionAttribute(bool result, intptr_t index, const std::string &attrName,
@@ -336,7 +343,7 @@ struct Operation {
                              name()).c_str());
     if (attrName.empty())
       throw nb::value_error("an attribute name must not be empty");
-    MlirType fnType = mlirAttributeGetType(mlirOperationGetAttributeByName(
+    MlirType fnType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
         op, mlirStringRefCreateFromCString("function_type")));
     intptr_t count = result ? mlirFunctionTypeGetNumResults(fnType)
                             : mlirFunctionTypeGetNumInputs(fnType);

@@ -412,3 +412,69 @@ def test_strided_shard_fsdp_over_tp(ctx):
     hp.add_function(bad, "g", [wrong], [])
     with pytest.raises(ValueError, match="needs split factor 4"):
         bad.verify()
+
+
+ANNOTATE = """
+dtensor.mesh @tp shape = [2]
+func.func @f(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
+  %e = tensor.empty() : tensor<8x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %n = arith.negf %m : tensor<8x32xf32>
+  return %n, %m : tensor<8x32xf32>, tensor<8x32xf32>
+}
+"""
+
+
+def test_annotate_a_function_for_dtensor_globalize(ctx):
+    # What hp.torch does with torch-mlir's output, through the bindings.
+    module = hp.Module.parse(ctx, ANNOTATE)
+    fn = module.lookup("f")
+    assert fn.name == "func.func"
+    fn.set_attribute("dtensor.mesh", hp.Attribute.parse(ctx, "@tp"))
+    fn.set_arg_attribute(1, "dtensor.placements", hp.Attribute.parse(ctx, "[#dtensor.shard<1>]"))
+    fn.set_result_attribute(0, "dtensor.placements", hp.Attribute.parse(ctx, "[#dtensor.shard<1>]"))
+    fn.set_result_attribute(1, "dtensor.constrain", hp.Attribute.parse(ctx, "[#dtensor.shard<1>]"))
+    module.run("builtin.module(dtensor-globalize)")
+    text = str(module)
+    assert "func.func @f(%arg0: !dtensor.tensor<8x16xf32, @tp, [replicate]>, " \
+           "%arg1: !dtensor.tensor<16x32xf32, @tp, [shard<1>]>) -> " \
+           "!dtensor.tensor<8x32xf32, @tp, [shard<1>]>" in text
+    assert "dtensor.constrain" in text
+    # The program is placed as annotated: the column split needs no collective.
+    assert hp.collectives(module) == {"counts": {}, "bytes": 0}
+
+
+def test_annotation_bindings_refuse_bad_input(ctx):
+    module = hp.Module.parse(ctx, ANNOTATE)
+    with pytest.raises(KeyError, match="no symbol @g"):
+        module.lookup("g")
+    fn = module.lookup("f")
+    mesh = module.lookup("tp")
+    attr = hp.Attribute.parse(ctx, "[#dtensor.replicate]")
+    # Inherent attributes cannot be replaced (function_type read as a type
+    # afterwards would crash).
+    for name in ("function_type", "sym_name", "", ".x", "x."):
+        with pytest.raises(ValueError, match="not a dialect attribute name"):
+            fn.set_attribute(name, attr)
+    with pytest.raises(ValueError, match="for func.func, not dtensor.mesh"):
+        mesh.set_arg_attribute(0, "dtensor.placements", attr)
+    with pytest.raises(IndexError, match="argument 2 of a function with 2"):
+        fn.set_arg_attribute(2, "dtensor.placements", attr)
+    with pytest.raises(IndexError, match="result -1 of a function with 2"):
+        fn.set_result_attribute(-1, "dtensor.placements", attr)
+    with pytest.raises(ValueError, match="must not be empty"):
+        fn.set_arg_attribute(0, "", attr)
+    with pytest.raises(ValueError, match="different hp.Context"):
+        fn.set_attribute("dtensor.mesh", hp.Attribute.parse(hp.Context(), "@tp"))
+    module.run("builtin.module(canonicalize)")
+    with pytest.raises(ValueError, match="taken before Module.run"):
+        fn.set_attribute("dtensor.mesh", attr)
+
+
+def test_collectives_count_kinds_and_ring_bytes(ctx):
+    # A [shard<0>] -> [replicate] f32 8-vector on 2 ranks is one all_gather
+    # sending half of its 32-byte result.
+    from test_robustness import MESH_PROGRAM
+    assert hp.collectives(hp.Module.parse(ctx, MESH_PROGRAM)) == {
+        "counts": {"all_gather": 1}, "bytes": 16.0}
+    assert hp.collectives(MESH_PROGRAM, function="nothing") == {"counts": {}, "bytes": 0}
