@@ -3,8 +3,10 @@
 
 For each module of examples/torch/ under the torch plan its main() uses (a
 two-layer MLP, column/row; the Llama-style layer under TP and TP + sequence
-parallel; transformers' LlamaDecoderLayer under TP; a residual MLP block on
-a 2 x 2 (dp, tp) mesh), on 4 processes:
+parallel; transformers' LlamaDecoderLayer under TP; a language-model head
+and its loss with the vocabulary split and the logits left as DTensors, where
+torch's dispatch all_gathers the logits for log_softmax; a residual MLP block
+on a 2 x 2 (dp, tp) mesh), on 4 processes:
 
   * hp: `hp.torch.export` exactly as the example's main() calls it, and
     `hp.torch.collectives` of the program: its collectives by kind and the
@@ -87,12 +89,20 @@ def cases():
     import hf_llama_layer
     import llama_layer
     import mlp
+    import vocab_parallel_loss
 
     def seeded(make, shape):
         def build():
             torch.manual_seed(0)
             model = make()
             return model, torch.randn(*shape)
+        return build
+
+    def seeded_inputs(make, inputs):
+        def build():
+            torch.manual_seed(0)
+            model = make()
+            return model, inputs()
         return build
 
     def tp_mesh(hp):
@@ -122,6 +132,10 @@ def cases():
              seeded(hf_llama_layer.make_layer, (2, 16, 64)),
              lambda hp, m, x: hp.torch.export(m, (x,), tp_mesh(hp), plan=hf_llama_layer.PLAN),
              hf_llama_layer.PLAN),
+        Case("vocab_loss", "LM head + loss", "vocab-parallel", (WORLD,),
+             seeded_inputs(vocab_parallel_loss.HeadLoss, vocab_parallel_loss.make_inputs),
+             lambda hp, m, x: hp.torch.export(m, x, tp_mesh(hp), plan=vocab_parallel_loss.PLAN),
+             vocab_parallel_loss.PLAN),
         Case("dp_tp", "residual MLP block", "dp + col/row", (2, 2),
              seeded(dp_tp_mlp.Block, (8, 6, 32)),
              lambda hp, m, x: hp.torch.export(
@@ -235,18 +249,19 @@ def torch_case(case, meshes):
     mesh = meshes[case.mesh]
     tp = mesh["tp"] if len(case.mesh) == 2 else mesh
     model, x = case.build()
+    args = x if isinstance(x, tuple) else (x,)
     with torch.no_grad():
-        expected = model(x)
+        expected = model(*args)
     parallelize_module(model, tp, case.plan)
 
-    local = x
+    local = args[0]
     if len(case.mesh) == 2:
-        local = x.chunk(case.mesh[0], dim=0)[mesh.get_local_rank("dp")]
+        local = local.chunk(case.mesh[0], dim=0)[mesh.get_local_rank("dp")]
     if case.seq_parallel:
         local = local.chunk(tp.size(), dim=1)[tp.get_local_rank()]
     sizes = collective_sizes_mode()
     with torch.no_grad(), CommDebugMode() as comm, sizes:
-        out = model(local)
+        out = model(local, *args[1:])
     out = out.full_tensor() if isinstance(out, DTensor) else out
 
     # The whole output: the sequence back from "tp", the batch from "dp".
