@@ -15,7 +15,9 @@ docs/Torch.md has the API, how plans map to placements and what is imported.
 import difflib
 import fnmatch
 import os
+import re
 import tempfile
+import warnings
 
 import torch
 
@@ -30,8 +32,10 @@ _DTYPES = {
 
 # What torch-mlir's output becomes before globalizing: elementwise chains
 # fused into one op each, so that i1 masks and other values a DTensor cannot
-# hold live inside an op's body instead of between ops.
-_PREPARE = "builtin.module(func.func(linalg-fuse-elementwise-ops, canonicalize))"
+# hold live inside an op's body instead of between ops (a mask several
+# layers share is first copied for each of them).
+_PREPARE = ("builtin.module(func.func(dtensor-clone-unmovable-producers, "
+            "linalg-fuse-elementwise-ops, canonicalize))")
 
 
 class Program:
@@ -42,7 +46,7 @@ class Program:
     back replicated (so ``hp-runner`` runs the saved file too)."""
 
     def __init__(self, module, mesh, input_specs, state_specs, output_specs,
-                 buffers, remarks):
+                 buffers, remarks, aliases=None):
         self.module = module
         self.mesh = mesh
         self.input_specs = input_specs      # [(shape, dtype, placements)]
@@ -50,6 +54,7 @@ class Program:
         self.output_specs = output_specs    # [(shape, dtype, placements)]
         self.buffers = buffers              # export-time buffer values
         self.remarks = remarks
+        self.aliases = aliases or {}        # tied names -> the argument's name
 
     def __str__(self):
         return str(self.module)
@@ -86,7 +91,10 @@ class Program:
         values = []
         for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs)):
             values.append(_checked_tensor(t, shape, dtype, f"input {i}"))
-        params = {} if params is None else dict(params)
+        if params is not None and not isinstance(params, dict):
+            raise TypeError(f"params must be a dict of name -> tensor, got "
+                            f"{type(params).__name__}")
+        params = {self.aliases.get(n, n): t for n, t in (params or {}).items()}
         unknown = [n for n in params if n not in self.state_specs]
         if unknown:
             raise ValueError(_unknown_name(unknown[0], self.state_specs, "parameter"))
@@ -138,26 +146,34 @@ def _placement(p, rank, what):
     """An hp placement from an hp or torch placement, dims normalised
     against a tensor of rank `rank` (torch's Shard(-1) means the last dim)."""
     from torch.distributed.tensor import placement_types as tp
+    split_factor = None
     if isinstance(p, hp.Placement):
-        if isinstance(p, hp.StridedShard) or not isinstance(p, hp.Shard):
+        if not isinstance(p, hp.Shard):
             return p
         dim = p.dim
+        split_factor = getattr(p, "split_factor", None)
+    elif isinstance(p, getattr(tp, "_StridedShard", ())):
+        dim, split_factor = p.dim, p.split_factor
     elif isinstance(p, tp.Shard):
         dim = p.dim
     elif isinstance(p, tp.Replicate):
         return hp.Replicate()
     elif isinstance(p, tp.Partial):
-        return hp.Partial(p.reduce_op)
+        op = str(p.reduce_op)
+        return hp.Partial({"product": "prod"}.get(op, op))
     else:
         raise TypeError(f"{what}: {p!r} is not a placement (hp or torch)")
     if not -rank <= dim < rank:
         raise ValueError(f"{what}: Shard({dim}) does not fit a tensor of rank {rank}")
+    if split_factor is not None:
+        return hp.StridedShard(dim % rank, split_factor)
     return hp.Shard(dim % rank)
 
 
 def _placements(ps, rank, mesh, what):
-    if isinstance(ps, (hp.Placement,)) or not isinstance(ps, (list, tuple)):
-        ps = [ps]
+    if not isinstance(ps, (list, tuple)):
+        raise TypeError(f"{what}: expected a list of placements (one per mesh dim), "
+                        f"got {ps!r}")
     ps = list(ps)
     if len(ps) != mesh.ndim:
         raise ValueError(f"{what}: {len(ps)} placements for a mesh of {mesh.ndim} dims "
@@ -213,15 +229,15 @@ def _style_meaning(style, module, path):
         return _Style({n: Replicate() for n, _ in module.named_parameters(recurse=False)},
                       [[seq]], [[seq]])
     if PrepareModuleInputOutput and isinstance(style, PrepareModuleInputOutput):
-        return _Style({}, _prepare_inputs(style.prepare_module_input_style),
-                      _prepare_outputs(style.prepare_module_output_style))
+        return _Style({}, _prepare_inputs(style.prepare_module_input),
+                      _prepare_outputs(style.prepare_module_output))
     if isinstance(style, PrepareModuleInput):
         return _Style({}, _prepare_inputs(style), [])
     if isinstance(style, PrepareModuleOutput):
         return _Style({}, [], _prepare_outputs(style))
     raise ValueError(f"plan['{path}']: {name} is not a parallel style hp knows "
                      "(ColwiseParallel, RowwiseParallel, SequenceParallel, "
-                     "PrepareModuleInput, PrepareModuleOutput)")
+                     "PrepareModuleInput, PrepareModuleOutput, PrepareModuleInputOutput)")
 
 
 def _prepare_inputs(style):
@@ -238,8 +254,12 @@ def _prepare_outputs(style):
 def _plan_modules(model, plan):
     """(path, module, style) for every plan entry; keys are module paths
     with fnmatch wildcards per component, as parallelize_module takes."""
-    modules = dict(model.named_modules())
+    if not isinstance(plan, dict):
+        raise TypeError(f"plan must be a dict of module path -> parallel style, got "
+                        f"{type(plan).__name__}")
+    modules = dict(model.named_modules(remove_duplicate=False))
     found = []
+    matched = {}
     for key, style in plan.items():
         if not isinstance(key, str):
             raise TypeError(f"plan keys are module paths, got {key!r}")
@@ -249,6 +269,10 @@ def _plan_modules(model, plan):
         if not hits:
             raise ValueError("plan: " + _unknown_name(key, [p for p in modules if p], "submodule"))
         for path in hits:
+            if path in matched:
+                raise ValueError(f"plan: module '{path}' is matched by both '{matched[path]}' "
+                                 f"and '{key}'")
+            matched[path] = key
             found.append((path, modules[path], _style_meaning(style, modules[path], key)))
     return found
 
@@ -293,6 +317,18 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not isinstance(mesh, hp.DeviceMesh):
         raise TypeError(f"mesh must be an hp.DeviceMesh, got {type(mesh).__name__}")
+    if mesh.name in _RESERVED:
+        raise ValueError(f"mesh name '{mesh.name}' is taken by the program's own "
+                         f"functions ({', '.join(sorted(_RESERVED))}): choose another")
+    if context is not None and not isinstance(context, hp.Context):
+        raise TypeError(f"context must be an hp.Context, got {type(context).__name__}")
+    for what, value in (("plan", plan), ("params", params)):
+        if value is not None and not isinstance(value, dict):
+            raise TypeError(f"{what} must be a dict, got {type(value).__name__}")
+    for what, value in (("inputs", inputs), ("outputs", outputs)):
+        if value is not None and not isinstance(value, (list, tuple)):
+            raise TypeError(f"{what} must be a list of placement lists (one per "
+                            f"{what[:-1]}), got {type(value).__name__}")
     args = _as_tuple(args, "args")
     for i, a in enumerate(args):
         if not isinstance(a, torch.Tensor):
@@ -305,6 +341,12 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         if t.dtype not in _DTYPES:
             raise ValueError(f"'{name}': dtype {t.dtype} is not one hp holds")
     names = list(state)
+    # A tied parameter (one tensor under two names) is one argument, under
+    # the first name torch gives it; the other names mean the same.
+    canonical = {}
+    for name, t in [*model.named_parameters(remove_duplicate=False),
+                    *model.named_buffers(remove_duplicate=False)]:
+        canonical[name] = next((n for n in names if state[n] is t), name)
     rep = [hp.Replicate()] * mesh.ndim
 
     # Placements of the state: the plan's, then params'.
@@ -313,13 +355,14 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     planned = _plan_modules(model, plan or {})
     for path, _, style in planned:
         for pname, p in style.params.items():
-            full = f"{path}.{pname}" if path else pname
+            full = canonical.get(f"{path}.{pname}" if path else pname)
             if full in placed:
                 placed[full][dim] = _placement(p, state[full].dim(), f"'{full}'")
-    for name, ps in (params or {}).items():
+    for given, ps in (params or {}).items():
+        name = canonical.get(given)
         if name not in state:
-            raise ValueError("params: " + _unknown_name(name, names, "parameter or buffer"))
-        placed[name] = _placements(ps, state[name].dim(), mesh, f"params['{name}']")
+            raise ValueError("params: " + _unknown_name(given, names, "parameter or buffer"))
+        placed[name] = _placements(ps, state[name].dim(), mesh, f"params['{given}']")
 
     input_ps = [list(rep) for _ in args]
     if inputs is not None:
@@ -345,11 +388,13 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         return ps
 
     class Exported(torch.nn.Module):
-        """forward(*inputs, *state) -> (*outputs, *pinned values)."""
+        """forward(*inputs, *state) -> (*outputs, *pinned values). The model
+        is not a submodule: its state comes in as arguments only (torch.export
+        would otherwise look its non-persistent buffers up in a state_dict)."""
 
         def __init__(self):
             super().__init__()
-            self.model = model
+            self.bad = None
 
         def forward(self, *flat):
             pins = []
@@ -382,18 +427,36 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                 for h in handles:
                     h.remove()
             outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+            for i, o in enumerate(outs):
+                if not isinstance(o, torch.Tensor):
+                    self.bad = f"output {i} is a {type(o).__name__}; hp exports tensors only"
+                elif o.dtype not in _DTYPES:
+                    self.bad = f"output {i}: dtype {o.dtype} is not one hp holds"
+                if self.bad:
+                    raise ValueError(self.bad)
             self.pins = pins
             self.outs = outs
             return (*outs, *[t for t, _, _ in pins])
 
     exported = Exported()
     values = [t.detach() for t in state.values()]
-    imported = fx.export_and_import(exported, *args, *values,
-                                    output_type="linalg-on-tensors", func_name="forward")
+    try:
+        program = torch.export.export(exported, (*args, *values), strict=False)
+    except Exception:
+        if exported.bad:
+            raise ValueError(exported.bad) from None
+        raise
+    _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
+    imported = str(fx.export_and_import(program, output_type="linalg-on-tensors",
+                                        func_name="forward"))
+    _refuse_unsupported(imported)
     outs, pins = exported.outs, exported.pins
-    for i, o in enumerate(outs):
-        if not isinstance(o, torch.Tensor):
-            raise ValueError(f"output {i} is a {type(o).__name__}; hp exports tensors only")
+    # torch-mlir returns what functionalization found written as extra results.
+    head = re.search(r"func\.func @forward\(.*\) -> (.*) \{", imported)
+    if head and head.group(1).count("tensor<") != len(outs) + len(pins):
+        raise ValueError("the module writes to an input or a buffer (an in-place update, "
+                         "or a layer in training mode): hp exports functions; export it in "
+                         "eval mode or without in-place updates")
 
     output_ps = []
     for i, o in enumerate(outs):
@@ -409,7 +472,7 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         raise ValueError(f"outputs: {len(outputs)} placement lists for {len(outs)} outputs")
 
     ctx = context or hp.Context()
-    module = hp.Module.parse(ctx, str(imported), "torch-mlir")
+    module = hp.Module.parse(ctx, imported, "torch-mlir")
     module.run(_PREPARE)
     mesh.add_to(module)
     fn = module.lookup("forward")
@@ -426,7 +489,14 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     for k, (t, layout, what) in enumerate(pins):
         fn.set_result_attribute(len(outs) + k, "dtensor.constrain",
                                 attr(pin(layout, t, what)))
-    remarks = module.run("builtin.module(dtensor-globalize)")
+    module.run("builtin.module(dtensor-globalize)")
+    # What placing it will say: ops that run replicated, whole tensors
+    # gathered. Reported now, where the user is, not at run time.
+    remarks = [d for d in hp.Module.parse(ctx, str(module), "hp.torch").run(
+        "builtin.module(dtensor-propagate)")
+        if "runs replicated" in d or ": warning:" in d]
+    for r in remarks:
+        warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
 
     input_specs = [(tuple(a.shape), a.dtype, ps) for a, ps in zip(args, input_ps)]
     state_specs = {n: (tuple(state[n].shape), state[n].dtype, placed[n]) for n in names}
@@ -437,7 +507,38 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                            "hp.torch")
     full.verify()
     buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
-    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks)
+    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks,
+                   {a: c for a, c in canonical.items() if a != c})
+
+
+# Symbols the program defines itself.
+_RESERVED = ("forward", "main", "hp_read_tensor", "hp_write_tensor")
+
+
+def _refuse_mutation(program, flat_names):
+    """hp programs are functions: a module that writes to a buffer or an
+    input (BatchNorm in training mode, an in-place update of an argument)
+    is refused, naming what it writes."""
+    signature = program.graph_signature
+    user_inputs = list(signature.user_inputs)
+    written = list(getattr(signature, "user_inputs_to_mutate", {}).values()) + \
+        list(getattr(signature, "buffers_to_mutate", {}).values())
+    if written:
+        what = [flat_names[user_inputs.index(w)] if w in user_inputs else w for w in written]
+        raise ValueError(f"the module writes to {', '.join(what)} (an in-place update, or a "
+                         "layer in training mode): hp exports functions; export it in eval "
+                         "mode or without in-place updates")
+
+
+def _refuse_unsupported(text):
+    """What torch-mlir emits outside linalg on tensors, named for the user."""
+    if "ml_program." in text:
+        raise ValueError("the module draws random numbers (dropout in training mode?): "
+                         "hp exports deterministic programs; export it in eval mode")
+    extra = sorted(set(re.findall(r"\b(tm_tensor\.\w+)", text)))
+    if extra:
+        raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
+                         "(cumsum, sort, topk, scatter, ...), which hp does not take")
 
 
 def _ttype(shape, dtype):
@@ -514,21 +615,21 @@ def _driver(mesh, arg_specs, out_specs):
 #===------------------------------------------------------------------------===#
 
 def run(prog, args, params=None, np=None, timeout=600, extra_args=()):
-    """Runs ``prog`` on ``np`` CPU ranks (default: the mesh's size) and
-    returns its outputs as full torch tensors (a tuple when there are
-    several). ``params`` maps parameter names to tensors (buffers default to
-    their export-time values). Raises ValueError for a mesh bigger than
-    ``np`` or arguments that do not match the export, and hp.RunError when a
-    rank fails."""
+    """Runs ``prog`` on ``np`` CPU ranks (default and only value: the mesh's
+    size) and returns its outputs as full torch tensors (a tuple when there
+    are several). ``params`` maps parameter names to tensors (buffers default
+    to their export-time values). Raises ValueError for an ``np`` other than
+    the mesh's size or arguments that do not match the export, and
+    hp.RunError when a rank fails."""
     if not isinstance(prog, Program):
         raise TypeError(f"run() takes an hp.torch.Program, got {type(prog).__name__}")
     devices = prog.mesh.size()
     if np is None:
         np = devices
     hp._check_int(np, "np", 1)
-    if devices > np:
+    if devices != np:
         raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
-                         f"run with np >= {devices}")
+                         f"a program runs with one rank per device (np={devices})")
     with tempfile.TemporaryDirectory(prefix="hp-torch-") as tmp:
         prog.write_arguments(tmp, args, params)
         path = os.path.join(tmp, "program.mlir")

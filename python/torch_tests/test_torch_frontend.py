@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -109,6 +110,53 @@ def test_llama_layer_sequence_parallel(llama):
     assert "dtensor.constrain" in text and "[shard<1>]" in text
     assert hp.torch.collectives(prog)["counts"] == {"all_gather": 2, "reduce_scatter": 2}
     check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), expected)
+
+
+def test_two_layers_sharing_a_mask_under_a_wildcard_plan():
+    torch.manual_seed(0)
+
+    class Stack(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList([llama_layer.DecoderLayer() for _ in range(2)])
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = layer(x)
+            return x
+
+    model = Stack()
+    x = torch.randn(2, 16, 64)
+    plan = {f"layers.*.{k}": v for k, v in llama_layer.TP_PLAN.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # nothing may run replicated
+        prog = hp.torch.export(model, (x,), TP4, plan=plan)
+    # The layers' causal masks are one i1 value after the import; each layer
+    # gets its own copy to fuse, so both stay tensor parallel.
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 4}
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4), model(x))
+
+
+def test_ops_that_run_replicated_are_reported_at_export():
+    class Cumulative(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = torch.nn.Linear(32, 64)
+
+        def forward(self, x):
+            y = self.up(x)
+            # An i1 reduction ("is any element of the row positive") cannot
+            # be fused into its consumer, so the region runs replicated.
+            keep = (y > 0).any(dim=-1, keepdim=True)
+            return torch.where(keep, y, torch.zeros_like(y))
+
+    torch.manual_seed(0)
+    model = Cumulative()
+    x = torch.randn(8, 32)
+    with pytest.warns(UserWarning, match="runs replicated"):
+        prog = hp.torch.export(model, (x,), TP4, plan={"up": ColwiseParallel()})
+    assert any("runs replicated" in r for r in prog.remarks)
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters())), model(x))
 
 
 def test_transformers_llama_decoder_layer():
@@ -229,3 +277,117 @@ def test_bad_inputs_to_export(mlp_model):
         hp.torch.export(torch.nn.Identity(), (x > 0,), TP4)
     with pytest.raises(ValueError, match=r"inputs: 2 placement lists for 1 inputs"):
         hp.torch.export(model, (x,), TP4, inputs=[[hp.Shard(0)], [hp.Shard(0)]])
+
+
+def test_non_persistent_buffers_and_tied_weights():
+    class Tied(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = torch.nn.Linear(16, 32, bias=False)
+            self.out = torch.nn.Linear(32, 16, bias=False)
+            self.out.weight = torch.nn.Parameter(self.tok.weight.detach().t().contiguous())
+            self.back = torch.nn.Linear(16, 32, bias=False)
+            self.back.weight = self.tok.weight          # tied: one tensor, two names
+            self.register_buffer("scale", torch.full((32,), 0.5), persistent=False)
+
+        def forward(self, x):
+            return self.back(self.out(self.tok(x) * self.scale))
+
+    torch.manual_seed(0)
+    model = Tied()
+    x = torch.randn(4, 16)
+    # The plan names the tied weight by its second name.
+    prog = hp.torch.export(model, (x,), TP4, plan={"back": ColwiseParallel()})
+    assert "!dtensor.tensor<32x16xf32, @tp, [shard<0>]>" in forward_signature(prog)
+    params = dict(model.named_parameters(remove_duplicate=False))
+    check_close(hp.torch.run(prog, (x,), params), model(x))
+
+
+def test_prepare_module_input_output_and_strided_shard():
+    from torch.distributed.tensor import Replicate as TR
+    from torch.distributed.tensor.parallel import PrepareModuleInputOutput
+    from torch.distributed.tensor.placement_types import _StridedShard
+    torch.manual_seed(0)
+    model = mlp.MLP()
+    x = torch.randn(8, 32)
+    mesh = hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp"))
+    prog = hp.torch.export(
+        model, (x,), mesh,
+        plan={"up": PrepareModuleInputOutput(input_layouts=TorchShard(0),
+                                             desired_input_layouts=TR(),
+                                             output_layouts=TR(),
+                                             desired_output_layouts=TorchShard(0))},
+        params={"down.weight": [_StridedShard(1, split_factor=2), TorchShard(1)]})
+    assert "strided_shard<1, 2>" in str(prog)
+    check_close(hp.torch.run(prog, (x,), dict(model.named_parameters())), model(x))
+
+
+def test_what_cannot_be_exported_is_named():
+    x = torch.randn(4, 8)
+
+    class Writes(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("count", torch.zeros(8))
+
+        def forward(self, x):
+            self.count.add_(1)
+            return x + self.count
+
+    with pytest.raises(ValueError, match="writes to an input or a buffer .*export it in eval"):
+        hp.torch.export(Writes(), (x,), TP4)
+
+    class Dropout(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.dropout(x, 0.5, training=True)
+
+    with pytest.raises(ValueError, match="draws random numbers"):
+        hp.torch.export(Dropout(), (x,), TP4)
+
+    class Cumsum(torch.nn.Module):
+        def forward(self, x):
+            return x.cumsum(-1)
+
+    with pytest.raises(ValueError, match="tm_tensor.scan"):
+        hp.torch.export(Cumsum(), (x,), TP4)
+
+    class NoTensor(torch.nn.Module):
+        def forward(self, x):
+            return x, None
+
+    with pytest.raises(ValueError, match="output 1 is a NoneType"):
+        hp.torch.export(NoTensor(), (x,), TP4)
+
+    class Int8(torch.nn.Module):
+        def forward(self, x):
+            return x.to(torch.int8)
+
+    with pytest.raises(ValueError, match="output 0: dtype torch.int8 is not one hp holds"):
+        hp.torch.export(Int8(), (x,), TP4)
+
+
+def test_bad_plans_meshes_and_launches(mlp_model):
+    model, x = mlp_model
+    with pytest.raises(TypeError, match="plan must be a dict"):
+        hp.torch.export(model, (x,), TP4, plan=[ColwiseParallel()])
+    with pytest.raises(TypeError, match="params must be a dict"):
+        hp.torch.export(model, (x,), TP4, params=[("up.weight", [hp.Shard(0)])])
+    with pytest.raises(TypeError, match="expected a list of placements"):
+        hp.torch.export(model, (x,), TP4, inputs=[hp.Shard(0)])
+    with pytest.raises(ValueError, match="'up' is matched by both 'u[*]' and 'up'"):
+        hp.torch.export(model, (x,), TP4, plan={"u*": ColwiseParallel(), "up": RowwiseParallel()})
+    with pytest.raises(ValueError, match="mesh name 'forward' is taken"):
+        hp.torch.export(model, (x,), hp.DeviceMesh("forward", [4]))
+    prog = hp.torch.export(model, (x,), hp.DeviceMesh("tp", [2]), plan=mlp.PLAN)
+    with pytest.raises(ValueError, match="has 2 devices but np=4: a program runs with one "
+                                         "rank per device"):
+        hp.torch.run(prog, (x,), dict(model.named_parameters()), np=4)
+
+
+def test_an_empty_batch_through_a_plan():
+    torch.manual_seed(0)
+    model = mlp.MLP()
+    x = torch.randn(0, 32)
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN, inputs=[[TorchShard(1)]])
+    out = hp.torch.run(prog, (x,), dict(model.named_parameters()))
+    assert out.shape == (0, 32)

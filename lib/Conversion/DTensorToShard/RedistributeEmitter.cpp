@@ -14,6 +14,7 @@
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
+#include "hp/Support/Slices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -142,7 +143,7 @@ private:
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
     offsets[d] = offset;
     sizes[d] = length;
-    return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+    return hp::extractSlice(b, loc, x, offsets, sizes, strides);
   }
   /// The first `length` elements of dim `d` (all of it when it is `padded`).
   Value trim(Value x, int64_t d, OpFoldResult length, int64_t padded) {
@@ -161,8 +162,7 @@ private:
     Value out = filled(padded, t.getElementType(), zeroOf(x));
     int64_t rank = t.getRank();
     SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
-    return tensor::InsertSliceOp::create(b, loc, x, out, offsets, sizes,
-                                         strides);
+    return hp::insertSlice(b, loc, x, out, offsets, sizes, strides);
   }
 
   /// A tensor shaped like `like` with dim `d` of `size`, element i given by
@@ -407,8 +407,7 @@ private:
           sizes[d] = a.cst(piece);
         }
       }
-      Value part =
-          tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+      Value part = hp::extractSlice(b, loc, x, offsets, sizes, strides);
       auto [toStatic, toDynamic] = mixedIndex(target);
       shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(all), part,
                             toStatic, toDynamic);
@@ -460,9 +459,8 @@ private:
     Value out = tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
     SmallVector<OpFoldResult> strides(rank, a.cst(1));
     for (auto [pieceAndOffsets, sizes] : llvm::zip_equal(got, gotSizes))
-      out = tensor::InsertSliceOp::create(b, loc, pieceAndOffsets.first, out,
-                                          pieceAndOffsets.second, sizes,
-                                          strides);
+      out = hp::insertSlice(b, loc, pieceAndOffsets.first, out,
+                            pieceAndOffsets.second, sizes, strides);
     return out;
   }
 
@@ -580,9 +578,8 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
     int64_t rank = type.getRank();
     SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
     offsets[d] = offset;
-    return tensor::InsertSliceOp::create(b, loc, x, out, offsets,
-                                         tensor::getMixedSizes(b, loc, x),
-                                         strides);
+    return hp::insertSlice(b, loc, x, out, offsets,
+                           tensor::getMixedSizes(b, loc, x), strides);
   }
   case plan::Step::Permute: {
     // Only size-1 axes change roles: every rank keeps its block.

@@ -13,6 +13,7 @@
 #include "ShardQueries.h"
 
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/Slices.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -262,8 +263,7 @@ Value emitOwnBlock(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
                       getValueOrCreateConstantIndexOp(e.b, e.loc, size))
                       .getResult();
   sizes[axis] = size;
-  return tensor::ExtractSliceOp::create(e.b, e.loc, input, offsets, sizes,
-                                        strides);
+  return hp::extractSlice(e.b, e.loc, input, offsets, sizes, strides);
 }
 
 /// Row-major linear index of an in-group multi-index over `axes`.

@@ -136,6 +136,30 @@ def DTensorCheckContracts : Pass<"dtensor-check-contracts"> {
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
 }
 
+def DTensorCloneUnmovableProducers : Pass<"dtensor-clone-unmovable-producers"> {
+  let summary = "Give every consumer of a value a DTensor cannot hold its own "
+                "copy of the ops computing it";
+  let description = [{
+    A tensor whose element type NCCL cannot move (an `i1` mask) cannot be a
+    DTensor, so a `dtensor.global_region` whose body has one between ops
+    runs replicated. Elementwise fusion puts such values inside one op's
+    body, but only for a producer with a single consumer; a causal mask
+    shared by every layer of a model stays between ops. This pass gives each
+    use beyond the first its own copy of the producing op (ops free of memory
+    effects whose results are all such tensors: a `linalg` op on tensors, a
+    constant, `tensor.empty`), right before the user, repeating for the
+    copy's operands, so that `linalg-fuse-elementwise-ops` then fuses each
+    copy into its consumer. `hp.torch` runs it before fusion.
+
+    ```mlir
+    %mask = linalg.generic ... -> tensor<16x16xi1>
+    %a = linalg.generic ins(%mask, %x ...)   // layer 1's masked_fill
+    %b = linalg.generic ins(%mask, %y ...)   // layer 2's
+    // becomes: %mask for %a, and a copy %mask_1 right before %b
+    ```
+  }];
+}
+
 def DTensorGlobalize : Pass<"dtensor-globalize", "::mlir::ModuleOp"> {
   let summary = "Turn functions on plain tensors annotated with placements "
                 "into global-view DTensor functions";
