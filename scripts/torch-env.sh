@@ -17,7 +17,11 @@ fi
 echo "torch-env: creating $venv (torch, torch-mlir, transformers: about 6 GB on the first run)" >&2
 mkdir -p "$(dirname "$venv")"
 # The same interpreter that builds hp's extension module, so it imports.
-python3 -m venv "$venv"
+# (Debian's own python3 needs python3-venv for `-m venv`; virtualenv from
+# PyPI does the same job.)
+python3 -m venv "$venv" 2>/dev/null ||
+  { python3 -m pip install -q --disable-pip-version-check virtualenv >&2 &&
+    python3 -m virtualenv -q "$venv" >&2; }
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" >&2
 "$venv/bin/python" -c "import torch, torch_mlir.fx, transformers" >&2
 cp "$req" "$stamp"
