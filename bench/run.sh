@@ -11,6 +11,9 @@ echo
 echo "== jax_compare: hp vs JAX (XLA) on 8 host devices (skipped without jax)"
 python3 bench/jax_compare.py 2>/dev/null
 echo
+echo "== elementwise: vectorized chains and reductions against memcpy, one core"
+python3 bench/elementwise.py
+echo
 echo "== blas_choice: single-thread gemm of each BLAS Debian packages"
 python3 bench/blas_choice.py || echo "(needs libblis-dev, libeigen3-dev)"
 echo

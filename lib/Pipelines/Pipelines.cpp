@@ -59,6 +59,9 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   // bufferizable as is.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createDecomposeAggregatedOps());
+  // A producer with one elementwise consumer runs inside it: one pass over
+  // memory, no intermediate buffer.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -87,6 +90,8 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   buildBufferizedSPMDPipeline(pm, options);
   // Contractions to a BLAS before the rest of linalg becomes loops.
   pm.addPass(createConvertLinalgToBLAS());
+  // The rest of linalg as vector-register loops where the vectorizer can.
+  pm.addNestedPass<func::FuncOp>(createVectorizeLinalgOnBuffers());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -205,6 +205,51 @@ def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {
+  let summary = "Tile structured ops on buffers by the vector register and "
+                "vectorize each tile";
+  let description = [{
+    What `convert-linalg-to-blas` leaves (elementwise chains, reductions,
+    broadcasts, transposes, fills) becomes loops whose innermost body works
+    on whole vector registers instead of one element: each `linalg` op on
+    buffers is tiled through upstream's `TilingInterface`, its innermost
+    loop by the lanes of one `register-bits` register of its widest element
+    type (16 f32 for 512 bits) and every other loop by 1, and each
+    tile is vectorized by upstream's masked vectorizer, so the partial last
+    tile of an uneven or dynamic extent runs under a mask rather than as a
+    scalar remainder loop. An innermost reduction loop becomes a vector
+    reduction per tile. Ops the vectorizer refuses (a body reading tensors
+    with `tensor.extract`, `i1` or `index` elements) are left for
+    `convert-linalg-to-loops`. The vectorizer's masks, multi-reductions and
+    permuted transfers are then lowered to the forms
+    `convert-vector-to-llvm` takes. `hp-lower-to-cpu` runs it after
+    `convert-linalg-to-blas`.
+
+    ```mlir
+    linalg.generic ... ins(%a, %b : memref<4x100xf32>, memref<4x100xf32>)
+                       outs(%c : memref<4x100xf32>) { addf }
+    // becomes
+    scf.for %i = 0 to 4 {
+      scf.for %j = 0 to 100 step 16 {
+        %n = affine.min ...            // 16, or 4 on the last tile
+        %m = vector.create_mask %n : vector<16xi1>
+        %x = vector.transfer_read %a[%i, %j], %pad, %m ...
+        ... arith.addf : vector<16xf32> ... vector.transfer_write ... %m
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"registerBits", "register-bits", "int64_t", "512",
+           "Width of one vector register in bits (512: AVX-512, the "
+           "development machine; 256: AVX2)">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def DecomposeAggregatedOps : Pass<"decompose-aggregated-ops"> {
   let summary = "Expand linalg ops that stand for several (softmax) into them";
   let description = [{

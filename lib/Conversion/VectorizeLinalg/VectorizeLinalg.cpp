@@ -1,0 +1,235 @@
+//===- VectorizeLinalg.cpp - linalg on buffers as vector loops ------------===//
+//
+// What a BLAS does not take (elementwise chains, reductions, broadcasts,
+// transposes) becomes loops whose innermost body works on a whole vector
+// register: each structured op is tiled with upstream's TilingInterface, its
+// innermost loop by the register width and every other loop by 1, and each
+// tile vectorized with upstream's masked vectorizer (the last, partial tile
+// of an uneven or dynamic extent runs under a mask instead of a scalar
+// remainder loop). A reduction innermost loop becomes a vector reduction per
+// tile. Ops the vectorizer refuses (gathers through tensor.extract, i1 and
+// index element types) keep the scalar loops convert-linalg-to-loops makes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace hp {
+#define GEN_PASS_DEF_VECTORIZELINALGONBUFFERS
+#include "hp/Conversion/Passes.h.inc"
+} // namespace hp
+
+using namespace mlir;
+
+namespace {
+
+/// Lanes of one `registerBits`-wide register for `type`, or 0 for types
+/// kept scalar (i1 and index have no fixed width in memory).
+int64_t lanes(Type type, int64_t registerBits) {
+  if (!type.isIntOrFloat() || type.isInteger(1))
+    return 0;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return bits >= 8 && registerBits % bits == 0 ? registerBits / bits : 0;
+}
+
+/// The vector width of `op`'s innermost loop: one register of the widest
+/// element type it touches (narrower operands fill part of one), or 0 to
+/// keep it scalar.
+int64_t vectorWidth(linalg::LinalgOp op, int64_t registerBits) {
+  int64_t width = std::numeric_limits<int64_t>::max();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue;
+    int64_t n = lanes(type.getElementType(), registerBits);
+    if (n == 0)
+      return 0;
+    width = std::min(width, n);
+  }
+  return width == std::numeric_limits<int64_t>::max() ? 0 : width;
+}
+
+/// The identity of a reduction `kind` on `type`'s elements.
+TypedAttr identity(vector::CombiningKind kind, Type type) {
+  using K = vector::CombiningKind;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    switch (kind) {
+    case K::ADD:
+      return FloatAttr::get(f, llvm::APFloat::getZero(sem, /*Negative=*/true));
+    case K::MUL:
+      return FloatAttr::get(f, llvm::APFloat::getOne(sem));
+    case K::MINNUMF:
+    case K::MINIMUMF:
+      return FloatAttr::get(f, llvm::APFloat::getInf(sem));
+    case K::MAXNUMF:
+    case K::MAXIMUMF:
+      return FloatAttr::get(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
+    default:
+      return {};
+    }
+  }
+  auto i = dyn_cast<IntegerType>(type);
+  if (!i)
+    return {};
+  unsigned w = i.getWidth();
+  switch (kind) {
+  case K::ADD:
+  case K::OR:
+  case K::XOR:
+  case K::MAXUI:
+    return IntegerAttr::get(i, llvm::APInt::getZero(w));
+  case K::MUL:
+    return IntegerAttr::get(i, llvm::APInt(w, 1));
+  case K::AND:
+  case K::MINUI:
+    return IntegerAttr::get(i, llvm::APInt::getAllOnes(w));
+  case K::MINSI:
+    return IntegerAttr::get(i, llvm::APInt::getSignedMaxValue(w));
+  case K::MAXSI:
+    return IntegerAttr::get(i, llvm::APInt::getSignedMinValue(w));
+  default:
+    return {};
+  }
+}
+
+/// A masked vector.reduction as the reduction of the vector with its
+/// masked-off lanes set to the identity. Upstream lowers a masked
+/// maximumf reduction with -denorm_min for those lanes (not -inf), which
+/// is wrong whenever every active lane is negative.
+struct MaskedReductionToSelect : OpRewritePattern<vector::MaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MaskOp mask,
+                                PatternRewriter &b) const override {
+    auto reduction =
+        dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+    if (!reduction || mask.hasPassthru())
+      return failure();
+    auto vectorType = reduction.getSourceVectorType();
+    TypedAttr neutral =
+        identity(reduction.getKind(), vectorType.getElementType());
+    if (!neutral)
+      return failure();
+    Location loc = mask.getLoc();
+    Value fill = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorType, neutral));
+    Value kept = arith::SelectOp::create(b, loc, mask.getMask(),
+                                         reduction.getVector(), fill);
+    Value result =
+        reduction.getAcc()
+            ? vector::ReductionOp::create(b, loc, reduction.getKind(), kept,
+                                          reduction.getAcc())
+            : vector::ReductionOp::create(b, loc, reduction.getKind(), kept);
+    b.replaceOp(mask, result);
+    return success();
+  }
+};
+
+struct VectorizeLinalgOnBuffersPass
+    : hp::impl::VectorizeLinalgOnBuffersBase<VectorizeLinalgOnBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumLoops() > 0)
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops)
+      (void)tileAndVectorize(rewriter, op);
+
+    // The vectorizer's vector.mask / multi_reduction / permuted transfers,
+    // in the forms convert-vector-to-llvm takes.
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MaskedReductionToSelect>(&getContext(), /*benefit=*/2);
+    vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerReduction);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    // Tiles are 1 x ... x 1 x lanes: one-dimensional vectors.
+    vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+
+    // Transcendentals on vectors as upstream's polynomial approximations
+    // (a few ulp from libm in f32): LLVM would otherwise call the scalar
+    // libm function once per lane. Scalar ones keep their exact lowering.
+    // fpowi (x.pow(2) in torch's RMSNorm) as multiplications.
+    SmallVector<Operation *> vectorMath;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) &&
+          llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>))
+        vectorMath.push_back(op);
+    });
+    RewritePatternSet approximations(&getContext());
+    // A vectorized fpowi has a vector exponent, which llvm.intr.powi refuses.
+    math::populateExpansionPatterns(approximations, {"fpowi"});
+    populateMathF32ExpansionPatterns(approximations, approximated);
+    populateMathPolynomialApproximationPatterns(approximations, approximated);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    (void)applyOpPatternsGreedily(vectorMath, std::move(approximations), config);
+  }
+
+  static bool approximated(StringRef name) {
+    name.consume_front("math.");
+    return llvm::is_contained(
+        {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
+  }
+
+  LogicalResult tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op) {
+    int64_t width = vectorWidth(op, registerBits);
+    if (width == 0)
+      return failure();
+    unsigned loops = op.getNumLoops();
+    SmallVector<int64_t> vectorSizes(loops, 1);
+    vectorSizes.back() = width;
+    // Check before tiling: a refused op keeps its scalar loops untouched.
+    if (failed(linalg::vectorizeOpPrecondition(op, {}, {})))
+      return failure();
+
+    SmallVector<OpFoldResult> tileSizes;
+    for (int64_t s : vectorSizes)
+      tileSizes.push_back(rewriter.getIndexAttr(s));
+    scf::SCFTilingOptions options;
+    options.setTileSizes(tileSizes);
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->tiledOps.size() != 1)
+      return failure();
+    rewriter.eraseOp(op);
+    Operation *tile = tiled->tiledOps.front();
+    // Fixed-width registers: no dim is scalable (the vectorizer reads one
+    // flag per vector size).
+    SmallVector<bool> scalable(loops, false);
+    if (failed(linalg::vectorizeOpPrecondition(tile, vectorSizes, scalable)))
+      return success(); // the tile stays a linalg op: scalar loops later
+    rewriter.setInsertionPoint(tile);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, tile, vectorSizes, scalable);
+    if (succeeded(vectorized))
+      rewriter.eraseOp(tile);
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,132 @@
+// RUN: hp-opt %s --vectorize-linalg-on-buffers -split-input-file | FileCheck %s
+// RUN: hp-opt %s --vectorize-linalg-on-buffers="register-bits=256" -split-input-file | FileCheck %s --check-prefix=AVX2
+
+// An elementwise body: the innermost loop by one 512-bit register of f32
+// (16 lanes), the outer loop by 1; the last tile of 100 = 6 x 16 + 4 runs
+// under a mask. With 256-bit registers, 8 lanes.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1
+// CHECK: scf.for %[[J:.*]] = %c0 to %c100 step %c16
+// CHECK: %[[N:.*]] = affine.min #{{.*}}(%[[J]])
+// CHECK: %[[M2:.*]] = vector.create_mask %c1, %[[N]] : vector<1x16xi1>
+// CHECK: %[[M:.*]] = vector.extract %[[M2]][0] : vector<16xi1> from vector<1x16xi1>
+// CHECK: vector.transfer_read {{.*}}, %[[M]] {in_bounds = [true]} : memref<1x?xf32, strided<[100, 1], offset: ?>>, vector<16xf32>
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// exp on vectors is upstream's f32 polynomial approximation: no libm call
+// per lane.
+// CHECK-NOT: math.exp
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true]} : vector<16xf32>
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.exp
+// AVX2-LABEL: func.func @elementwise
+// AVX2: step %c8
+// AVX2: arith.addf {{.*}} : vector<8xf32>
+func.func @elementwise(%a: memref<4x100xf32>, %b: memref<4x100xf32>, %c: memref<4x100xf32>) {
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<4x100xf32>, memref<4x100xf32>) outs(%c : memref<4x100xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %e = math.exp %s : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A row reduction: each tile of the reduced dim is one vector reduction
+// into the accumulator, its masked-off lanes set to the identity (-inf for
+// maximumf; upstream's masked lowering uses -denorm_min, wrong for rows of
+// negative numbers).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
+// CHECK: vector.reduction <maximumf>, %[[KEPT]], %{{.*}} : vector<16xf32> into f32
+// CHECK-NOT: vector.mask
+// CHECK-NOT: linalg.generic
+func.func @row_max(%a: memref<3x37xf32>, %c: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<3x37xf32>) outs(%c : memref<3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %o : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Dynamic extents and the register of the widest-lane type: an i8 -> f64
+// conversion takes 8 lanes (one register of f64), a strided view is read
+// through its strides.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @dynamic_mixed
+// CHECK: memref.dim
+// CHECK: step %c8
+// CHECK: vector.transfer_read {{.*}} : memref<1x?xi8, strided<[?, 1], offset: ?>>, vector<8xi8>
+// CHECK: arith.sitofp {{.*}} : vector<8xi8> to vector<8xf64>
+// CHECK-NOT: linalg.generic
+func.func @dynamic_mixed(%a: memref<?x?xi8>, %c: memref<?x?xf64, strided<[?, 1], offset: ?>>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x?xi8>) outs(%c : memref<?x?xf64, strided<[?, 1], offset: ?>>) {
+  ^bb0(%x: i8, %o: f64):
+    %f = arith.sitofp %x : i8 to f64
+    linalg.yield %f : f64
+  }
+  return
+}
+
+// -----
+
+// Left for convert-linalg-to-loops: i1 and index elements, a body that
+// reads a tensor (a gather), and ops on tensors.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: vector.
+func.func @left_alone(%m: memref<8xi1>, %i: memref<8xindex>, %t: tensor<8xf32>, %o: memref<8xf32>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%m : memref<8xi1>) outs(%o : memref<8xf32>) {
+  ^bb0(%b: i1, %out: f32):
+    %z = arith.uitofp %b : i1 to f32
+    linalg.yield %z : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%i : memref<8xindex>) outs(%o : memref<8xf32>) {
+  ^bb0(%k: index, %out: f32):
+    %v = tensor.extract %t[%k] : tensor<8xf32>
+    linalg.yield %v : f32
+  }
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%x : tensor<8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// x ** 2 (torch's x.pow(2) imports as math.fpowi) vectorizes with a vector
+// exponent, which LLVM's powi refuses: it becomes multiplications.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @square
+// CHECK-NOT: math.fpowi
+// CHECK: arith.mulf %[[X:.*]], %[[X]] : vector<16xf32>
+func.func @square(%a: memref<40xf32>, %c: memref<40xf32>) {
+  %two = arith.constant 2 : i64
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : memref<40xf32>) outs(%c : memref<40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %p = math.fpowi %x, %two : f32, i64
+    linalg.yield %p : f32
+  }
+  return
+}

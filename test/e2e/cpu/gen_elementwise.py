@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Generates elementwise and reduction tests at test time: linalg.generic ops
+of random shapes (uneven around the vector width, tiny, empty; rank 1 to 3)
+whose operands are read through identity, transposed and broadcasting
+maps, sometimes as (strided) slices of bigger tensors, with a body of two
+exact arithmetic ops; or with one reduction loop (innermost or not) summing
+products or taking maxima of differences. hp-lower-to-cpu vectorizes them
+(vectorize-linalg-on-buffers); each result is compared with the same
+computation written as explicit scf.for loops on tensor.extract /
+tensor.insert, which no linalg pass sees, and the comparison itself is such
+a loop. Values are small integers, so every type (f32, f64, f16, bf16, i32,
+i64) holds every result exactly and the comparison is exact. The output
+carries its FileCheck lines: one `ok` per case.
+
+Run: python3 gen_elementwise.py --type f32 --seed 1 --cases 12 > t.mlir
+"""
+import argparse
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_contractions import FLOAT, Gen  # noqa: E402
+
+SIZES = [0, 1, 2, 3, 5, 7, 13, 16, 17, 33]
+BINARY_F = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
+            "max": "arith.maximumf", "min": "arith.minimumf"}
+BINARY_I = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
+            "max": "arith.maxsi", "min": "arith.minsi"}
+
+
+def ty(g, shape):
+    """The tensor type of `shape` in the case's element type (rank 0 too)."""
+    return "tensor<" + "".join(f"{n}x" for n in shape) + g.t + ">"
+
+
+def loop_nest(g, index, name, bounds, init, ty, body, tag):
+    """`name` = scf.for nest over `bounds` (one induction variable per
+    entry) carrying `init` of type `ty`; `body(ivs, cur)` gives the lines
+    of the innermost body and the value it yields."""
+    ivs = [f"%{tag}{index}_i{d}" for d in range(len(bounds))]
+    for d, b in enumerate(bounds):
+        g.emit(f"%{tag}{index}_ub{d} = arith.constant {b} : index")
+    lines, cur = [], init
+    for d in range(len(bounds)):
+        it = f"%{tag}{index}_it{d}"
+        res = name if d == 0 else f"%{tag}{index}_r{d}"
+        lines.append("  " * (d + 1) + f"{res} = scf.for {ivs[d]} = %c0 to %{tag}{index}_ub{d} "
+                     f"step %c1 iter_args({it} = {cur}) -> ({ty}) {{")
+        cur = it
+    inner, value = body(ivs, cur)
+    pad = "  " * (len(bounds) + 1)
+    lines += [pad + l for l in inner] + [pad + f"scf.yield {value} : {ty}"]
+    for d in range(len(bounds) - 1, 0, -1):
+        lines.append("  " * (d + 1) + "}")
+        lines.append("  " * (d + 1) + f"scf.yield %{tag}{index}_r{d} : {ty}")
+    lines.append("  }")
+    g.lines.append("\n".join(lines))
+
+
+def case(g, index):
+    rng, t = g.rng, g.t
+    ops = BINARY_F if t in FLOAT else BINARY_I
+    rank = rng.choice([1, 2, 2, 3])
+    shape = [rng.choice(SIZES if index >= 3 else SIZES[1:]) for _ in range(rank)]
+    red = None
+    if rng.random() < 0.4 or index == 1:
+        red = rng.randrange(rank) if index != 1 else rank - 1
+        shape[red] = min(shape[red], 17)    # sums stay exact in bf16
+    loops = list(range(rank))
+
+    def operand_map():
+        kind = rng.choice(["id", "id", "perm", "bcast"])
+        dims = list(loops)
+        if kind == "perm":
+            rng.shuffle(dims)
+        elif kind == "bcast" and rank > 1:
+            dims.pop(rng.randrange(rank))
+        return dims
+
+    amap, bmap = operand_map(), operand_map()
+    if red is not None:   # the reduced loop feeds every reduction
+        for m in (amap, bmap):
+            if red not in m:
+                m.append(red)
+    out_dims = [d for d in loops if d != red]
+    a_shape = [shape[d] for d in amap]
+    b_shape = [shape[d] for d in bmap]
+    c_shape = [shape[d] for d in out_dims]
+    a = g.operand(a_shape, index * 3 + 1)
+    b = g.operand(b_shape, index * 3 + 2)
+    c = g.operand(c_shape, index * 3 + 3) if c_shape else None
+    if c is None:
+        c = g.tmp("c0")
+        g.emit(f"{c} = tensor.from_elements %zero : {ty(g, [])}")
+    op1, op2 = rng.choice(list(ops)), rng.choice(list(ops))
+    if red is not None:
+        op1, op2 = rng.choice([("mul", "add"), ("sub", "max"), ("add", "min")])
+
+    d = lambda dims: ", ".join(f"d{x}" for x in dims)
+    alld = d(loops)
+    iters = ", ".join('"reduction"' if x == red else '"parallel"' for x in loops)
+    got = g.tmp("got")
+    if red is None:   # out = op2(op1(a, b), a)
+        body = (f"      %u = {ops[op1]} %p, %q : {t}\n      %v = {ops[op2]} %u, %p : {t}\n"
+                f"      linalg.yield %v : {t}")
+    else:             # acc = op2(acc, op1(a, b))
+        body = (f"      %u = {ops[op1]} %p, %q : {t}\n      %v = {ops[op2]} %acc, %u : {t}\n"
+                f"      linalg.yield %v : {t}")
+    g.emit(f"{got} = linalg.generic {{indexing_maps = [affine_map<({alld}) -> ({d(amap)})>, "
+           f"affine_map<({alld}) -> ({d(bmap)})>, affine_map<({alld}) -> ({d(out_dims)})>], "
+           f"iterator_types = [{iters}]}} ins({a}, {b} : {ty(g, a_shape)}, {ty(g, b_shape)}) "
+           f"outs({c} : {ty(g, c_shape)}) {{\n"
+           f"    ^bb0(%p: {t}, %q: {t}, %acc: {t}):\n{body}\n    }} -> {ty(g, c_shape)}")
+
+    # The same as loops: every point of the iteration space, in order.
+    want = g.tmp("want")
+    ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {ty(g, s)}"
+
+    def point(ivs, cur):
+        at = lambda dims: [ivs[x] for x in dims]
+        lines = [f"%pv = {ext(a, a_shape, at(amap))}", f"%qv = {ext(b, b_shape, at(bmap))}",
+                 f"%u = {ops[op1]} %pv, %qv : {t}"]
+        if red is None:
+            lines.append(f"%v = {ops[op2]} %u, %pv : {t}")
+        else:
+            lines += [f"%cv = {ext(cur, c_shape, at(out_dims))}",
+                      f"%v = {ops[op2]} %cv, %u : {t}"]
+        lines.append(f"%ins = tensor.insert %v into {cur}[{', '.join(at(out_dims))}] : "
+                     f"{ty(g, c_shape)}")
+        return lines, "%ins"
+
+    loop_nest(g, index, want, shape, c, ty(g, c_shape), point, "w")
+
+    # Count differing elements with loops too.
+    bad = f"%bad{index}"
+
+    def compare(ivs, cur):
+        cmp = "arith.cmpf une," if t in FLOAT else "arith.cmpi ne,"
+        return ([f"%x = {ext(got, c_shape, ivs)}", f"%y = {ext(want, c_shape, ivs)}",
+                 f"%ne = {cmp} %x, %y : {t}", "%e = arith.extui %ne : i1 to i64",
+                 f"%s = arith.addi {cur}, %e : i64"], "%s")
+
+    # A rank-0 result is compared inside one iteration (values in a loop
+    # body are scoped).
+    loop_nest(g, index, bad, c_shape or [1], "%zero64", "i64",
+              lambda ivs, cur: compare(ivs if c_shape else [], cur), "k")
+    g.emit(f"%ok{index} = arith.cmpi eq, {bad}, %zero64 : i64")
+    label = (f"{'reduce d' + str(red) if red is not None else 'map'} {shape} "
+             f"a{amap} b{bmap} {op1}/{op2}")
+    g.emit(f"scf.if %ok{index} {{\n    vector.print str \"ok {index}\\n\"\n  }} else {{\n"
+           f"    vector.print str \"MISMATCH {index} ({label}): elements differing: \"\n"
+           f"    vector.print {bad} : i64\n  }}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--type", default="f32")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cases", type=int, default=12)
+    args = ap.parse_args()
+    g = Gen(args.type, random.Random(args.seed))
+    for i in range(args.cases):
+        case(g, i)
+    print(f"// Generated by gen_elementwise.py --type {args.type} --seed {args.seed} "
+          f"--cases {args.cases}")
+    for i in range(args.cases):
+        print(f"// CHECK: ok {i}")
+    print("// CHECK-NOT: MISMATCH")
+    print("func.func @main() {")
+    zero = "0.0" if args.type in FLOAT else "0"
+    consts = ["%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
+              "%zero64 = arith.constant 0 : i64", f"%zero = arith.constant {zero} : {args.type}"]
+    consts += [f"%c{v} = arith.constant {v} : index" for v in (2, 3, 4, 5, 6, 7)]
+    for c in consts:
+        print("  " + c)
+    print("\n".join(g.lines))
+    print("  return\n}")
+
+
+if __name__ == "__main__":
+    main()
