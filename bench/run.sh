@@ -30,3 +30,6 @@ python3 bench/runtime_overhead.py
 echo
 echo "== torch_compare: hp vs torch DTensor, same modules and tensor-parallel plans, 4 ranks"
 "$(bash scripts/torch-env.sh)" bench/torch_compare.py
+echo
+echo "== step_compare: one forward step, hp vs torch DTensor on 2 ranks, one thread each"
+"$(bash scripts/torch-env.sh)" bench/step_compare.py

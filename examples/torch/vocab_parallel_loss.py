@@ -2,8 +2,11 @@
 split by vocabulary (ColwiseParallel, logits kept as DTensors). torch's
 dispatch computes log_softmax on replicated logits, so it all_gathers them
 (batch x sequence x vocabulary) unless the user wraps the loss in
-torch's loss_parallel(); hp places the log_softmax's reductions over the
-split vocabulary itself: two small all_reduces of one value per token.
+torch's loss_parallel(); hp's propagation finds cheaper placements itself:
+under the default cost model one all_to_all of the logits turns them
+token-wise (a quarter of torch's bytes); with latency-bytes=0, the
+log_softmax's reductions stay on the split vocabulary (small all_reduces,
+loss_parallel's scheme).
 Exported by hp.torch, run on 4 CPU ranks, checked against torch eager.
 
 Run: python examples/torch/vocab_parallel_loss.py   (with build/python on PYTHONPATH)

@@ -61,7 +61,7 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   pm.addPass(createDecomposeAggregatedOps());
   // A producer with one elementwise consumer runs inside it: one pass over
   // memory, no intermediate buffer.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwiseProducers());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

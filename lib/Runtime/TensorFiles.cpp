@@ -3,7 +3,7 @@
 // hp.torch's driver feeds a program real data (torch tensors) without
 // embedding it in the IR: every rank reads argument `slot` from
 // $HP_TENSOR_DIR/arg<slot>.bin, and rank 0 writes result `slot` to
-// $HP_TENSOR_DIR/result<slot>.bin. Files hold the raw little-endian elements
+// $HP_TENSOR_DIR/result<slot>.bin. Files hold the raw elements (host byte order)
 // of the whole (global) tensor, row-major; the driver takes each rank's piece
 // with hp's own redistribute, so the layout math stays in one place.
 //

@@ -587,7 +587,8 @@ def _tensor_bytes(ty):
         if not d.isdigit():
             return None
         n *= int(d)
-    return n * _ELEMENT_BYTES.get(elt.split(",")[0], 4)
+    size = _ELEMENT_BYTES.get(elt.split(",")[0])
+    return None if size is None else n * size
 
 
 def collectives(module, function=None):
@@ -597,13 +598,17 @@ def collectives(module, function=None):
     an all_gather sends (n-1)/n of its result, a reduce_scatter or
     all_to_all (n-1)/n of its operand, an all_reduce twice that, a shift its
     block; local slices (all_slice) move nothing and are not counted;
-    ``bytes`` is None where a shape is dynamic."""
+    ``bytes`` is None where a shape is dynamic or an element type's size
+    is not known. Raises ValueError when ``function`` names no function."""
     parsed = Module.parse(Context(), str(module))
     parsed.run("builtin.module(hp-partition)")
     out = str(parsed)
     grids = {name: tuple(int(x) for x in shape.split("x"))
              for name, shape in _re.findall(r"shard\.grid @([\w$.-]+)\(shape = ([\dx]+)", out)}
     counts, total = {}, 0
+    if function is not None and not _re.search(
+            rf"func\.func (?:private )?@{_re.escape(function)}\(", out):
+        raise ValueError(f"no function @{function} in the module")
     inside = function is None
     for line in out.splitlines():
         head = _re.match(r"\s*func\.func (?:private )?@([\w$.-]+)", line)

@@ -34,6 +34,10 @@ _DTYPES = {
 # fused into one op each, so that i1 masks and other values a DTensor cannot
 # hold live inside an op's body instead of between ops (a mask several
 # layers share is first copied for each of them).
+# Upstream's fusion also propagates reshapes into the projections (a matmul
+# and the expand_shape splitting heads become one generic with a loop per
+# head dim), which dtensor-propagate places as torch does; the BLAS path
+# does not take such generics yet (docs/Torch.md).
 _PREPARE = ("builtin.module(func.func(dtensor-clone-unmovable-producers, "
             "linalg-fuse-elementwise-ops, canonicalize))")
 
@@ -59,10 +63,18 @@ class Program:
     def __str__(self):
         return str(self.module)
 
-    def save(self, path):
-        """Writes the program and its driver as a ``.mlir`` file."""
+    def save(self, path, repeat=1):
+        """Writes the program and its driver as a ``.mlir`` file; with
+        ``repeat`` > 1 the driver calls ``@forward`` that many times (the
+        results are the last call's), for timing a step."""
+        hp._check_int(repeat, "repeat", 1)
+        text = str(self.module)
+        if repeat > 1:
+            text = text[:text.rindex("  func.func private @hp_read_tensor")] + _driver(
+                self.mesh, self.input_specs + list(self.state_specs.values()),
+                self.output_specs, repeat) + "}\n"
         with open(path, "w") as f:
-            f.write(str(self.module))
+            f.write(text)
 
     def write_arguments(self, directory, args, params=None):
         """Writes every argument file the driver reads into ``directory``:
@@ -241,6 +253,9 @@ def _style_meaning(style, module, path):
 
 
 def _prepare_inputs(style):
+    if getattr(style, "input_kwarg_layouts", None):
+        raise ValueError("PrepareModuleInput's input_kwarg_layouts are not supported: pass "
+                         "those inputs positionally")
     desired = style.desired_input_layouts or (None,) * len(style.input_layouts or ())
     return [[l for l in (given, want) if l is not None]
             for given, want in zip(style.input_layouts or (), desired)]
@@ -454,8 +469,10 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     # torch-mlir returns what functionalization found written as extra results.
     head = re.search(r"func\.func @forward\(.*\) -> (.*) \{", imported)
     if head and head.group(1).count("tensor<") != len(outs) + len(pins):
-        raise ValueError("the module writes to an input or a buffer (an in-place update, "
-                         "or a layer in training mode): hp exports functions; export it in "
+        raise ValueError(f"torch-mlir returned {head.group(1).count('tensor<')} results for "
+                         f"{len(outs)} outputs and {len(pins)} plan pins: the module most "
+                         "likely writes to an input or a buffer (an in-place update, or a "
+                         "layer in training mode); hp exports functions, so export it in "
                          "eval mode or without in-place updates")
 
     output_ps = []
@@ -554,10 +571,11 @@ def _dtype(shape, dtype, mesh, ps):
 _CTX = None
 
 
-def _driver(mesh, arg_specs, out_specs):
+def _driver(mesh, arg_specs, out_specs, repeat=1):
     """@main: every rank reads each argument whole, takes its piece with a
     redistribute from replicate (hp's layout model, nothing moved), calls
-    @forward, and brings each result back to replicate for rank 0 to write."""
+    @forward (`repeat` times, for timing), and brings each result back to
+    replicate for rank 0 to write."""
     global _CTX
     if _CTX is None:
         _CTX = hp.Context()
@@ -590,6 +608,13 @@ def _driver(mesh, arg_specs, out_specs):
             f"{_dtype(shape, dtype, mesh, ps)}")
         call_args.append((f"%a{k}", _dtype(shape, dtype, mesh, ps)))
     results = [_dtype(s, d, mesh, ps) for s, d, ps in out_specs]
+    signature = (f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
+    if repeat > 1:   # the earlier calls' results are dropped
+        add("    %rep_lb = arith.constant 1 : index")
+        add(f"    %rep_ub = arith.constant {repeat} : index")
+        add("    scf.for %rep = %rep_lb to %rep_ub step %rep_lb {")
+        add(f"      func.call @forward({', '.join(a for a, _ in call_args)}) : {signature}")
+        add("    }")
     head = f"%o:{len(results)} = " if results else ""
     add(f"    {head}call @forward({', '.join(a for a, _ in call_args)}) : "
         f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
@@ -614,13 +639,14 @@ def _driver(mesh, arg_specs, out_specs):
 # run
 #===------------------------------------------------------------------------===#
 
-def run(prog, args, params=None, np=None, timeout=600, extra_args=()):
+def run(prog, args, params=None, np=None, timeout=600, extra_args=(), repeat=1):
     """Runs ``prog`` on ``np`` CPU ranks (default and only value: the mesh's
     size) and returns its outputs as full torch tensors (a tuple when there
     are several). ``params`` maps parameter names to tensors (buffers default
     to their export-time values). Raises ValueError for an ``np`` other than
     the mesh's size or arguments that do not match the export, and
-    hp.RunError when a rank fails."""
+    hp.RunError when a rank fails. ``repeat`` > 1 runs the forward pass
+    that many times in one launch (to time a step)."""
     if not isinstance(prog, Program):
         raise TypeError(f"run() takes an hp.torch.Program, got {type(prog).__name__}")
     devices = prog.mesh.size()
@@ -633,7 +659,7 @@ def run(prog, args, params=None, np=None, timeout=600, extra_args=()):
     with tempfile.TemporaryDirectory(prefix="hp-torch-") as tmp:
         prog.write_arguments(tmp, args, params)
         path = os.path.join(tmp, "program.mlir")
-        prog.save(path)
+        prog.save(path, repeat)
         hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
                env={"HP_TENSOR_DIR": tmp})
         outs = prog.read_results(tmp)

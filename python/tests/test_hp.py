@@ -477,4 +477,6 @@ def test_collectives_count_kinds_and_ring_bytes(ctx):
     from test_robustness import MESH_PROGRAM
     assert hp.collectives(hp.Module.parse(ctx, MESH_PROGRAM)) == {
         "counts": {"all_gather": 1}, "bytes": 16.0}
-    assert hp.collectives(MESH_PROGRAM, function="nothing") == {"counts": {}, "bytes": 0}
+    assert hp.collectives(MESH_PROGRAM, function="f")["counts"] == {"all_gather": 1}
+    with pytest.raises(ValueError, match="no function @nothing in the module"):
+        hp.collectives(MESH_PROGRAM, function="nothing")

@@ -205,6 +205,29 @@ def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseElementwiseProducers : Pass<"fuse-elementwise-producers"> {
+  let summary = "Fuse elementwise linalg producers into their consumers, "
+                "leaving contractions and reshapes as they are";
+  let description = [{
+    A `linalg.generic` on tensors whose loops are all parallel and whose
+    result has one use runs inside its consumer (upstream's elementwise
+    fusion patterns): a chain of pointwise ops is one pass over memory with
+    no intermediate tensor. Unlike upstream's `linalg-fuse-elementwise-ops`,
+    reshapes are not propagated through other ops, so a matmul followed by
+    the `expand_shape` that splits attention heads stays a matmul that
+    `convert-linalg-to-blas` sends to a BLAS. `hp.torch` runs it on what
+    torch-mlir imports, and `hp-lower-to-cpu` / `hp-lower-to-gpu` after
+    partitioning.
+
+    ```mlir
+    %s = linalg.generic ... ins(%a, %b) { addf }    // one use
+    %r = linalg.generic ... ins(%s, %c) { mulf }
+    // becomes one linalg.generic ins(%a, %b, %c) { addf, mulf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {
   let summary = "Tile structured ops on buffers by the vector register and "
                 "vectorize each tile";
@@ -218,12 +241,20 @@ def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {
     tile is vectorized by upstream's masked vectorizer, so the partial last
     tile of an uneven or dynamic extent runs under a mask rather than as a
     scalar remainder loop. An innermost reduction loop becomes a vector
-    reduction per tile. Ops the vectorizer refuses (a body reading tensors
-    with `tensor.extract`, `i1` or `index` elements) are left for
-    `convert-linalg-to-loops`. The vectorizer's masks, multi-reductions and
-    permuted transfers are then lowered to the forms
-    `convert-vector-to-llvm` takes. `hp-lower-to-cpu` runs it after
-    `convert-linalg-to-blas`.
+    reduction per tile. Ops whose operands do not all read the innermost
+    loop contiguously or not at all (a transpose: a strided gather, whose
+    masked lowering reads past the end of a buffer) and ops the vectorizer
+    refuses (a body reading tensors with `tensor.extract`, `i1` or `index`
+    elements) are left for `convert-linalg-to-loops`. The vectorizer's masks,
+    multi-reductions and permuted transfers are then lowered to the forms
+    `convert-vector-to-llvm` takes; a masked reduction becomes a `select` of
+    the reduction's identity and an unmasked reduction (upstream's masked
+    `maximumf` lowering uses `-denorm_min`, not `-inf`). Transcendentals on
+    vectors (exp, expm1, log, log1p, log2, tanh, erf) become upstream's f32
+    polynomial approximations (a few ulp from libm) instead of one libm call
+    per lane, and `fpowi` on vectors becomes multiplications (LLVM's powi
+    takes a scalar exponent); scalar math keeps its exact lowering.
+    `hp-lower-to-cpu` runs it after `convert-linalg-to-blas`.
 
     ```mlir
     linalg.generic ... ins(%a, %b : memref<4x100xf32>, memref<4x100xf32>)

@@ -2,10 +2,11 @@
 //
 // Upstream's tensor.extract_slice / insert_slice verifiers refuse any static
 // offset into a zero-size dim, even for a slice of size 0 (`offset 0 is
-// out-of-bounds: 0 >= 0`), so every slice hp emits of a tensor that may be
-// empty goes through these: a slice of an empty tensor, or of size 0, is a
-// tensor.empty (there is nothing to copy), and inserting an empty piece, or
-// into an empty tensor, leaves the destination as it is.
+// out-of-bounds: 0 >= 0`), so the slices hp's redistribute emitters make of
+// tensors that may be empty go through these (halo exchanges and the
+// slices propagation localizes do not yet): a slice of an empty tensor, or
+// of size 0, is a tensor.empty (there is nothing to copy), and inserting an
+// empty piece, or into an empty tensor, leaves the destination as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +37,8 @@ inline mlir::Value extractSlice(mlir::OpBuilder &b, mlir::Location loc,
                                 llvm::ArrayRef<mlir::OpFoldResult> strides) {
   auto type = llvm::cast<mlir::RankedTensorType>(source.getType());
   if (hasZeroExtent(type.getShape()) || hasZeroExtent(sizes))
-    return mlir::tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+    return mlir::tensor::EmptyOp::create(b, loc, sizes, type.getElementType(),
+                                         type.getEncoding());
   return mlir::tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
                                               strides);
 }

@@ -48,6 +48,7 @@ func.func @shared_mask(%idx: tensor<4x4xi64>, %x: tensor<4x4xf32>) -> tensor<4x4
 // before the execute_region, which dominates it).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-1: tensor.empty() : tensor<4xf32>
+// CHECK-NOT: tensor.empty() : tensor<4xf32>
 // CHECK: %[[C:.*]] = arith.constant dense<true> : tensor<4xi1>
 // CHECK-NEXT: %[[C0:.*]] = arith.constant dense<true> : tensor<4xi1>
 // CHECK-NEXT: %[[C1:.*]] = arith.constant dense<true> : tensor<4xi1>

@@ -21,6 +21,18 @@ func.func private @decl(%a: tensor<4xf32>) attributes {dtensor.mesh = @tp}
 // -----
 
 dtensor.mesh @tp shape = [2]
+// expected-error @below {{a function with 'dtensor.mesh' must not be called in the module: its signature becomes DTensors}}
+func.func @called(%a: tensor<4xf32>) -> tensor<4xf32> attributes {dtensor.mesh = @tp} {
+  return %a : tensor<4xf32>
+}
+func.func @caller(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = func.call @called(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [2]
 // expected-error @below {{a function with 'dtensor.mesh' must have one block}}
 func.func @blocks(%a: tensor<4xf32>) attributes {dtensor.mesh = @tp} {
   cf.br ^bb1

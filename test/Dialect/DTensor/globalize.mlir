@@ -52,6 +52,18 @@ func.func @chain(%a: tensor<4x4xf32> {dtensor.placements = [#dtensor.shard<0>, #
   %e = math.exp %a : tensor<4x4xf32>
   return %e, %a, %a : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }
+// An output that is also pinned is returned constrained (hp.torch's plan
+// pin on the model's own output).
+// CHECK-LABEL: func.func @pinned_output
+// CHECK: %[[C:.*]] = dtensor.constrain %{{.*}} [shard<0>, replicate]
+// CHECK-NEXT: dtensor.yield %[[C]]
+func.func @pinned_output(%a: tensor<4x4xf32>)
+    -> (tensor<4x4xf32> {dtensor.placements = [#dtensor.shard<0>, #dtensor.replicate]},
+        tensor<4x4xf32> {dtensor.constrain = [#dtensor.shard<0>, #dtensor.replicate]})
+    attributes {dtensor.mesh = @m} {
+  %e = math.exp %a : tensor<4x4xf32>
+  return %e, %e : tensor<4x4xf32>, tensor<4x4xf32>
+}
 // CHECK-LABEL: func.func @plain(%{{.*}}: tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT: return
 func.func @plain(%a: tensor<4xf32>) -> tensor<4xf32> {

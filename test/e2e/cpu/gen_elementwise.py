@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generates elementwise and reduction tests at test time: linalg.generic ops
-of random shapes (uneven around the vector width, tiny, empty; rank 1 to 3)
+of random shapes (uneven around the vector width, tiny, empty; rank 1 to 3;
+every eighth case hundreds of elements per dim, so that buffers span pages)
 whose operands are read through identity, transposed and broadcasting
 maps, sometimes as (strided) slices of bigger tensors, with a body of two
 exact arithmetic ops; or with one reduction loop (innermost or not) summing
@@ -63,6 +64,9 @@ def case(g, index):
     ops = BINARY_F if t in FLOAT else BINARY_I
     rank = rng.choice([1, 2, 2, 3])
     shape = [rng.choice(SIZES if index >= 3 else SIZES[1:]) for _ in range(rank)]
+    if index % 8 == 7:   # buffers spanning pages: an access past the end faults
+        rank = 2
+        shape = [rng.choice([129, 600]), rng.choice([257, 600])]
     red = None
     if rng.random() < 0.4 or index == 1:
         red = rng.randrange(rank) if index != 1 else rank - 1

@@ -1,6 +1,7 @@
 // Math ops LLVM has no intrinsic for (erf: exact GELU, as torch's
-// nn.GELU() imports) call the C library at the end of hp-lower-to-cpu;
-// on tensors they are computed per element like any other.
+// nn.GELU() imports) call the C library at the end of hp-lower-to-cpu.
+// The tensor case is vectorized, so its erf is upstream's f32 polynomial
+// approximation instead (vectorize-linalg-on-buffers): same digits.
 // REQUIRES: mpi
 // RUN: %hp-runner %s | FileCheck %s
 // erf(0.5) = 0.5204998778, erf(-1) = -0.8427007929, atan(1) = pi/4, cbrt(27) = 3

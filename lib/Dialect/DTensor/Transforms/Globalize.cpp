@@ -91,6 +91,11 @@ LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
   if (fn.isExternal())
     return fn.emitError() << "'" << kMeshAttr
                           << "' on a declaration: there is no body to place";
+  // Callers pass plain tensors; after the rewrite they would not match.
+  if (!SymbolTable::symbolKnownUseEmpty(fn, getOperation()))
+    return fn.emitError() << "a function with '" << kMeshAttr
+                          << "' must not be called in the module: its "
+                             "signature becomes DTensors";
   if (!fn.getBody().hasOneBlock())
     return fn.emitError() << "a function with '" << kMeshAttr
                           << "' must have one block";

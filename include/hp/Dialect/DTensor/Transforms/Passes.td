@@ -144,8 +144,8 @@ def DTensorCloneUnmovableProducers : Pass<"dtensor-clone-unmovable-producers"> {
     DTensor, so a `dtensor.global_region` whose body has one between ops
     runs replicated. Elementwise fusion puts such values inside one op's
     body, but only for a producer with a single consumer; a causal mask
-    shared by every layer of a model stays between ops. This pass gives each
-    use beyond the first its own copy of the producing op (ops free of memory
+    shared by every layer of a model stays between ops. This pass leaves the
+    producing op to one use and gives every other use its own copy of it (ops free of memory
     effects whose results are all such tensors: a `linalg` op on tensors, a
     constant, `tensor.empty`), right before the user, repeating for the
     copy's operands, so that `linalg-fuse-elementwise-ops` then fuses each
@@ -155,7 +155,7 @@ def DTensorCloneUnmovableProducers : Pass<"dtensor-clone-unmovable-producers"> {
     %mask = linalg.generic ... -> tensor<16x16xi1>
     %a = linalg.generic ins(%mask, %x ...)   // layer 1's masked_fill
     %b = linalg.generic ins(%mask, %y ...)   // layer 2's
-    // becomes: %mask for %a, and a copy %mask_1 right before %b
+    // becomes: %mask for one of them, a copy right before the other
     ```
   }];
 }

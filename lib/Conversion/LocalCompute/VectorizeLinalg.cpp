@@ -145,6 +145,12 @@ struct VectorizeLinalgOnBuffersPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (registerBits < 8 || registerBits % 8 != 0 || registerBits > 8192) {
+      getOperation()->emitError()
+          << "register-bits must be a multiple of 8 from 8 to 8192, got "
+          << static_cast<int64_t>(registerBits);
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && op.getNumLoops() > 0)
@@ -194,9 +200,27 @@ struct VectorizeLinalgOnBuffersPass
         {"exp", "expm1", "log", "log1p", "log2", "tanh", "erf"}, name);
   }
 
+  /// Whether every operand reads or writes the innermost loop contiguously
+  /// (as its last dim) or not at all (a broadcast). A transposed access
+  /// would be a strided gather whose masked lowering reads past the end of
+  /// the buffer; LLVM's own vectorizer handles those scalar loops.
+  static bool innermostIsContiguous(linalg::LinalgOp op) {
+    unsigned inner = op.getNumLoops() - 1;
+    for (AffineMap map : op.getIndexingMapsArray()) {
+      for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+        if (!expr.isFunctionOfDim(inner))
+          continue;
+        auto dim = dyn_cast<AffineDimExpr>(expr);
+        if (!dim || i + 1 != map.getNumResults())
+          return false;
+      }
+    }
+    return true;
+  }
+
   LogicalResult tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op) {
     int64_t width = vectorWidth(op, registerBits);
-    if (width == 0)
+    if (width == 0 || !innermostIsContiguous(op))
       return failure();
     unsigned loops = op.getNumLoops();
     SmallVector<int64_t> vectorSizes(loops, 1);
@@ -214,8 +238,15 @@ struct VectorizeLinalgOnBuffersPass
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
         rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled) || tiled->tiledOps.size() != 1)
+    if (failed(tiled))
       return failure();
+    if (tiled->tiledOps.size() != 1) {
+      // Keep the original op alone: on buffers a second copy would
+      // accumulate twice.
+      if (!tiled->loops.empty())
+        rewriter.eraseOp(tiled->loops.front());
+      return failure();
+    }
     rewriter.eraseOp(op);
     Operation *tile = tiled->tiledOps.front();
     // Fixed-width registers: no dim is scalable (the vectorizer reads one

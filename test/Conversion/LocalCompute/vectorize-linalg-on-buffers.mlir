@@ -1,5 +1,9 @@
 // RUN: hp-opt %s --vectorize-linalg-on-buffers -split-input-file | FileCheck %s
 // RUN: hp-opt %s --vectorize-linalg-on-buffers="register-bits=256" -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: not hp-opt %s --vectorize-linalg-on-buffers="register-bits=-512" -split-input-file 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: not hp-opt %s --vectorize-linalg-on-buffers="register-bits=100" -split-input-file 2>&1 | FileCheck %s --check-prefix=BITS100
+// BITS: error: register-bits must be a multiple of 8 from 8 to 8192, got -512
+// BITS100: error: register-bits must be a multiple of 8 from 8 to 8192, got 100
 
 // An elementwise body: the innermost loop by one 512-bit register of f32
 // (16 lanes), the outer loop by 1; the last tile of 100 = 6 x 16 + 4 runs
@@ -85,10 +89,15 @@ func.func @dynamic_mixed(%a: memref<?x?xi8>, %c: memref<?x?xf64, strided<[?, 1],
 // -----
 
 // Left for convert-linalg-to-loops: i1 and index elements, a body that
-// reads a tensor (a gather), and ops on tensors.
+// reads a tensor (a gather), ops on tensors, and a transposed access of the
+// innermost loop (a strided gather: its masked lowering would read past the
+// end of the buffer).
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: vector.
+// CHECK-LABEL: func.func @transposed
+// CHECK: linalg.transpose
 // CHECK-NOT: vector.
 func.func @left_alone(%m: memref<8xi1>, %i: memref<8xindex>, %t: tensor<8xf32>, %o: memref<8xf32>, %x: tensor<8xf32>) -> tensor<8xf32> {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
@@ -110,6 +119,10 @@ func.func @left_alone(%m: memref<8xi1>, %i: memref<8xindex>, %t: tensor<8xf32>, 
     linalg.yield %n : f32
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
+}
+func.func @transposed(%a: memref<600x257xf32>, %c: memref<257x600xf32>) {
+  linalg.transpose ins(%a : memref<600x257xf32>) outs(%c : memref<257x600xf32>) permutation = [1, 0]
+  return
 }
 
 // -----
