@@ -42,6 +42,7 @@ if config.hp_have_cuda:
     config.available_features.add("cuda")
     config.substitutions.append(("%cuda_bin", os.path.join(config.hp_cuda_root, "bin")))
     config.substitutions.append(("%cuda_stubs", os.path.join(config.hp_cuda_root, "lib64", "stubs")))
+    config.substitutions.append(("%cuda_lib", os.path.join(config.hp_cuda_root, "lib64")))
 if config.hp_have_gpu_runtime:
     config.available_features.add("gpu-runtime")
     config.substitutions.append(

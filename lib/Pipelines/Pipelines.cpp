@@ -63,6 +63,8 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   // memory, no intermediate buffer.
   pm.addNestedPass<func::FuncOp>(createFuseElementwiseProducers());
 
+  // Callers pass their buffers to functions without copying them first.
+  pm.addPass(createReadOnlyFunctionArguments());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Collectives write fresh buffers, so loops carrying their results yield
@@ -90,6 +92,12 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   buildBufferizedSPMDPipeline(pm, options);
   // Contractions to a BLAS before the rest of linalg becomes loops.
   pm.addPass(createConvertLinalgToBLAS());
+  // Copies of slices (arguments taken from a redistribute's view) as
+  // vectorized loops rather than MLIR's element-by-element memrefCopy; one
+  // contiguous block stays a memcpy.
+  ConvertStridedCopyToLinalgOptions copies;
+  copies.keepContiguous = true;
+  pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg(copies));
   // The rest of linalg as vector-register loops where the vectorizer can.
   pm.addNestedPass<func::FuncOp>(createVectorizeLinalgOnBuffers());
   pm.addPass(createConvertVectorToSCFPass());
@@ -120,8 +128,12 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,
                                  const LowerToGPUPipelineOptions &options) {
   buildBufferizedSPMDPipeline(pm, PartitionPipelineOptions(options));
-  // Local computation runs as kernels: every linalg op becomes a parallel
-  // loop nest mapped to blocks and threads.
+  // Contractions whose layout fits call cuBLAS on the rank's stream.
+  ConvertLinalgToBLASOptions blas;
+  blas.target = "gpu";
+  pm.addPass(createConvertLinalgToBLAS(blas));
+  // The rest of the local computation runs as kernels: every linalg op
+  // becomes a parallel loop nest mapped to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Tiles become blocks and the points of a tile its threads; fixed tile

@@ -1,35 +1,28 @@
-//===- Contractions.cpp - matmuls through a BLAS ---------------------------===//
+//===- Contractions.cpp - contractions through a BLAS ---------------------===//
 //
-// What convert-linalg-to-blas calls: C += op(A) op(B) for f32 (oneDNN's
-// sgemm) and f64 (OpenBLAS's dgemm), 2-D or batched, and y += op(A) x. The
-// operands arrive as memref descriptors with any strides; a matrix whose
-// rows or columns are contiguous goes to the library with a leading
-// dimension and a transpose flag, anything else (and empty or degenerate
-// shapes) through a plain loop. docs/Performance.md has the measurements
-// behind the choice of libraries.
+// What convert-linalg-to-blas calls on CPUs: C += A B for any contraction,
+// f32 through oneDNN's sgemm and f64 through OpenBLAS's dgemm, as the plan
+// of include/hp/Runtime/ContractionPlan.h says (gemms over merged loops);
+// a gemm whose strides no BLAS takes runs as a plain loop.
+// docs/Performance.md has the measurements behind the choice of libraries.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ContractionOperands.h"
 #include "EnvParse.h"
 
 #include <cblas.h>
 #include <dnnl.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 namespace {
 
-template <typename T, int N> struct StridedMemRef {
-  T *basePtr;
-  T *data;
-  int64_t offset;
-  int64_t sizes[N];
-  int64_t strides[N];
-};
+using namespace hp::runtime::contraction;
 
 /// One thread per rank unless HP_CPU_THREADS says more: ranks share the
 /// machine's cores, as torch's processes do under torchrun.
@@ -46,30 +39,6 @@ void setThreadsOnce() {
   });
 }
 
-/// A matrix element (i, j) at data[i * rowStride + j * colStride] with
-/// `rows` x `cols` elements, as a row-major BLAS operand: the transpose flag
-/// and leading dimension, or false if neither rows nor columns are
-/// contiguous.
-bool asBlasOperand(int64_t rows, int64_t cols, int64_t rowStride,
-                   int64_t colStride, bool &transposed, int64_t &ld) {
-  // The stride of a dim of size one never matters.
-  if (cols == 1)
-    colStride = 1;
-  if (rows == 1)
-    rowStride = std::max<int64_t>(cols, 1);
-  if (colStride == 1 && rowStride >= std::max<int64_t>(cols, 1)) {
-    transposed = false;
-    ld = rowStride;
-    return true;
-  }
-  if (rowStride == 1 && colStride >= std::max<int64_t>(rows, 1)) {
-    transposed = true;
-    ld = colStride;
-    return true;
-  }
-  return false;
-}
-
 void gemm(float *a, float *b, float *c, int64_t m, int64_t n, int64_t k,
           bool ta, int64_t lda, bool tb, int64_t ldb, int64_t ldc) {
   dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb,
@@ -83,118 +52,61 @@ void gemm(double *a, double *b, double *c, int64_t m, int64_t n, int64_t k,
               1.0, c, ldc);
 }
 
-/// C[m x n] += A[m x k] B[k x n], each given by a pointer and the strides
-/// of its logical rows and columns.
-template <typename T>
-void multiplyAdd(T *a, int64_t ar, int64_t ac, T *b, int64_t br, int64_t bc,
-                 T *c, int64_t cr, int64_t cc, int64_t m, int64_t n,
-                 int64_t k) {
-  if (m == 0 || n == 0 || k == 0)
-    return;
-  bool ta, tb, tc;
-  int64_t lda, ldb, ldc;
-  if (asBlasOperand(m, k, ar, ac, ta, lda) &&
-      asBlasOperand(k, n, br, bc, tb, ldb) &&
-      asBlasOperand(m, n, cr, cc, tc, ldc) && !tc) {
-    gemm(a, b, c, m, n, k, ta, lda, tb, ldb, ldc);
+/// One gemm of the plan at the given operand pointers: the BLAS, or a plain
+/// loop where an operand's strides are not a BLAS operand's.
+template <typename T> void run(const Gemm &g, T *a, T *b, T *c) {
+  bool t[3];
+  int64_t ld[3];
+  if (g.layout(t, ld)) {
+    // A column-major C is the row-major C^T += B^T A^T.
+    if (t[kC])
+      gemm(b, a, c, g.n.size, g.m.size, g.k.size, !t[kB], ld[kB], !t[kA],
+           ld[kA], ld[kC]);
+    else
+      gemm(a, b, c, g.m.size, g.n.size, g.k.size, t[kA], ld[kA], t[kB],
+           ld[kB], ld[kC]);
     return;
   }
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      T sum = c[i * cr + j * cc];
-      for (int64_t l = 0; l < k; ++l)
-        sum += a[i * ar + l * ac] * b[l * br + j * bc];
-      c[i * cr + j * cc] = sum;
+  for (int64_t i = 0; i < g.m.size; ++i)
+    for (int64_t j = 0; j < g.n.size; ++j) {
+      T *out = c + i * g.m.stride[kC] + j * g.n.stride[kC];
+      T sum = *out;
+      for (int64_t l = 0; l < g.k.size; ++l)
+        sum += a[i * g.m.stride[kA] + l * g.k.stride[kA]] *
+               b[l * g.k.stride[kB] + j * g.n.stride[kB]];
+      *out = sum;
     }
 }
 
-/// The logical (rows, cols) strides of a 2-D operand stored transposed or
-/// not: memref dims (d0, d1) hold (row, col), or (col, row) when
-/// `transposed`.
-template <typename M>
-void strides2(const M &x, int d0, int d1, bool transposed, int64_t &r,
-              int64_t &c) {
-  r = transposed ? x.strides[d1] : x.strides[d0];
-  c = transposed ? x.strides[d0] : x.strides[d1];
-}
-
 template <typename T>
-void matmul(StridedMemRef<T, 2> *a, StridedMemRef<T, 2> *b,
-            StridedMemRef<T, 2> *c, int32_t ta, int32_t tb) {
+void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b,
+              UnrankedMemRef<T> *c, int64_t numLoops, int64_t word0,
+              int64_t word1) {
   setThreadsOnce();
-  int64_t ar, ac, br, bc;
-  strides2(*a, 0, 1, ta, ar, ac);
-  strides2(*b, 0, 1, tb, br, bc);
-  int64_t m = c->sizes[0], n = c->sizes[1];
-  int64_t k = ta ? a->sizes[0] : a->sizes[1];
-  multiplyAdd(a->data + a->offset, ar, ac, b->data + b->offset, br, bc,
-              c->data + c->offset, c->strides[0], c->strides[1], m, n, k);
-}
-
-template <typename T>
-void batchMatmul(StridedMemRef<T, 3> *a, StridedMemRef<T, 3> *b,
-                 StridedMemRef<T, 3> *c, int32_t ta, int32_t tb) {
-  setThreadsOnce();
-  int64_t ar, ac, br, bc;
-  strides2(*a, 1, 2, ta, ar, ac);
-  strides2(*b, 1, 2, tb, br, bc);
-  int64_t m = c->sizes[1], n = c->sizes[2];
-  int64_t k = ta ? a->sizes[1] : a->sizes[2];
-  for (int64_t i = 0; i < c->sizes[0]; ++i)
-    multiplyAdd(a->data + a->offset + i * a->strides[0], ar, ac,
-                b->data + b->offset + i * b->strides[0], br, bc,
-                c->data + c->offset + i * c->strides[0], c->strides[1],
-                c->strides[2], m, n, k);
-}
-
-/// y[m] += A[m x k] x[k]: a matmul with one column.
-template <typename T>
-void matvec(StridedMemRef<T, 2> *a, StridedMemRef<T, 1> *x,
-            StridedMemRef<T, 1> *y, int32_t ta) {
-  setThreadsOnce();
-  int64_t ar, ac;
-  strides2(*a, 0, 1, ta, ar, ac);
-  int64_t m = y->sizes[0], k = x->sizes[0];
-  multiplyAdd(a->data + a->offset, ar, ac, x->data + x->offset,
-              x->strides[0], int64_t(1), y->data + y->offset, y->strides[0],
-              int64_t(1), m, int64_t(1), k);
+  Operands<T> operands(a, b, c);
+  const int64_t words[kSpecWords] = {word0, word1};
+  std::optional<Plan> plan = planFor(operands, numLoops, words);
+  if (!plan)
+    hp::runtime::failWith("hp_contract: malformed loop spec");
+  plan->forEachGemm([&](int64_t oa, int64_t ob, int64_t oc) {
+    run(plan->gemm, operands.data[kA] + oa, operands.data[kB] + ob,
+        operands.data[kC] + oc);
+  });
 }
 
 } // namespace
 
 extern "C" {
-void _mlir_ciface_hp_matmul_f32(StridedMemRef<float, 2> *a,
-                                StridedMemRef<float, 2> *b,
-                                StridedMemRef<float, 2> *c, int32_t ta,
-                                int32_t tb) {
-  matmul(a, b, c, ta, tb);
+void _mlir_ciface_hp_contract_f32(UnrankedMemRef<float> *a,
+                                  UnrankedMemRef<float> *b,
+                                  UnrankedMemRef<float> *c, int64_t numLoops,
+                                  int64_t word0, int64_t word1) {
+  contract(a, b, c, numLoops, word0, word1);
 }
-void _mlir_ciface_hp_matmul_f64(StridedMemRef<double, 2> *a,
-                                StridedMemRef<double, 2> *b,
-                                StridedMemRef<double, 2> *c, int32_t ta,
-                                int32_t tb) {
-  matmul(a, b, c, ta, tb);
-}
-void _mlir_ciface_hp_batch_matmul_f32(StridedMemRef<float, 3> *a,
-                                      StridedMemRef<float, 3> *b,
-                                      StridedMemRef<float, 3> *c, int32_t ta,
-                                      int32_t tb) {
-  batchMatmul(a, b, c, ta, tb);
-}
-void _mlir_ciface_hp_batch_matmul_f64(StridedMemRef<double, 3> *a,
-                                      StridedMemRef<double, 3> *b,
-                                      StridedMemRef<double, 3> *c, int32_t ta,
-                                      int32_t tb) {
-  batchMatmul(a, b, c, ta, tb);
-}
-void _mlir_ciface_hp_matvec_f32(StridedMemRef<float, 2> *a,
-                                StridedMemRef<float, 1> *x,
-                                StridedMemRef<float, 1> *y, int32_t ta) {
-  matvec(a, x, y, ta);
-}
-void _mlir_ciface_hp_matvec_f64(StridedMemRef<double, 2> *a,
-                                StridedMemRef<double, 1> *x,
-                                StridedMemRef<double, 1> *y, int32_t ta) {
-  matvec(a, x, y, ta);
+void _mlir_ciface_hp_contract_f64(UnrankedMemRef<double> *a,
+                                  UnrankedMemRef<double> *b,
+                                  UnrankedMemRef<double> *c, int64_t numLoops,
+                                  int64_t word0, int64_t word1) {
+  contract(a, b, c, numLoops, word0, word1);
 }
 }

@@ -23,7 +23,7 @@ import torch
 
 import hp
 
-__all__ = ["Program", "collectives", "export", "run"]
+__all__ = ["Program", "collectives", "export", "run", "time_step"]
 
 _DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
@@ -33,13 +33,13 @@ _DTYPES = {
 # What torch-mlir's output becomes before globalizing: elementwise chains
 # fused into one op each, so that i1 masks and other values a DTensor cannot
 # hold live inside an op's body instead of between ops (a mask several
-# layers share is first copied for each of them).
-# Upstream's fusion also propagates reshapes into the projections (a matmul
-# and the expand_shape splitting heads become one generic with a loop per
-# head dim), which dtensor-propagate places as torch does; the BLAS path
-# does not take such generics yet (docs/Torch.md).
+# layers share is first copied for each of them). Reshapes are propagated
+# too (a matmul and the expand_shape splitting heads become one generic with
+# a loop per head dim), which dtensor-propagate places as torch does and the
+# BLAS path takes; producers a consumer would recompute (the rotary
+# embedding of q inside q k^T) stay apart.
 _PREPARE = ("builtin.module(func.func(dtensor-clone-unmovable-producers, "
-            "linalg-fuse-elementwise-ops, canonicalize))")
+            "fuse-elementwise-producers{propagate-reshapes=true}, canonicalize))")
 
 
 class Program:
@@ -581,8 +581,10 @@ def _driver(mesh, arg_specs, out_specs, repeat=1):
         _CTX = hp.Context()
     rep = [hp.Replicate()] * mesh.ndim
     lines = ["  func.func private @hp_read_tensor(i64, i64, i64)",
-             "  func.func private @hp_write_tensor(i64, i64, i64)",
-             "  func.func @main() {"]
+             "  func.func private @hp_write_tensor(i64, i64, i64)"]
+    if repeat > 1:
+        lines.append("  func.func private @rtclock() -> f64")
+    lines.append("  func.func @main() {")
     add = lines.append
     call_args = []
 
@@ -609,15 +611,30 @@ def _driver(mesh, arg_specs, out_specs, repeat=1):
         call_args.append((f"%a{k}", _dtype(shape, dtype, mesh, ps)))
     results = [_dtype(s, d, mesh, ps) for s, d, ps in out_specs]
     signature = (f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
-    if repeat > 1:   # the earlier calls' results are dropped
-        add("    %rep_lb = arith.constant 1 : index")
+    if repeat > 1:
+        # One warm-up call, then the other calls timed by the wall clock
+        # (mlir_c_runner_utils' rtclock); the earlier calls' results are
+        # dropped and rank 0 writes seconds per step as one more result.
+        add(f"    func.call @forward({', '.join(a for a, _ in call_args)}) : {signature}")
+        add("    %rep_t0 = func.call @rtclock() : () -> f64")
+        add("    %rep_lb = arith.constant 2 : index")
+        add("    %rep_step = arith.constant 1 : index")
         add(f"    %rep_ub = arith.constant {repeat} : index")
-        add("    scf.for %rep = %rep_lb to %rep_ub step %rep_lb {")
+        add("    scf.for %rep = %rep_lb to %rep_ub step %rep_step {")
         add(f"      func.call @forward({', '.join(a for a, _ in call_args)}) : {signature}")
         add("    }")
     head = f"%o:{len(results)} = " if results else ""
     add(f"    {head}call @forward({', '.join(a for a, _ in call_args)}) : "
         f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
+    if repeat > 1:
+        add("    %rep_t1 = func.call @rtclock() : () -> f64")
+        add("    %rep_dt = arith.subf %rep_t1, %rep_t0 : f64")
+        add(f"    %rep_n = arith.constant {float(repeat - 1)} : f64")
+        add("    %rep_s = arith.divf %rep_dt, %rep_n : f64")
+        add("    %step = memref.alloc() : memref<1xf64>")
+        add("    %rep_0 = arith.constant 0 : index")
+        add("    memref.store %rep_s, %step[%rep_0] : memref<1xf64>")
+        io("hp_write_tensor", len(out_specs), "step", [1], torch.float64)
     for k, (shape, dtype, ps) in enumerate(out_specs):
         tt = _ttype(shape, dtype)
         mt = tt.replace("tensor<", "memref<")
@@ -646,9 +663,27 @@ def run(prog, args, params=None, np=None, timeout=600, extra_args=(), repeat=1):
     to their export-time values). Raises ValueError for an ``np`` other than
     the mesh's size or arguments that do not match the export, and
     hp.RunError when a rank fails. ``repeat`` > 1 runs the forward pass
-    that many times in one launch (to time a step)."""
+    that many times in one launch (:func:`time_step` reports the time)."""
+    outs, _ = _launch(prog, args, params, np, timeout, extra_args, repeat)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def time_step(prog, args, params=None, steps=10, np=None, timeout=600, extra_args=()):
+    """Runs the forward pass ``steps`` (at least 2) times in one launch and
+    returns ``(outputs, seconds)``: the last call's outputs, as :func:`run`
+    returns them, and the wall-clock seconds per call on rank 0 over all but
+    the first (warm-up) call, measured inside the program, so neither the
+    launch nor compilation counts."""
+    hp._check_int(steps, "steps", 2)
+    outs, step = _launch(prog, args, params, np, timeout, extra_args, steps)
+    return (outs[0] if len(outs) == 1 else tuple(outs)), step
+
+
+def _launch(prog, args, params, np, timeout, extra_args, repeat):
+    """Runs ``prog``'s driver; returns the outputs and, with ``repeat`` > 1,
+    the seconds per timed step (else None)."""
     if not isinstance(prog, Program):
-        raise TypeError(f"run() takes an hp.torch.Program, got {type(prog).__name__}")
+        raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
     devices = prog.mesh.size()
     if np is None:
         np = devices
@@ -663,7 +698,11 @@ def run(prog, args, params=None, np=None, timeout=600, extra_args=(), repeat=1):
         hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
                env={"HP_TENSOR_DIR": tmp})
         outs = prog.read_results(tmp)
-    return outs[0] if len(outs) == 1 else tuple(outs)
+        step = None
+        if repeat > 1:
+            with open(os.path.join(tmp, f"result{len(outs)}.bin"), "rb") as f:
+                step = float(torch.frombuffer(bytearray(f.read()), dtype=torch.float64)[0])
+    return outs, step
 
 
 def collectives(prog):

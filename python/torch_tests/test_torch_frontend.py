@@ -213,11 +213,28 @@ def test_repeated_steps_give_the_same_result(mlp_model, tmp_path):
     model, x = mlp_model
     prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
     prog.save(tmp_path / "p.mlir", repeat=3)
-    assert (tmp_path / "p.mlir").read_text().count("call @forward") == 2  # loop + last
+    text = (tmp_path / "p.mlir").read_text()
+    assert text.count("call @forward") == 3  # warm-up + timed loop + last
+    assert text.count("call @rtclock") == 2
     out = hp.torch.run(prog, (x,), dict(model.named_parameters()), repeat=3)
     check_close(out, model(x))
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         prog.save(tmp_path / "q.mlir", repeat=0)
+
+
+def test_time_step_measures_inside_the_program(mlp_model):
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    params = dict(model.named_parameters())
+    out, seconds = hp.torch.time_step(prog, (x,), params, steps=3)
+    check_close(out, model(x))
+    # A step of this MLP takes some microseconds to milliseconds; the
+    # launch (about a second) must not be in it.
+    assert 0 < seconds < 0.5
+    with pytest.raises(ValueError, match="steps must be at least 2"):
+        hp.torch.time_step(prog, (x,), params, steps=1)
+    with pytest.raises(TypeError, match="expected an hp.torch.Program"):
+        hp.torch.time_step("prog", (x,), params)
 
 
 def test_new_parameter_values_are_used(mlp_model):

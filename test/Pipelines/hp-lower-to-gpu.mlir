@@ -18,6 +18,8 @@
 // CHECK-DAG: llvm.call @mgpuMemcpy(
 // CHECK-DAG: llvm.call @mgpuMemFree(
 // CHECK-DAG: gpu.launch_func {{.*}}@tp_mlp_kernel::@tp_mlp_kernel
+// The two matmuls call cuBLAS (convert-linalg-to-blas target=gpu).
+// CHECK-DAG: llvm.call @_mlir_ciface_hp_gpu_contract_f32(
 // CHECK-NOT: memref.
 // CHECK-NOT: nccl.
 
@@ -52,6 +54,14 @@
 // LINKED-DAG: U mgpuModuleLoad
 // LINKED-DAG: U ncclAllReduce
 // LINKED-DAG: U hpNcclStream
+// LINKED-DAG: U _mlir_ciface_hp_gpu_contract_f32
+// The runtime loads cuBLAS on the first contraction; the toolkit's library
+// exports every function it looks up.
+// RUN: llvm-nm -D --defined-only %cuda_lib/libcublas.so | FileCheck %s --check-prefix=CUBLAS
+// CUBLAS-DAG: T cublasCreate_v2
+// CUBLAS-DAG: T cublasSetStream_v2
+// CUBLAS-DAG: T cublasSgemm_v2
+// CUBLAS-DAG: T cublasDgemm_v2
 
 // entry-point reaches convert-memref-to-gpu.
 // RUN: not hp-opt --hp-lower-to-gpu="entry-point=nowhere format=isa" %hp_src_root/examples/tp_mlp.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=ENTRY

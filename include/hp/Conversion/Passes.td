@@ -166,40 +166,92 @@ def ConvertStridedCopyToLinalg
   let description = [{
     A `memref.copy` whose source or target has a non-identity layout (a
     slice of a buffer, as bufferization emits for `tensor.extract_slice`
-    feeding a collective) becomes `linalg.copy`. In the GPU pipeline such a
-    copy then becomes a kernel like any other linalg op, whereas a copy of a
-    whole contiguous buffer stays a `memref.copy` and later a `gpu.memcpy`.
+    feeding a collective or a function call) becomes `linalg.copy`. In the
+    GPU pipeline such a copy then becomes a kernel like any other linalg op,
+    whereas a copy of a whole contiguous buffer stays a `memref.copy` and
+    later a `gpu.memcpy`. On CPUs (`keep-contiguous`), a copy both of whose
+    sides are provably one contiguous block (static sizes and strides, any
+    offset) stays a `memref.copy`, which becomes one `memcpy`; the rest are
+    vectorized like any linalg op instead of the element-by-element
+    `memrefCopy` of MLIR's runtime.
   }];
+  let options = [
+    Option<"keepContiguous", "keep-contiguous", "bool", /*default=*/"false",
+           "Leave copies between statically contiguous views (one memcpy) "
+           "as memref.copy">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Call a BLAS for f32 and f64 contractions on buffers";
+def ReadOnlyFunctionArguments
+    : Pass<"read-only-function-arguments", "::mlir::ModuleOp"> {
+  let summary = "Let bufferization never write into a function's tensor "
+                "arguments";
   let description = [{
-    Every linalg op on memrefs that is a matmul, a batched matmul or a
-    matrix-vector product (`linalg.matmul`, `batch_matmul`, `matvec`, a
-    `linalg.generic` of the same shape: one multiply-add body, loops
-    batch, m, n, k), with f32 or f64 elements, becomes a call of hp's CPU
-    runtime (`hp_matmul_f32`, `hp_batch_matmul_f64`, `hp_matvec_f32`, ...),
-    which runs oneDNN's sgemm or OpenBLAS's dgemm. An operand indexed
-    transposed (`(k, m)` for A, `(n, k)` for B) passes the BLAS transpose
-    flag instead of a copy. Other element types (integers, f16, bf16) and
-    other shapes stay linalg ops and become loops, as do contractions whose
-    output is a view of the same buffer as an input (a BLAS reads its
-    inputs before writing, loops do not). A program function that holds an
-    entry point's name is an error.
+    Marks every tensor argument of every function with a body
+    `bufferization.writable = false` (an argument that already says
+    `bufferization.writable` keeps its value). A function on tensors has
+    value semantics: it reads its arguments. Left writable, one-shot
+    bufferization computes an elementwise op in place in the argument's
+    buffer, so every caller that still needs the value copies it before the
+    call (a driver calling `@forward` in a loop copies every argument every
+    step). Read-only, the function writes into a buffer of its own (one
+    copy at most, inside it, where an op reads and writes one operand) and
+    callers pass their buffers as they are. `hp-lower-to-cpu` and
+    `hp-lower-to-gpu` run it before bufferizing.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Call a BLAS (CPU) or cuBLAS (GPU) for f32 and f64 "
+                "contractions on buffers";
+  let description = [{
+    Every linalg op on memrefs whose body multiplies its two inputs and adds
+    the product to its init, with f32 or f64 elements, projected-permutation
+    indexing maps and every loop a batch (A, B, C), m (A, C), n (B, C) or k
+    (A, B; a reduction) loop, at least one k loop and one m or n loop, and
+    at most 10 loops (`linalg.matmul`, `batch_matmul`, `matvec`, `vecmat`,
+    and generics with several loops of a kind: an attention projection with
+    heads and head dims), becomes one call of hp's runtime: `hp_contract_f32`
+    / `hp_contract_f64` on CPUs, `hp_gpu_contract_f32` / `..._f64` with
+    `target=gpu`. The operands go as unranked memrefs, then the number of
+    loops and two i64 words holding, for each loop, the dim of A, B and C it
+    indexes (`include/hp/Runtime/ContractionPlan.h`: 4 bits each, dim + 1,
+    0 for none; 12 bits per loop, 5 loops per word). At run time the runtime
+    merges loops of one kind that are one contiguous range in every operand,
+    runs the largest m, n and k loops a BLAS accepts as one gemm (oneDNN's
+    sgemm and OpenBLAS's dgemm on CPUs, cuBLAS on the rank's stream on GPUs;
+    a transposed operand passes the transpose flag, not a copy; a
+    column-major C computes C^T) and loops over the rest. On CPUs a gemm no
+    BLAS takes runs as a plain loop in the runtime; on GPUs only
+    contractions whose static sizes and strides already fit a BLAS are
+    converted, the others stay linalg ops and become kernels. Other element
+    types (integers, f16, bf16), other bodies and shapes stay linalg ops, as
+    do contractions whose output is a view of the same buffer as an input (a
+    BLAS reads its inputs before writing, loops do not). A program function
+    that holds an entry point's name is an error.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x4xf32>, memref<4x6xf32>) outs(%c : memref<8x6xf32>)
-    // becomes
-    %ca = memref.cast %a : memref<8x4xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+    // becomes (loops m, n, k: A dims 0, -, 1; B -, 1, 0; C 0, 1, -)
+    %ca = memref.cast %a : memref<8x4xf32> to memref<*xf32>
     ...
-    func.call @hp_matmul_f32(%ca, %cb, %cc, %c0, %c0) : (...) -> ()
+    %loops = arith.constant 3 : i64
+    %w0 = arith.constant 304218369 : i64   // 0x12220101
+    %w1 = arith.constant 0 : i64
+    func.call @hp_contract_f32(%ca, %cb, %cc, %loops, %w0, %w1) : (...) -> ()
     ```
-    `hp-lower-to-cpu` runs it after bufferization. `HP_CPU_THREADS` (default
-    1: one thread per rank, as torch under torchrun) sets the threads the
-    libraries use.
+    `hp-lower-to-cpu` runs it after bufferization, `hp-lower-to-gpu` with
+    `target=gpu` before the rest of linalg becomes kernels. `HP_CPU_THREADS`
+    (default 1: one thread per rank, as torch under torchrun) sets the
+    threads the CPU libraries use.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Where the program runs: 'cpu' (oneDNN / OpenBLAS) or 'gpu' "
+           "(cuBLAS)">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
@@ -207,17 +259,25 @@ def ConvertLinalgToBLAS : Pass<"convert-linalg-to-blas", "::mlir::ModuleOp"> {
 
 def FuseElementwiseProducers : Pass<"fuse-elementwise-producers"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
-                "leaving contractions and reshapes as they are";
+                "contractions excepted";
   let description = [{
-    A `linalg.generic` on tensors whose loops are all parallel and whose
-    result has one use runs inside its consumer (upstream's elementwise
-    fusion patterns): a chain of pointwise ops is one pass over memory with
-    no intermediate tensor. Unlike upstream's `linalg-fuse-elementwise-ops`,
-    reshapes are not propagated through other ops, so a matmul followed by
-    the `expand_shape` that splits attention heads stays a matmul that
-    `convert-linalg-to-blas` sends to a BLAS. `hp.torch` runs it on what
-    torch-mlir imports, and `hp-lower-to-cpu` / `hp-lower-to-gpu` after
-    partitioning.
+    A `linalg.generic` on tensors whose loops are all parallel runs inside
+    its consumer (upstream's elementwise fusion patterns) when its result
+    has one use and the consumer is not a contraction: a chain of pointwise
+    ops is one pass over memory with no intermediate tensor. A producer of
+    a contraction's operand stays apart: fused, it would run again for
+    every element of the other operand's free loops (the rotary embedding
+    of `q` inside `q k^T`), and the contraction would no longer be the
+    multiply-add that `convert-linalg-to-blas` sends to a BLAS.
+
+    By default reshapes stay where they are, so a matmul followed by the
+    `expand_shape` that splits attention heads stays a matmul.
+    `propagate-reshapes` adds upstream's reshape propagation (fusion by
+    expansion, as `linalg-fuse-elementwise-ops` does): `hp.torch` runs it
+    that way on what torch-mlir imports, before placements are chosen, and
+    `hp-lower-to-cpu` / `hp-lower-to-gpu` run it without after
+    partitioning. `convert-linalg-to-blas` takes the multi-dim contractions
+    the propagation makes.
 
     ```mlir
     %s = linalg.generic ... ins(%a, %b) { addf }    // one use
@@ -225,7 +285,15 @@ def FuseElementwiseProducers : Pass<"fuse-elementwise-producers"> {
     // becomes one linalg.generic ins(%a, %b, %c) { addf, mulf }
     ```
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let options = [
+    Option<"propagateReshapes", "propagate-reshapes", "bool",
+           /*default=*/"false",
+           "Also move expand_shape / collapse_shape through linalg ops "
+           "(upstream's fusion by expansion)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/PatternMatch.h"
@@ -248,18 +249,43 @@ struct VectorizeLinalgOnBuffersPass
       return failure();
     }
     rewriter.eraseOp(op);
-    Operation *tile = tiled->tiledOps.front();
     // Fixed-width registers: no dim is scalable (the vectorizer reads one
     // flag per vector size).
     SmallVector<bool> scalable(loops, false);
-    if (failed(linalg::vectorizeOpPrecondition(tile, vectorSizes, scalable)))
-      return success(); // the tile stays a linalg op: scalar loops later
-    rewriter.setInsertionPoint(tile);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, tile, vectorSizes, scalable);
-    if (succeeded(vectorized))
-      rewriter.eraseOp(tile);
+    for (Operation *tile : peelLastTile(rewriter, *tiled)) {
+      if (failed(linalg::vectorizeOpPrecondition(tile, vectorSizes, scalable)))
+        continue; // the tile stays a linalg op: scalar loops later
+      rewriter.setInsertionPoint(tile);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, tile, vectorSizes, scalable);
+      if (succeeded(vectorized))
+        rewriter.eraseOp(tile);
+    }
     return success();
+  }
+
+  /// Splits the innermost tile loop into full tiles and the partial last
+  /// one (upstream's loop peeling), so that only the last tile runs under a
+  /// mask; the full tiles' views get static sizes. Returns the tiles to
+  /// vectorize.
+  static SmallVector<Operation *> peelLastTile(RewriterBase &rewriter,
+                                               scf::SCFTilingResult &tiled) {
+    SmallVector<Operation *> tiles{tiled.tiledOps.front()};
+    auto inner = tiled.loops.empty()
+                     ? scf::ForOp()
+                     : dyn_cast<scf::ForOp>(tiled.loops.back().getOperation());
+    scf::ForOp partial;
+    if (!inner ||
+        failed(scf::peelForLoopAndSimplifyBounds(rewriter, inner, partial)))
+      return tiles;
+    MLIRContext *context = rewriter.getContext();
+    RewritePatternSet patterns(context);
+    memref::SubViewOp::getCanonicalizationPatterns(patterns, context);
+    (void)applyPatternsGreedily(inner, std::move(patterns));
+    tiles.clear();
+    for (scf::ForOp loop : {inner, partial})
+      loop.walk([&](linalg::LinalgOp tile) { tiles.push_back(tile); });
+    return tiles;
   }
 };
 

@@ -10,6 +10,7 @@
 #include "hp/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -23,24 +24,34 @@ using namespace mlir;
 namespace {
 
 struct StridedCopyToLinalg : OpRewritePattern<memref::CopyOp> {
-  using OpRewritePattern::OpRewritePattern;
+  StridedCopyToLinalg(MLIRContext *context, bool keepContiguous)
+      : OpRewritePattern(context), keepContiguous(keepContiguous) {}
+
   LogicalResult matchAndRewrite(memref::CopyOp op,
                                 PatternRewriter &rewriter) const override {
     auto source = cast<MemRefType>(op.getSource().getType());
     auto target = cast<MemRefType>(op.getTarget().getType());
     if (source.getLayout().isIdentity() && target.getLayout().isIdentity())
       return rewriter.notifyMatchFailure(op, "contiguous copy");
+    // What finalize-memref-to-llvm lowers to one memcpy.
+    if (keepContiguous && memref::isStaticShapeAndContiguousRowMajor(source) &&
+        memref::isStaticShapeAndContiguousRowMajor(target))
+      return rewriter.notifyMatchFailure(op, "one contiguous block");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
                                                 op.getTarget());
     return success();
   }
+
+  bool keepContiguous;
 };
 
 struct ConvertStridedCopyToLinalgPass
     : hp::impl::ConvertStridedCopyToLinalgBase<ConvertStridedCopyToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<StridedCopyToLinalg>(&getContext());
+    patterns.add<StridedCopyToLinalg>(&getContext(), keepContiguous);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

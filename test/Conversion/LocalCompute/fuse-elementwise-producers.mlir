@@ -1,4 +1,5 @@
 // RUN: hp-opt %s --fuse-elementwise-producers -split-input-file | FileCheck %s
+// RUN: hp-opt %s --fuse-elementwise-producers=propagate-reshapes=true -split-input-file | FileCheck %s --check-prefix=PROP
 
 // A chain of pointwise ops becomes one generic; a matmul followed by the
 // expand_shape that splits heads stays a matmul (upstream's
@@ -62,4 +63,91 @@ func.func @shared(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
     linalg.yield %t : f32
   } -> tensor<8xf32>
   return %u, %v : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A contraction's producer stays apart: inside q k^T the scaled q would be
+// recomputed for every key, and the contraction would no longer be the
+// multiply-add a BLAS takes. Other consumers take theirs (the exp under a
+// row sum).
+// CHECK-LABEL: func.func @projection
+// CHECK: %[[Q:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[Q]], %arg1 : tensor<4x8xf32>, tensor<6x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg3 : tensor<4x8xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+func.func @projection(%q: tensor<4x8xf32>, %k: tensor<6x8xf32>, %scale: tensor<4x8xf32>,
+                      %x: tensor<4x8xf32>) -> (tensor<4x6xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %qs = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%q, %scale : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<4x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%qs, %k : tensor<4x8xf32>, tensor<6x8xf32>) outs(%f : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %t = arith.addf %acc, %p : f32
+    linalg.yield %t : f32
+  } -> tensor<4x6xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.exp %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8xf32>
+  %e3 = tensor.empty() : tensor<4xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<4xf32>) -> tensor<4xf32>
+  %rs = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                        iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<4x8xf32>) outs(%f3 : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %acc, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %s, %rs : tensor<4x6xf32>, tensor<4xf32>
+}
+
+// -----
+
+// propagate-reshapes (what hp.torch runs on an import): the expand_shape
+// splitting heads moves into the matmul, which becomes a generic with two
+// output loops (convert-linalg-to-blas takes it); the default leaves it.
+// PROP-LABEL: func.func @propagated
+// PROP: tensor.expand_shape %arg1 {{\[}}[0], [1, 2]]
+// PROP: linalg.generic
+// PROP-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// PROP-SAME: ins(%arg0, %{{.*}} : tensor<4x16xf32>, tensor<16x2x4xf32>)
+// PROP-NOT: linalg.matmul
+// CHECK-LABEL: func.func @propagated
+// CHECK: linalg.matmul
+// CHECK: tensor.expand_shape
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @propagated(%a: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<4x2x4xf32>) -> tensor<4x2x4xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %mm = linalg.matmul ins(%a, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %heads = tensor.expand_shape %mm [[0], [1, 2]] output_shape [4, 2, 4] : tensor<4x8xf32> into tensor<4x2x4xf32>
+  %e3 = tensor.empty() : tensor<4x2x4xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%heads, %b : tensor<4x2x4xf32>, tensor<4x2x4xf32>) outs(%e3 : tensor<4x2x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %t = arith.addf %x, %y : f32
+    linalg.yield %t : f32
+  } -> tensor<4x2x4xf32>
+  return %r : tensor<4x2x4xf32>
 }

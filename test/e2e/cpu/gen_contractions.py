@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Generates contraction tests at test time: matmuls (plain, A and B
-transposed through indexing maps, batched, matrix-vector) of random shapes
-(uneven, tiny, empty), with operands that are slices of larger tensors
+"""Generates contraction tests at test time: fixed shapes (matmul, batched,
+matrix-vector, vector-matrix, A and B transposed, C transposed, contiguous
+pairs of n or k loops, attention-like batch loops strided inside A and B)
+and then random ones (up to two loops of each kind batch, m, n, k, each
+operand's dims in a random order) of random sizes (uneven, tiny, empty),
+with operands that are slices of larger tensors
 (strided, some with no unit stride), in one element type. hp-lower-to-cpu
 sends f32 and f64 ones to a BLAS (convert-linalg-to-blas) and leaves the
 others to loops; each result is compared with the same contraction written
@@ -86,49 +89,77 @@ class Gen:
         src = self.values(big, seed)
         offs = [self.rng.randint(0, b - ((s - 1) * st + 1))
                 for s, st, b in zip(shape, steps, big)]
-        name = self.tmp("s")
+        name = self.tmp("sl")
         self.emit(f"{name} = tensor.extract_slice {src}[{', '.join(map(str, offs))}] "
                   f"[{', '.join(map(str, shape))}] [{', '.join(map(str, steps))}] : "
                   f"{self.tensor(big)} to {self.tensor(shape)}")
         return name
 
 
+# Fixed cases, one of each shape the BLAS path handles, as loop kinds and
+# each operand's dims in order: A, B, C (each dim names a loop).
+FIXED = [
+    ("matmul", "mnk", ("mk", "kn", "mn")),
+    ("batch", "bmnk", ("bmk", "bkn", "bmn")),
+    ("matvec", "mk", ("mk", "k", "m")),
+    ("transposed", "mnk", ("km", "nk", "mn")),
+    # Heads: an n loop pair contiguous in B and C (one gemm n).
+    ("heads", "mnNk", ("mk", "knN", "mnN")),
+    # An output projection over heads: a contiguous k loop pair.
+    ("k-pair", "mnkK", ("mkK", "kKn", "mn")),
+    # Attention scores: batch and head loops around a gemm, A and B rows
+    # strided by the heads.
+    ("attention", "bBmnk", ("bmBk", "bnBk", "bBmn")),
+    ("C-transposed", "mnk", ("mk", "kn", "nm")),
+    ("vecmat", "nk", ("k", "kn", "n")),
+]
+
+KIND = {"b": "batch", "B": "batch", "m": "m", "M": "m", "n": "n", "N": "n",
+        "k": "k", "K": "k"}
+
+
+def random_shape(rng):
+    """Loop names (lower case the first of a kind, upper case a second) and
+    each operand's dims, in random orders."""
+    loops = ["b"] * rng.randint(0, 1) + ["B"] * rng.randint(0, 1)
+    loops += ["m"] * rng.randint(0, 1) + ["M"] * rng.randint(0, 1)
+    loops += ["n"] * rng.randint(0, 1) + ["N"] * rng.randint(0, 1)
+    if not any(l in loops for l in "mMnN"):
+        loops.append("m")
+    loops += ["k"] + ["K"] * rng.randint(0, 1)
+    pick = lambda kinds: "".join(rng.sample([l for l in loops if KIND[l] in kinds],
+                                            len([l for l in loops if KIND[l] in kinds])))
+    return "".join(loops), (pick({"batch", "m", "k"}), pick({"batch", "n", "k"}),
+                            pick({"batch", "m", "n"}))
+
+
 def case(g, index):
     rng, t = g.rng, g.t
-    # The first four cases are one of each kind, non-empty (A and B both
-    # transposed in the fourth); the rest are random, empty dims included.
-    fixed = ["matmul", "batch", "matvec", "matmul"]
-    kind = fixed[index] if index < 4 else rng.choice(
-        ["matmul", "matmul", "batch", "matvec"])
-    sizes = [2, 3, 5, 7, 8, 13] if index < 4 else [0, 1, 2, 3, 5, 7, 8, 13]
-    dim = lambda: rng.choice(sizes)
-    m, n, k, bsz = dim(), dim(), dim(), rng.choice([2, 3] if index < 4 else [1, 2, 3])
-    ta, tb = rng.random() < 0.4, rng.random() < 0.4
-    if index == 3:
-        ta = tb = True
-    if kind == "matvec":
-        tb = False
-    bat = [bsz] if kind == "batch" else []
-    a_shape = bat + ([k, m] if ta else [m, k])
-    b_shape = bat + ([n, k] if tb else [k, n]) if kind != "matvec" else [k]
-    c_shape = bat + ([m, n] if kind != "matvec" else [m])
+    # The fixed cases first, non-empty; then random ones with empty dims.
+    if index < len(FIXED):
+        label, loops, dims = FIXED[index]
+        sizes = [2, 3, 5, 7, 8, 13]
+    else:
+        label = "random"
+        loops, dims = random_shape(rng)
+        sizes = [0, 1, 2, 3, 5, 7, 8, 13]
+    ub = {l: rng.choice(sizes) if KIND[l] != "batch" else rng.choice([1, 2, 3])
+          for l in loops}
+    shapes = [[ub[l] for l in d] for d in dims]
+    a_shape, b_shape, c_shape = shapes
     a = g.operand(a_shape, index * 3 + 1)
     b = g.operand(b_shape, index * 3 + 2)
     c = g.operand(c_shape, index * 3 + 3)
     # The contraction as hp-lower-to-cpu sees it.
-    bd = ["b"] if bat else []
-    loops = bd + ["m"] + ([] if kind == "matvec" else ["n"]) + ["k"]
     names = {l: f"d{i}" for i, l in enumerate(loops)}
-    amap = [names[x] for x in bd + (["k", "m"] if ta else ["m", "k"])]
-    bmap = [names[x] for x in (bd + (["n", "k"] if tb else ["k", "n"]))] if kind != "matvec" else [names["k"]]
-    cmap = [names[x] for x in bd + (["m", "n"] if kind != "matvec" else ["m"])]
-    dims = ", ".join(names[l] for l in loops)
-    iters = ", ".join('"reduction"' if l == "k" else '"parallel"' for l in loops)
+    amap, bmap, cmap = ([names[l] for l in d] for d in dims)
+    all_dims = ", ".join(names[l] for l in loops)
+    iters = ", ".join('"reduction"' if KIND[l] == "k" else '"parallel"' for l in loops)
     got = g.tmp("got")
     mul = "arith.mulf" if t in FLOAT else "arith.muli"
     add = "arith.addf" if t in FLOAT else "arith.addi"
-    g.emit(f"{got} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({', '.join(amap)})>, "
-           f"affine_map<({dims}) -> ({', '.join(bmap)})>, affine_map<({dims}) -> ({', '.join(cmap)})>], "
+    g.emit(f"{got} = linalg.generic {{indexing_maps = [affine_map<({all_dims}) -> ({', '.join(amap)})>, "
+           f"affine_map<({all_dims}) -> ({', '.join(bmap)})>, affine_map<({all_dims}) -> ({', '.join(cmap)})>], "
            f"iterator_types = [{iters}]}} ins({a}, {b} : {g.tensor(a_shape)}, {g.tensor(b_shape)}) "
            f"outs({c} : {g.tensor(c_shape)}) {{\n"
            f"    ^bb0(%p: {t}, %q: {t}, %acc: {t}):\n"
@@ -137,11 +168,8 @@ def case(g, index):
     # The same contraction as loops on the same values: c[...] += a * b.
     want = g.tmp("want")
     ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {g.tensor(s)}"
-    ivs = {l: f"%{l}{index}" for l in loops}
-    ub = {"b": bsz, "m": m, "n": n, "k": k}
-    aidx = [ivs[x] for x in bd + (["k", "m"] if ta else ["m", "k"])]
-    bidx = [ivs[x] for x in (bd + (["n", "k"] if tb else ["k", "n"]))] if kind != "matvec" else [ivs["k"]]
-    cidx = [ivs[x] for x in bd + (["m", "n"] if kind != "matvec" else ["m"])]
+    ivs = {l: f"%L{index}_{l}{i}" for i, l in enumerate(loops)}
+    aidx, bidx, cidx = ([ivs[l] for l in d] for d in dims)
     indent = "  "
     cur = c
     text = []
@@ -182,7 +210,7 @@ def case(g, index):
            f"      linalg.yield %s : i64\n    }} -> tensor<i64>")
     g.emit(f"%bad{index} = tensor.extract %cnt{index}[] : tensor<i64>")
     g.report(index, f"%bad{index}",
-             f"{kind} A{a_shape}{'T' if ta else ''} B{b_shape}{'T' if tb else ''}")
+             f"{label} loops {loops} A{a_shape} {dims[0]} B{b_shape} {dims[1]} C{c_shape} {dims[2]}")
 
 
 def generate(case, script, default_cases, extra_consts=lambda t: []):
