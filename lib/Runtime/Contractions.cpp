@@ -15,6 +15,8 @@
 #include <dnnl.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -41,8 +43,9 @@ void setThreadsOnce() {
 
 void gemm(float *a, float *b, float *c, int64_t m, int64_t n, int64_t k,
           bool ta, int64_t lda, bool tb, int64_t ldb, int64_t ldc) {
-  dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb,
-             1.0f, c, ldc);
+  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b,
+                 ldb, 1.0f, c, ldc) != dnnl_success)
+    hp::runtime::failWith("hp_contract: dnnl_sgemm refused its arguments");
 }
 
 void gemm(double *a, double *b, double *c, int64_t m, int64_t n, int64_t k,
@@ -57,7 +60,13 @@ void gemm(double *a, double *b, double *c, int64_t m, int64_t n, int64_t k,
 template <typename T> void run(const Gemm &g, T *a, T *b, T *c) {
   bool t[3];
   int64_t ld[3];
-  if (g.layout(t, ld)) {
+  // OpenBLAS's cblas takes 32-bit sizes: larger ones take the loop rather
+  // than wrap.
+  auto fitsInt = [&] {
+    return std::max({g.m.size, g.n.size, g.k.size, ld[kA], ld[kB], ld[kC]}) <=
+           INT_MAX;
+  };
+  if (g.layout(t, ld) && fitsInt()) {
     // A column-major C is the row-major C^T += B^T A^T.
     if (t[kC])
       gemm(b, a, c, g.n.size, g.m.size, g.k.size, !t[kB], ld[kB], !t[kA],
