@@ -61,24 +61,35 @@ def program(kernel, rows, cols, iters):
                 f"iterator_types = [\"parallel\", \"parallel\"]}} ins(%a, %b : {t}, {t}) "
                 f"outs(%c : {t}) {{\n  ^bb0(%x: f32, %y: f32, %o: f32):\n    {body}\n"
                 f"    linalg.yield %r : f32\n  }}")
-    return f"""func.func @step(%a: {t}, %b: {t}, %c: {out_t}) {{
+    return timed_program(step, (t, t, out_t), iters)
+
+
+def timed_program(step, types, iters):
+    """A program whose @step(%a, %b, %c) (arguments of `types`, the body
+    `step`) runs once as a warm-up and then `iters` times between two
+    rtclock calls; it prints the seconds per call. %a and %b hold 0.5, %c
+    starts as 0.5 too."""
+    ta, tb, tc = types
+    return f"""func.func @step(%a: {ta}, %b: {tb}, %c: {tc}) {{
 {step}
   return
 }}
+func.func private @rtclock() -> f64
 func.func @main() {{
-  %a = memref.alloc() : {t}
-  %b = memref.alloc() : {t}
-  %c = memref.alloc() : {out_t}
+  %a = memref.alloc() : {ta}
+  %b = memref.alloc() : {tb}
+  %c = memref.alloc() : {tc}
   %h = arith.constant 0.5 : f32
-  linalg.fill ins(%h : f32) outs(%a : {t})
-  linalg.fill ins(%h : f32) outs(%b : {t})
+  linalg.fill ins(%h : f32) outs(%a : {ta})
+  linalg.fill ins(%h : f32) outs(%b : {tb})
+  linalg.fill ins(%h : f32) outs(%c : {tc})
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = arith.constant {iters} : index
-  func.call @step(%a, %b, %c) : ({t}, {t}, {out_t}) -> ()
+  func.call @step(%a, %b, %c) : ({ta}, {tb}, {tc}) -> ()
   %t0 = func.call @rtclock() : () -> f64
   scf.for %i = %c0 to %n step %c1 {{
-    func.call @step(%a, %b, %c) : ({t}, {t}, {out_t}) -> ()
+    func.call @step(%a, %b, %c) : ({ta}, {tb}, {tc}) -> ()
   }}
   %t1 = func.call @rtclock() : () -> f64
   %dt = arith.subf %t1, %t0 : f64
@@ -87,7 +98,6 @@ func.func @main() {{
   vector.print %per : f64
   return
 }}
-func.func private @rtclock() -> f64
 """
 
 

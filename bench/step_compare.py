@@ -134,43 +134,13 @@ MATMUL = (256, 1024, 512)   # M, N, K: the layer's MLP matmul (issue #22)
 def hp_matmul_gflops(build, tmp, iters=50):
     """hp's f32 matmul (linalg.matmul through hp-lower-to-cpu) on one rank,
     one core, timed by the program itself over `iters` calls."""
+    import elementwise
     m, n, k = MATMUL
-    a, b, c = (f"memref<{m}x{k}xf32>", f"memref<{k}x{n}xf32>", f"memref<{m}x{n}xf32>")
-    text = f"""func.func @step(%a: {a}, %b: {b}, %c: {c}) {{
-  linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c})
-  return
-}}
-func.func private @rtclock() -> f64
-func.func @main() {{
-  %a = memref.alloc() : {a}
-  %b = memref.alloc() : {b}
-  %c = memref.alloc() : {c}
-  %h = arith.constant 0.5 : f32
-  linalg.fill ins(%h : f32) outs(%a : {a})
-  linalg.fill ins(%h : f32) outs(%b : {b})
-  linalg.fill ins(%h : f32) outs(%c : {c})
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = arith.constant {iters} : index
-  func.call @step(%a, %b, %c) : ({a}, {b}, {c}) -> ()
-  %t0 = func.call @rtclock() : () -> f64
-  scf.for %i = %c0 to %n step %c1 {{
-    func.call @step(%a, %b, %c) : ({a}, {b}, {c}) -> ()
-  }}
-  %t1 = func.call @rtclock() : () -> f64
-  %dt = arith.subf %t1, %t0 : f64
-  %nf = arith.constant {float(iters)} : f64
-  %per = arith.divf %dt, %nf : f64
-  vector.print %per : f64
-  return
-}}
-"""
-    path = os.path.join(tmp, "matmul.mlir")
-    with open(path, "w") as f:
-        f.write(text)
-    best = min(float(subprocess.run(
-        ["taskset", "-c", "0", os.path.join(build, "bin", "hp-runner"), path],
-        check=True, capture_output=True, text=True).stdout.split()[-1]) for _ in range(3))
+    types = (f"memref<{m}x{k}xf32>", f"memref<{k}x{n}xf32>", f"memref<{m}x{n}xf32>")
+    step = (f"  linalg.matmul ins(%a, %b : {types[0]}, {types[1]}) "
+            f"outs(%c : {types[2]})")
+    text = elementwise.timed_program(step, types, iters)
+    best = min(elementwise.timed(build, text, False, tmp) for _ in range(3))
     return 2.0 * m * n * k / best / 1e9
 
 
