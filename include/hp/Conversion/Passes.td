@@ -305,11 +305,14 @@ def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {
     on whole vector registers instead of one element: each `linalg` op on
     buffers is tiled through upstream's `TilingInterface`, its innermost
     loop by the lanes of one `register-bits` register of its widest element
-    type (16 f32 for 512 bits) and every other loop by 1, and each
-    tile is vectorized by upstream's masked vectorizer, so the partial last
-    tile of an uneven or dynamic extent runs under a mask rather than as a
-    scalar remainder loop. An innermost reduction loop becomes a vector
-    reduction per tile. Ops whose operands do not all read the innermost
+    type (16 f32 for 512 bits) and every other loop by 1; the innermost
+    tile loop is peeled (upstream's loop peeling), so the full tiles work on
+    static views with plain loads and stores and only the partial last tile
+    of an uneven or dynamic extent runs under a mask, never a scalar
+    remainder loop. An innermost reduction loop combines its tiles lane by
+    lane into a vector accumulator carried by the tile loop, and one vector
+    reduction after the loop folds it into the output element, read and
+    written once per row. Ops whose operands do not all read the innermost
     loop contiguously or not at all (a transpose: a strided gather, whose
     masked lowering reads past the end of a buffer) and ops the vectorizer
     refuses (a body reading tensors with `tensor.extract`, `i1` or `index`
@@ -329,11 +332,14 @@ def VectorizeLinalgOnBuffers : Pass<"vectorize-linalg-on-buffers"> {
                        outs(%c : memref<4x100xf32>) { addf }
     // becomes
     scf.for %i = 0 to 4 {
-      scf.for %j = 0 to 100 step 16 {
-        %n = affine.min ...            // 16, or 4 on the last tile
-        %m = vector.create_mask %n : vector<16xi1>
+      scf.for %j = 0 to 96 step 16 {   // full tiles: memref<1x16xf32> views
+        %x = vector.transfer_read %a[%i, %j] ... : vector<16xf32>
+        ... arith.addf : vector<16xf32> ... vector.transfer_write ...
+      }
+      scf.for %j = 96 to 100 step 16 { // the last tile, 4 lanes
+        %m = vector.create_mask %c4 : vector<16xi1>
         %x = vector.transfer_read %a[%i, %j], %pad, %m ...
-        ... arith.addf : vector<16xf32> ... vector.transfer_write ... %m
+        ... vector.transfer_write ... %m
       }
     }
     ```

@@ -25,7 +25,11 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
@@ -141,6 +145,103 @@ struct MaskedReductionToSelect : OpRewritePattern<vector::MaskOp> {
   }
 };
 
+/// The buffer `v` is a view of (through subviews, casts, transposes).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// A tile loop that reduces each tile into one loop-invariant element:
+///   %a = transfer_read %dst ... : vector<1xT>
+///   %r = vector.reduction <kind>, %v, (extract %a[0])
+///   transfer_write (insert %r [0]), %dst ...
+/// carries a vector accumulator instead: the loop combines each tile into
+/// it lane by lane and one reduction after the loop folds it into %dst, so
+/// a row is reduced horizontally once, not once per tile, and the element
+/// is read and written once.
+LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
+  if (loop.getNumResults() != 0)
+    return failure();
+  vector::TransferWriteOp write;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto w = dyn_cast<vector::TransferWriteOp>(op);
+    bool writes = !isMemoryEffectFree(&op) && !isa<vector::TransferReadOp>(op) &&
+                  !isa<memref::SubViewOp>(op);
+    if (!w && writes)
+      return failure();
+    if (w) {
+      if (write)
+        return failure();
+      write = w;
+    }
+  }
+  if (!write || write.getVectorType().getNumElements() != 1 ||
+      write.getMask() || !loop.isDefinedOutsideOfLoop(write.getBase()) ||
+      !llvm::all_of(write.getIndices(), [&](Value i) {
+        return loop.isDefinedOutsideOfLoop(i);
+      }))
+    return failure();
+  auto insert = write.getVector().getDefiningOp<vector::InsertOp>();
+  auto reduction =
+      insert ? insert.getValueToStore().getDefiningOp<vector::ReductionOp>()
+             : vector::ReductionOp();
+  auto extract = reduction && reduction.getAcc()
+                     ? reduction.getAcc().getDefiningOp<vector::ExtractOp>()
+                     : vector::ExtractOp();
+  auto read = extract ? extract.getSource().getDefiningOp<vector::TransferReadOp>()
+                      : vector::TransferReadOp();
+  if (!read || read.getBase() != write.getBase() ||
+      read.getIndices() != write.getIndices() || read.getMask() ||
+      !insert->hasOneUse() || !reduction->hasOneUse() || !extract->hasOneUse() ||
+      !read->hasOneUse())
+    return failure();
+  // Nothing else in the loop may read the element being accumulated.
+  Value root = rootBuffer(write.getBase());
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto r = dyn_cast<vector::TransferReadOp>(op);
+        r && r != read && rootBuffer(r.getBase()) == root)
+      return failure();
+  vector::CombiningKind kind = reduction.getKind();
+  Value tile = reduction.getVector();
+  auto tileType = cast<VectorType>(tile.getType());
+  TypedAttr neutral = identity(kind, tileType.getElementType());
+  if (!neutral || tileType.getRank() != 1)
+    return failure();
+
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value init = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(tileType, neutral));
+  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+      rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location l, ArrayRef<BlockArgument> acc) {
+        return SmallVector<Value>{
+            vector::makeArithReduction(b, l, kind, tile, acc.front())};
+      });
+  if (failed(grown))
+    return failure();
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  // The element once, after the loop: read, fold the accumulator in, write.
+  rewriter.setInsertionPointAfter(newLoop);
+  Operation *newRead = rewriter.clone(*read);
+  IRMapping map;
+  map.map(read.getResult(), newRead->getResult(0));
+  Operation *newExtract = rewriter.clone(*extract, map);
+  Value folded = vector::ReductionOp::create(
+      rewriter, loc, kind, newLoop.getResults().back(),
+      newExtract->getResult(0), reduction.getFastmath());
+  map.map(reduction.getResult(), folded);
+  Operation *newInsert = rewriter.clone(*insert, map);
+  map.map(insert.getResult(), newInsert->getResult(0));
+  rewriter.clone(*write, map);
+  for (Operation *op : {write.getOperation(), insert.getOperation(),
+                        reduction.getOperation(), extract.getOperation(),
+                        read.getOperation()})
+    rewriter.eraseOp(op);
+  return success();
+}
+
 struct VectorizeLinalgOnBuffersPass
     : hp::impl::VectorizeLinalgOnBuffersBase<VectorizeLinalgOnBuffersPass> {
   using Base::Base;
@@ -174,6 +275,22 @@ struct VectorizeLinalgOnBuffersPass
     vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+
+    // Reductions across tiles in a vector register; the element's view is
+    // computed in the loop until loop-invariant code motion hoists it.
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      bool writesOneElement = llvm::any_of(
+          loop.getBody()->getOps<vector::TransferWriteOp>(),
+          [](vector::TransferWriteOp w) {
+            return w.getVectorType().getNumElements() == 1;
+          });
+      if (!writesOneElement)
+        continue;
+      moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+      (void)accumulateInVector(rewriter, loop);
+    }
 
     // Transcendentals on vectors as upstream's polynomial approximations
     // (a few ulp from libm in f32): LLVM would otherwise call the scalar

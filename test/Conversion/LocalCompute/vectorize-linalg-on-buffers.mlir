@@ -51,14 +51,25 @@ func.func @elementwise(%a: memref<4x100xf32>, %b: memref<4x100xf32>, %c: memref<
 // negative numbers).
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
+// The full tiles of a row combine lane by lane into a vector accumulator
+// (starting at -inf) and one reduction after the loop folds it into the
+// row's element, read and written once; the peeled last tile does the same
+// with its masked-off lanes set to -inf.
 // CHECK-LABEL: func.func @row_max
 // CHECK: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
 // CHECK: scf.for
-// CHECK: scf.for {{.*}} = %c0 to %c32 step %c16
-// CHECK: vector.reduction <maximumf>, %{{.*}}, %{{.*}} : vector<16xf32> into f32
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} = %c0 to %c32 step %c16 iter_args(%[[A:.*]] = %{{.*}}) -> (vector<16xf32>)
+// CHECK-NOT: vector.reduction
+// CHECK: %[[M:.*]] = arith.maximumf %{{.*}}, %[[A]] : vector<16xf32>
+// CHECK: scf.yield %[[M]]
+// CHECK: %[[OLD:.*]] = vector.transfer_read
+// CHECK: %[[E:.*]] = vector.extract %[[OLD]][0]
+// CHECK: vector.reduction <maximumf>, %[[ACC]], %[[E]] : vector<16xf32> into f32
+// CHECK: vector.transfer_write
 // CHECK: scf.for {{.*}} = %c32 to %c37 step %c16
 // CHECK: %[[KEPT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
-// CHECK: vector.reduction <maximumf>, %[[KEPT]], %{{.*}} : vector<16xf32> into f32
+// CHECK: arith.maximumf %[[KEPT]], %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <maximumf>
 // CHECK-NOT: vector.mask
 // CHECK-NOT: linalg.generic
 func.func @row_max(%a: memref<3x37xf32>, %c: memref<3xf32>) {
