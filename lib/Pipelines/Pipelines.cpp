@@ -129,9 +129,11 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
                                  const LowerToGPUPipelineOptions &options) {
   buildBufferizedSPMDPipeline(pm, PartitionPipelineOptions(options));
   // Contractions whose layout fits call cuBLAS on the rank's stream.
-  ConvertLinalgToBLASOptions blas;
-  blas.target = "gpu";
-  pm.addPass(createConvertLinalgToBLAS(blas));
+  if (options.cublas) {
+    ConvertLinalgToBLASOptions blas;
+    blas.target = "gpu";
+    pm.addPass(createConvertLinalgToBLAS(blas));
+  }
   // The rest of the local computation runs as kernels: every linalg op
   // becomes a parallel loop nest mapped to blocks and threads.
   pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg());

@@ -18,8 +18,13 @@
 // CHECK-DAG: llvm.call @mgpuMemcpy(
 // CHECK-DAG: llvm.call @mgpuMemFree(
 // CHECK-DAG: gpu.launch_func {{.*}}@tp_mlp_kernel::@tp_mlp_kernel
-// The two matmuls call cuBLAS (convert-linalg-to-blas target=gpu).
+// The two matmuls call cuBLAS (convert-linalg-to-blas target=gpu); with
+// cublas=false they are kernels like the rest.
 // CHECK-DAG: llvm.call @_mlir_ciface_hp_gpu_contract_f32(
+// RUN: hp-opt --hp-lower-to-gpu="format=isa cublas=false" %hp_src_root/examples/tp_mlp.mlir | FileCheck %s --check-prefix=NO-CUBLAS
+// NO-CUBLAS-NOT: hp_gpu_contract
+// NO-CUBLAS: gpu.launch_func
+// NO-CUBLAS-NOT: hp_gpu_contract
 // CHECK-NOT: memref.
 // CHECK-NOT: nccl.
 

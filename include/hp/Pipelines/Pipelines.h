@@ -110,6 +110,12 @@ struct LowerToGPUPipelineOptions : PlanningOptions<LowerToGPUPipelineOptions> {
       llvm::cl::desc("Function whose buffer arguments and results are in "
                      "host memory"),
       llvm::cl::init("main")};
+  Option<bool> cublas{
+      *this, "cublas",
+      llvm::cl::desc("Contractions whose layout fits call cuBLAS (loaded at "
+                     "run time); false makes them kernels like any linalg "
+                     "op, for machines without cuBLAS"),
+      llvm::cl::init(true)};
 };
 
 /// The shared SPMD lowering, then local computation as NVVM kernels, every
