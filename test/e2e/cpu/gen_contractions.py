@@ -43,8 +43,54 @@ class Gen:
                   f"    vector.print str \"MISMATCH {index} ({label}): elements differing: \"\n"
                   f"    vector.print {bad} : i64\n  }}")
 
+    def loop_nest(self, index, name, bounds, init, ty, body, tag):
+        """`name` = scf.for nest over `bounds` (one induction variable per
+        entry) carrying `init` of type `ty`; `body(ivs, cur)` gives the
+        lines of the innermost body and the value it yields. No linalg pass
+        sees these loops: they are the reference the generated ops are
+        compared with."""
+        ivs = [f"%{tag}{index}_i{d}" for d in range(len(bounds))]
+        for d, b in enumerate(bounds):
+            self.emit(f"%{tag}{index}_ub{d} = arith.constant {b} : index")
+        lines, cur = [], init
+        for d in range(len(bounds)):
+            it = f"%{tag}{index}_it{d}"
+            res = name if d == 0 else f"%{tag}{index}_r{d}"
+            lines.append("  " * (d + 1) + f"{res} = scf.for {ivs[d]} = %c0 to "
+                         f"%{tag}{index}_ub{d} step %c1 iter_args({it} = {cur}) -> ({ty}) {{")
+            cur = it
+        inner, value = body(ivs, cur)
+        pad = "  " * (len(bounds) + 1)
+        lines += [pad + l for l in inner] + [pad + f"scf.yield {value} : {ty}"]
+        for d in range(len(bounds) - 1, 0, -1):
+            lines.append("  " * (d + 1) + "}")
+            lines.append("  " * (d + 1) + f"scf.yield %{tag}{index}_r{d} : {ty}")
+        lines.append("  }")
+        self.lines.append("\n".join(lines))
+
+    def count_mismatches(self, index, got, want, shape):
+        """`%bad<index>`: how many elements of `got` and `want` (tensors of
+        `shape`) differ, counted with loops too (a vectorized count could
+        hide what it should find)."""
+        bad = f"%bad{index}"
+        t = self.t
+        ext = lambda v, idx: f"tensor.extract {v}[{', '.join(idx)}] : {self.tensor(shape)}"
+        cmp = "arith.cmpf une," if t in FLOAT else "arith.cmpi ne,"
+
+        def compare(ivs, cur):
+            return ([f"%x = {ext(got, ivs)}", f"%y = {ext(want, ivs)}",
+                     f"%ne = {cmp} %x, %y : {t}", "%e = arith.extui %ne : i1 to i64",
+                     f"%s = arith.addi {cur}, %e : i64"], "%s")
+
+        # A rank-0 result is compared inside one iteration (values in a loop
+        # body are scoped).
+        self.loop_nest(index, bad, shape or [1], "%zero64", "i64",
+                       lambda ivs, cur: compare(ivs if shape else [], cur), "k")
+        return bad
+
     def tensor(self, shape):
-        return "tensor<" + "x".join(map(str, shape)) + f"x{self.t}>"
+        """The tensor type of `shape` in the element type (rank 0 too)."""
+        return "tensor<" + "".join(f"{n}x" for n in shape) + f"{self.t}>"
 
     def values(self, shape, seed):
         """A tensor of small integers in [-3, 3] built by linalg.generic from
@@ -168,47 +214,18 @@ def case(g, index):
     # The same contraction as loops on the same values: c[...] += a * b.
     want = g.tmp("want")
     ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {g.tensor(s)}"
-    ivs = {l: f"%L{index}_{l}{i}" for i, l in enumerate(loops)}
-    aidx, bidx, cidx = ([ivs[l] for l in d] for d in dims)
-    indent = "  "
-    cur = c
-    text = []
-    for depth, l in enumerate(loops):
-        it = f"%it{index}_{depth}"
-        text.append(f"{indent * (depth + 1)}%r{index}_{depth} = scf.for {ivs[l]} = %c0 to %ub{index}_{l} step %c1 iter_args({it} = {cur}) -> ({g.tensor(c_shape)}) {{")
-        cur = it
-    depth = len(loops)
-    pad = indent * (depth + 1)
-    text.append(f"{pad}%av = {ext(a, a_shape, aidx)}")
-    text.append(f"{pad}%bv = {ext(b, b_shape, bidx)}")
-    text.append(f"{pad}%cv = {ext(cur, c_shape, cidx)}")
-    text.append(f"{pad}%pr = {mul} %av, %bv : {t}")
-    text.append(f"{pad}%nv = {add} %cv, %pr : {t}")
-    text.append(f"{pad}%ins = tensor.insert %nv into {cur}[{', '.join(cidx)}] : {g.tensor(c_shape)}")
-    text.append(f"{pad}scf.yield %ins : {g.tensor(c_shape)}")
-    for d in range(depth - 1, 0, -1):
-        text.append(f"{indent * (d + 1)}}}")
-        text.append(f"{indent * (d + 1)}scf.yield %r{index}_{d} : {g.tensor(c_shape)}")
-    text.append(f"{indent}}}")
-    for l in loops:
-        g.emit(f"%ub{index}_{l} = arith.constant {ub[l]} : index")
-    g.lines.append("\n".join(text))
-    g.emit(f"{want} = tensor.cast %r{index}_0 : {g.tensor(c_shape)} to {g.tensor(c_shape)}")
-    # Compare: count differing elements.
-    flat = len(c_shape)
-    dims2 = ", ".join(f"d{i}" for i in range(flat))
-    reds = ", ".join(['"reduction"'] * flat)
-    cmp = "arith.cmpf une," if t in FLOAT else "arith.cmpi ne,"
-    g.emit(f"%z{index} = tensor.empty() : tensor<i64>")
-    g.emit(f"%zz{index} = linalg.fill ins(%zero64 : i64) outs(%z{index} : tensor<i64>) -> tensor<i64>")
-    g.emit(f"%cnt{index} = linalg.generic {{indexing_maps = [affine_map<({dims2}) -> ({dims2})>, "
-           f"affine_map<({dims2}) -> ({dims2})>, affine_map<({dims2}) -> ()>], "
-           f"iterator_types = [{reds}]}} ins({got}, {want} : "
-           f"{g.tensor(c_shape)}, {g.tensor(c_shape)}) outs(%zz{index} : tensor<i64>) {{\n"
-           f"    ^bb0(%x: {t}, %y: {t}, %n: i64):\n      %ne = {cmp} %x, %y : {t}\n"
-           f"      %e = arith.extui %ne : i1 to i64\n      %s = arith.addi %n, %e : i64\n"
-           f"      linalg.yield %s : i64\n    }} -> tensor<i64>")
-    g.emit(f"%bad{index} = tensor.extract %cnt{index}[] : tensor<i64>")
+
+    def point(ivs, cur):
+        at = dict(zip(loops, ivs))
+        aidx, bidx, cidx = ([at[l] for l in d] for d in dims)
+        return ([f"%av = {ext(a, a_shape, aidx)}", f"%bv = {ext(b, b_shape, bidx)}",
+                 f"%cv = {ext(cur, c_shape, cidx)}", f"%pr = {mul} %av, %bv : {t}",
+                 f"%nv = {add} %cv, %pr : {t}",
+                 f"%ins = tensor.insert %nv into {cur}[{', '.join(cidx)}] : "
+                 f"{g.tensor(c_shape)}"], "%ins")
+
+    g.loop_nest(index, want, [ub[l] for l in loops], c, g.tensor(c_shape), point, "w")
+    g.count_mismatches(index, got, want, c_shape)
     g.report(index, f"%bad{index}",
              f"{label} loops {loops} A{a_shape} {dims[0]} B{b_shape} {dims[1]} C{c_shape} {dims[2]}")
 

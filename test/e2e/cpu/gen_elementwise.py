@@ -28,35 +28,6 @@ BINARY_I = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
             "max": "arith.maxsi", "min": "arith.minsi"}
 
 
-def ty(g, shape):
-    """The tensor type of `shape` in the case's element type (rank 0 too)."""
-    return "tensor<" + "".join(f"{n}x" for n in shape) + g.t + ">"
-
-
-def loop_nest(g, index, name, bounds, init, ty, body, tag):
-    """`name` = scf.for nest over `bounds` (one induction variable per
-    entry) carrying `init` of type `ty`; `body(ivs, cur)` gives the lines
-    of the innermost body and the value it yields."""
-    ivs = [f"%{tag}{index}_i{d}" for d in range(len(bounds))]
-    for d, b in enumerate(bounds):
-        g.emit(f"%{tag}{index}_ub{d} = arith.constant {b} : index")
-    lines, cur = [], init
-    for d in range(len(bounds)):
-        it = f"%{tag}{index}_it{d}"
-        res = name if d == 0 else f"%{tag}{index}_r{d}"
-        lines.append("  " * (d + 1) + f"{res} = scf.for {ivs[d]} = %c0 to %{tag}{index}_ub{d} "
-                     f"step %c1 iter_args({it} = {cur}) -> ({ty}) {{")
-        cur = it
-    inner, value = body(ivs, cur)
-    pad = "  " * (len(bounds) + 1)
-    lines += [pad + l for l in inner] + [pad + f"scf.yield {value} : {ty}"]
-    for d in range(len(bounds) - 1, 0, -1):
-        lines.append("  " * (d + 1) + "}")
-        lines.append("  " * (d + 1) + f"scf.yield %{tag}{index}_r{d} : {ty}")
-    lines.append("  }")
-    g.lines.append("\n".join(lines))
-
-
 def case(g, index):
     rng, t = g.rng, g.t
     ops = BINARY_F if t in FLOAT else BINARY_I
@@ -94,7 +65,7 @@ def case(g, index):
     c = g.operand(c_shape, index * 3 + 3) if c_shape else None
     if c is None:
         c = g.tmp("c0")
-        g.emit(f"{c} = tensor.from_elements %zero : {ty(g, [])}")
+        g.emit(f"{c} = tensor.from_elements %zero : {g.tensor([])}")
     op1, op2 = rng.choice(list(ops)), rng.choice(list(ops))
     if red is not None:
         op1, op2 = rng.choice([("mul", "add"), ("sub", "max"), ("add", "min")])
@@ -111,13 +82,13 @@ def case(g, index):
                 f"      linalg.yield %v : {t}")
     g.emit(f"{got} = linalg.generic {{indexing_maps = [affine_map<({alld}) -> ({d(amap)})>, "
            f"affine_map<({alld}) -> ({d(bmap)})>, affine_map<({alld}) -> ({d(out_dims)})>], "
-           f"iterator_types = [{iters}]}} ins({a}, {b} : {ty(g, a_shape)}, {ty(g, b_shape)}) "
-           f"outs({c} : {ty(g, c_shape)}) {{\n"
-           f"    ^bb0(%p: {t}, %q: {t}, %acc: {t}):\n{body}\n    }} -> {ty(g, c_shape)}")
+           f"iterator_types = [{iters}]}} ins({a}, {b} : {g.tensor(a_shape)}, {g.tensor(b_shape)}) "
+           f"outs({c} : {g.tensor(c_shape)}) {{\n"
+           f"    ^bb0(%p: {t}, %q: {t}, %acc: {t}):\n{body}\n    }} -> {g.tensor(c_shape)}")
 
     # The same as loops: every point of the iteration space, in order.
     want = g.tmp("want")
-    ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {ty(g, s)}"
+    ext = lambda v, s, idx: f"tensor.extract {v}[{', '.join(idx)}] : {g.tensor(s)}"
 
     def point(ivs, cur):
         at = lambda dims: [ivs[x] for x in dims]
@@ -129,24 +100,12 @@ def case(g, index):
             lines += [f"%cv = {ext(cur, c_shape, at(out_dims))}",
                       f"%v = {ops[op2]} %cv, %u : {t}"]
         lines.append(f"%ins = tensor.insert %v into {cur}[{', '.join(at(out_dims))}] : "
-                     f"{ty(g, c_shape)}")
+                     f"{g.tensor(c_shape)}")
         return lines, "%ins"
 
-    loop_nest(g, index, want, shape, c, ty(g, c_shape), point, "w")
+    g.loop_nest(index, want, shape, c, g.tensor(c_shape), point, "w")
 
-    # Count differing elements with loops too.
-    bad = f"%bad{index}"
-
-    def compare(ivs, cur):
-        cmp = "arith.cmpf une," if t in FLOAT else "arith.cmpi ne,"
-        return ([f"%x = {ext(got, c_shape, ivs)}", f"%y = {ext(want, c_shape, ivs)}",
-                 f"%ne = {cmp} %x, %y : {t}", "%e = arith.extui %ne : i1 to i64",
-                 f"%s = arith.addi {cur}, %e : i64"], "%s")
-
-    # A rank-0 result is compared inside one iteration (values in a loop
-    # body are scoped).
-    loop_nest(g, index, bad, c_shape or [1], "%zero64", "i64",
-              lambda ivs, cur: compare(ivs if c_shape else [], cur), "k")
+    bad = g.count_mismatches(index, got, want, c_shape)
     g.report(index, bad, f"{'reduce d' + str(red) if red is not None else 'map'} {shape} "
                          f"a{amap} b{bmap} {op1}/{op2}")
 
