@@ -29,13 +29,13 @@ scripts/torch-env.sh. A benchmark, never a test: the targets (hp <= torch
 TP+SP on the same ranks and threads) are read here, never asserted.
 """
 import argparse
-import datetime
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+import gloo_ranks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "torch")
@@ -60,18 +60,12 @@ def cases():
     ]
 
 
-def torch_worker(rank, port, steps, result_path):
-    sys.path.insert(0, EXAMPLES)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
+def torch_worker(rank, port, result_path, steps):
+    dist = gloo_ranks.setup(rank, WORLD, port, EXAMPLES, 120)
     import torch
-    import torch.distributed as dist
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.parallel import parallelize_module
 
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD,
-                            timeout=datetime.timedelta(seconds=120))
     mesh = init_device_mesh("cpu", (WORLD,), mesh_dim_names=("tp",))
     times = {}
     for name, plan_name, build, plan, seq in cases():
@@ -90,27 +84,14 @@ def torch_worker(rank, port, steps, result_path):
         t = torch.tensor([best])
         dist.all_reduce(t, op=dist.ReduceOp.MAX)
         times[name] = t.item()
-    if rank == 0:
-        with open(result_path, "w") as f:
-            f.write(repr(times))
-    dist.destroy_process_group()
-    # DTensor leaves functional collectives unwaited, and gloo's threads
-    # sometimes abort in the interpreter's teardown after the results are
-    # written: leave without it.
-    sys.stdout.flush()
-    os._exit(0)
+    gloo_ranks.finish(rank, times, result_path)
 
 
 def torch_times(steps):
-    import torch.multiprocessing as mp
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "times")
-        mp.spawn(torch_worker, args=(port, steps, path), nprocs=WORLD)
-        with open(path) as f:
-            return eval(f.read())  # noqa: S307 (our own repr of a dict of floats)
+    times = gloo_ranks.run(torch_worker, WORLD, 600, steps)
+    if "error" in times:
+        raise SystemExit(f"step_compare: {times['error']}")
+    return times
 
 
 def lowering_seconds(build, prog, tmp):

@@ -38,14 +38,12 @@ failure. A benchmark, never a test.
 """
 
 import argparse
-import datetime
-import json
 import os
-import socket
 import sys
-import tempfile
 import time
 import traceback
+
+import gloo_ranks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "torch")
@@ -289,18 +287,11 @@ def torch_case(case, meshes):
             "max_error": float((out - expected).abs().max())}
 
 
-def torch_worker(rank, port, examples, result_path):
+def torch_worker(rank, port, result_path, examples):
     """One rank: every row; rank 0 writes {key: result} to result_path."""
-    sys.path.insert(0, examples)
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    import torch
-    import torch.distributed as dist
+    dist = gloo_ranks.setup(rank, WORLD, port, examples, 60)
     from torch.distributed.device_mesh import init_device_mesh
 
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", rank=rank, world_size=WORLD,
-                            timeout=datetime.timedelta(seconds=60))
     meshes = {(WORLD,): init_device_mesh("cpu", (WORLD,), mesh_dim_names=("tp",)),
               (2, 2): init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))}
     results = {}
@@ -319,40 +310,12 @@ def torch_worker(rank, port, examples, result_path):
         if errors and "error" not in r:
             r = {"error": errors[0]}
         results[case.key] = r
-    if rank == 0:
-        with open(result_path, "w") as f:
-            json.dump(results, f)
-    dist.barrier()
-    dist.destroy_process_group()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    gloo_ranks.finish(rank, results, result_path)
 
 
 def run_torch(timeout):
     """Every row's torch result, or {"error": why} for all of them."""
-    import torch.multiprocessing as mp
-
-    with tempfile.TemporaryDirectory(prefix="hp-torch-compare-") as tmp:
-        path = os.path.join(tmp, "results.json")
-        ctx = mp.start_processes(torch_worker, args=(free_port(), EXAMPLES, path),
-                                 nprocs=WORLD, join=False, start_method="spawn")
-        deadline = time.time() + timeout
-        try:
-            while not ctx.join(timeout=max(1.0, deadline - time.time())):
-                if time.time() > deadline:
-                    for p in ctx.processes:
-                        if p.is_alive():
-                            p.kill()
-                    return {"error": f"the torch ranks ran past {timeout} s"}
-        except Exception as e:  # pylint: disable=broad-except
-            lines = [l for l in str(e).splitlines() if l.strip()]
-            return {"error": f"a torch rank failed: {lines[-1] if lines else e}"}
-        with open(path) as f:
-            return json.load(f)
+    return gloo_ranks.run(torch_worker, WORLD, timeout, EXAMPLES)
 
 
 # ---------------------------------------------------------------------------
