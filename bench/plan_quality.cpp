@@ -69,7 +69,7 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
     return true;
   };
   auto gather = [&](int64_t m) {
-    int64_t d = state.placements[m].arg;
+    int64_t d = state.placements[m].dim;
     // Replicate every split inside m first, innermost first.
     while (state.order[d].back() != m) {
       int64_t inner = state.order[d].back();
@@ -91,7 +91,7 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
       if (cur.kind == Placement::Shard) {
         if (want.kind == Placement::Shard) {
           // torch moves it with an all_to_all but costs it as a gather.
-          int64_t d = cur.arg;
+          int64_t d = cur.dim;
           while (ok && state.order[d].back() != m) {
             int64_t inner = state.order[d].back();
             ok = apply([&](const Step &s) {
@@ -107,7 +107,7 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
           ok = apply(
               [&](const Step &s) {
                 return s.kind == Step::AllToAll && sameAxes(s, {m}) &&
-                       s.dstDim == want.arg;
+                       s.dstDim == want.dim;
               },
               &asGather);
         } else {
@@ -122,7 +122,7 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
           if (!sameAxes(s, {m}))
             return false;
           if (want.kind == Placement::Shard)
-            return s.kind == Step::ReduceScatter && s.dim == want.arg;
+            return s.kind == Step::ReduceScatter && s.dim == want.dim;
           return s.kind == Step::AllReduce;
         });
       } else {
@@ -130,7 +130,7 @@ std::optional<double> greedyCost(const Problem &p, const Options &o) {
           if (!sameAxes(s, {m}))
             return false;
           if (want.kind == Placement::Shard)
-            return s.kind == Step::Chunk && s.dim == want.arg;
+            return s.kind == Step::Chunk && s.dim == want.dim;
           return s.kind == Step::MakePartial;
         });
       }
@@ -154,7 +154,7 @@ boxOf(const Problem &p, llvm::ArrayRef<Placement> placements,
   for (auto [m, pl] : llvm::enumerate(placements)) {
     if (pl.kind != Placement::Shard)
       continue;
-    auto &[offset, size] = box[pl.arg];
+    auto &[offset, size] = box[pl.dim];
     int64_t n = p.meshShape[m], c = (size + n - 1) / n;
     int64_t o = std::min(coord[m] * c, size);
     offset += o;
@@ -209,7 +209,7 @@ int printOptima() {
     std::vector<Placement> out;
     for (llvm::StringRef part : llvm::split(llvm::StringRef(text), ','))
       out.push_back(part == "R"   ? Placement::replicate()
-                    : part == "P" ? Placement::partial(0)
+                    : part == "P" ? Placement::partial(hp::dtensor::ReduceOp::Sum)
                                   : Placement::shard(std::stoll(
                                         part.drop_front().str())));
     return out;
@@ -344,7 +344,7 @@ int main(int argc, char **argv) {
       for (size_t m = 0; m < mesh.size(); ++m) {
         int64_t c = static_cast<int64_t>(rng() % 6);
         pl.push_back(c == 0 ? Placement::replicate()
-                     : c == 1 ? Placement::partial(0)
+                     : c == 1 ? Placement::partial(hp::dtensor::ReduceOp::Sum)
                               : Placement::shard(c - 2));
       }
       return pl;

@@ -881,12 +881,21 @@ void bindPlacementsAndTypes(nb::module_ &m) {
   m.def("replicate_attr", [](ContextRef c) {
     return Attribute{c, hpDTensorReplicateAttrGet(c->ctx)};
   });
+  // The reduce ops' names come from the dialect (ReduceOp.h), not a list here.
+  m.def("reduce_ops", [] {
+    std::vector<std::string> names;
+    for (int i = HPReduceSum; i <= HPReduceProd; ++i) {
+      MlirStringRef name = hpDTensorReduceOpGetName(static_cast<HPReduceOp>(i));
+      names.emplace_back(name.data, name.length);
+    }
+    return names;
+  });
   m.def("partial_attr", [](ContextRef c, const std::string &op) {
-    static const char *names[] = {"sum", "avg", "max", "min", "prod"};
-    for (int i = 0; i < 5; ++i)
-      if (op == names[i])
-        return Attribute{c, hpDTensorPartialAttrGet(c->ctx, static_cast<HPReduceOp>(i))};
-    throw nb::value_error(("unknown reduction '" + op + "' (sum, avg, max, min, prod)").c_str());
+    HPReduceOp reduceOp =
+        hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));
+    if (reduceOp == HPReduceInvalid)
+      throw nb::value_error(("unknown reduction '" + op + "'").c_str());
+    return Attribute{c, hpDTensorPartialAttrGet(c->ctx, reduceOp)};
   });
   m.def("dtensor_type", &dtensorType);
   m.def("local_type", &localType);

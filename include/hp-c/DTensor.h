@@ -93,6 +93,12 @@ MLIR_CAPI_EXPORTED bool hpAttributeIsADTensorPartialAttr(MlirAttribute attr);
 /// diagnostic).
 MLIR_CAPI_EXPORTED HPReduceOp
 hpDTensorPartialAttrGetReduceOp(MlirAttribute attr);
+/// The reduction named `name` as written in the IR (`sum`, `avg`, ...);
+/// HPReduceInvalid if there is none.
+MLIR_CAPI_EXPORTED HPReduceOp hpDTensorReduceOpFromName(MlirStringRef name);
+/// The IR name of `op` (`sum`, ...); an empty string if `op` is not one of
+/// HPReduceSum .. HPReduceProd.
+MLIR_CAPI_EXPORTED MlirStringRef hpDTensorReduceOpGetName(HPReduceOp op);
 
 //===----------------------------------------------------------------------===//
 // !dtensor.tensor

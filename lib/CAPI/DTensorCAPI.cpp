@@ -276,6 +276,17 @@ MlirAttribute hpDTensorPartialAttrGet(MlirContext ctx, HPReduceOp op) {
 bool hpAttributeIsADTensorPartialAttr(MlirAttribute attr) {
   return isa_and_present<PartialAttr>(unwrap(attr));
 }
+HPReduceOp hpDTensorReduceOpFromName(MlirStringRef name) {
+  std::optional<ReduceOp> op = symbolizeReduceOp(unwrap(name));
+  return op ? static_cast<HPReduceOp>(*op) : HPReduceInvalid;
+}
+MlirStringRef hpDTensorReduceOpGetName(HPReduceOp op) {
+  int value = static_cast<int>(op);
+  std::optional<ReduceOp> known;
+  if (value >= 0)
+    known = symbolizeReduceOp(static_cast<uint32_t>(value));
+  return wrap(known ? stringifyReduceOp(*known) : StringRef());
+}
 HPReduceOp hpDTensorPartialAttrGetReduceOp(MlirAttribute attr) {
   auto partial = attrOfKind<PartialAttr>(attr, __func__, "partial");
   return partial ? static_cast<HPReduceOp>(partial.getReduceOp())

@@ -133,7 +133,7 @@ class Replicate(Placement):
 class Partial(Placement):
     """Pending reduction across the mesh dimension: sum, avg, max, min, prod."""
 
-    OPS = ("sum", "avg", "max", "min", "prod")
+    OPS = tuple(_hp.reduce_ops())
 
     def __init__(self, reduce_op="sum"):
         if not isinstance(reduce_op, str) or reduce_op not in self.OPS:

@@ -32,6 +32,8 @@ def test_placement_reprs_mirror_hyper_parallel():
     assert hp.Partial("avg").is_partial() and hp.Replicate().is_replicate()
     with pytest.raises(ValueError, match="unknown reduction 'xor'"):
         hp.Partial("xor")
+    # The names come from the dialect's enum through the C API.
+    assert hp.Partial.OPS == ("sum", "avg", "max", "min", "prod")
     with pytest.raises(ValueError, match="non-negative"):
         hp.Shard(-1)
 

@@ -42,6 +42,13 @@ int main(void) {
   printf(" isPartial=%d isShard=%d op=%d\n", hpAttributeIsADTensorPartialAttr(p),
          hpAttributeIsADTensorShardAttr(p), (int)hpDTensorPartialAttrGetReduceOp(p));
   // CHECK: #dtensor.partial<max> isPartial=1 isShard=0 op=2
+  MlirStringRef avg = hpDTensorReduceOpGetName(HPReduceAvg);
+  MlirStringRef noName = hpDTensorReduceOpGetName((HPReduceOp)7);
+  printf("name=%.*s badLength=%zu fromName=%d unknown=%d\n", (int)avg.length,
+         avg.data, noName.length,
+         (int)hpDTensorReduceOpFromName(mlirStringRefCreateFromCString("prod")),
+         (int)hpDTensorReduceOpFromName(mlirStringRefCreateFromCString("xor")));
+  // CHECK: name=avg badLength=0 fromName=4 unknown=-1
   printf("replicate=%d\n", hpAttributeIsADTensorReplicateAttr(r));
   // CHECK: replicate=1
   MlirAttribute ss = hpDTensorStridedShardAttrGet(ctx, 0, 4);

@@ -18,11 +18,12 @@
 using namespace hp::dtensor::plan;
 
 using namespace hp::dtensor::plan::testing;
+using hp::dtensor::ReduceOp;
 
 namespace {
 
 Step step(Step::Kind kind, llvm::ArrayRef<int64_t> axes, int64_t dim = -1,
-          int64_t dstDim = -1, int64_t op = kSum) {
+          int64_t dstDim = -1, ReduceOp op = kSum) {
   Step s{kind, llvm::SmallVector<int64_t, 4>(axes.begin(), axes.end()), dim,
          dstDim};
   s.reduceOp = op;
@@ -164,7 +165,7 @@ TEST(PlanCheckerTest, CatchesADeliberatelyWrongStepInPlannedPlans) {
 bool reachable(llvm::ArrayRef<Placement> src, llvm::ArrayRef<Placement> dst) {
   for (auto [a, b] : llvm::zip_equal(src, dst))
     if (a.kind == Placement::Partial && b.kind == Placement::Partial &&
-        a.arg != b.arg)
+        a.reduceOp != b.reduceOp)
       return false;
   return true;
 }
@@ -172,7 +173,7 @@ bool reachable(llvm::ArrayRef<Placement> src, llvm::ArrayRef<Placement> dst) {
 /// Plans and checks every placement pair on `mesh` for each shape.
 void sweep(llvm::ArrayRef<int64_t> mesh,
            llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> shapes,
-           llvm::ArrayRef<int64_t> ops,
+           llvm::ArrayRef<ReduceOp> ops,
            Arithmetic arithmetic = Arithmetic::Real, int64_t elementBytes = 4) {
   Options costings[2];
   costings[0].latencyBytes = 0;
@@ -222,8 +223,8 @@ llvm::SmallVector<llvm::SmallVector<int64_t, 4>> rank2Shapes(bool all) {
   return shapes;
 }
 
-const int64_t kAllOps[] = {kSum, kAvg, kMax, kMin, kProd};
-const int64_t kTwoOps[] = {kSum, kMax};
+const ReduceOp kAllOps[] = {kSum, kAvg, kMax, kMin, kProd};
+const ReduceOp kTwoOps[] = {kSum, kMax};
 
 class PlanCheckerSweep
     : public ::testing::TestWithParam<llvm::SmallVector<int64_t, 4>> {};

@@ -15,11 +15,13 @@
 
 namespace hp::dtensor::plan::testing {
 
-enum : int64_t { kSum = 0, kAvg = 1, kMax = 2, kMin = 3, kProd = 4 };
+inline constexpr ReduceOp kSum = ReduceOp::Sum, kAvg = ReduceOp::Avg,
+                          kMax = ReduceOp::Max, kMin = ReduceOp::Min,
+                          kProd = ReduceOp::Prod;
 
 inline Placement S(int64_t d) { return Placement::shard(d); }
 inline Placement R() { return Placement::replicate(); }
-inline Placement P(int64_t op = kSum) { return Placement::partial(op); }
+inline Placement P(ReduceOp op = kSum) { return Placement::partial(op); }
 inline Placement SS(int64_t d, int64_t f) {
   return Placement::stridedShard(d, f);
 }
@@ -41,9 +43,9 @@ inline Problem problem(llvm::ArrayRef<int64_t> shape,
 /// over `meshRank` mesh dims.
 inline std::vector<std::vector<Placement>>
 allPlacements(int64_t meshRank, int64_t tensorRank,
-              llvm::ArrayRef<int64_t> ops = {kSum}) {
+              llvm::ArrayRef<ReduceOp> ops = {kSum}) {
   std::vector<Placement> options = {R()};
-  for (int64_t op : ops)
+  for (ReduceOp op : ops)
     options.push_back(P(op));
   for (int64_t d = 0; d < tensorRank; ++d)
     options.push_back(S(d));
@@ -74,9 +76,9 @@ stridedVariants(const std::vector<std::vector<Placement>> &base,
     for (size_t m = 0; m < list.size(); ++m) {
       if (list[m].kind != Placement::Shard)
         continue;
-      int64_t d = list[m].arg, later = 1, all = 1;
+      int64_t d = list[m].dim, later = 1, all = 1;
       for (size_t k = 0; k < list.size(); ++k)
-        if (list[k].kind == Placement::Shard && list[k].arg == d) {
+        if (list[k].kind == Placement::Shard && list[k].dim == d) {
           all *= mesh[k];
           if (k > m)
             later *= mesh[k];
@@ -91,7 +93,7 @@ stridedVariants(const std::vector<std::vector<Placement>> &base,
       std::vector<Placement> v = list;
       for (size_t i = 0; i < candidates.size(); ++i)
         if (subset >> i & 1)
-          v[candidates[i]] = SS(list[candidates[i]].arg, factor[i]);
+          v[candidates[i]] = SS(list[candidates[i]].dim, factor[i]);
       out.push_back(std::move(v));
     }
   }

@@ -87,7 +87,7 @@ struct AxisChoice {
 /// The strategies of docs/Propagation.md, written out per op kind.
 void deriveWays(Program &p, Op &op) {
   const Placement R = Placement::replicate();
-  const Placement P = Placement::partial(0);
+  const Placement P = Placement::partial(hp::dtensor::ReduceOp::Sum);
   auto S = [](int64_t d) { return Placement::shard(d); };
   std::vector<AxisChoice> choices;
   std::vector<int64_t> loops; // loop extents
@@ -167,7 +167,7 @@ Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh,
       if (r == 0 || mesh[m] == 1)
         ps.push_back(Placement::replicate());
       else if (r == 3)
-        ps.push_back(Placement::partial(0));
+        ps.push_back(Placement::partial(hp::dtensor::ReduceOp::Sum));
       else
         ps.push_back(Placement::shard(pick(rank)));
     }
@@ -259,7 +259,7 @@ std::string attr(const Placements &ps) {
       s += ", ";
     const Placement &p = ps[i];
     if (p.kind == Placement::Shard)
-      s += "shard<" + std::to_string(p.arg) + ">";
+      s += "shard<" + std::to_string(p.dim) + ">";
     else if (p.kind == Placement::Partial)
       s += "partial<sum>";
     else

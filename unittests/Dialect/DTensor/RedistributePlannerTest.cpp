@@ -16,6 +16,7 @@
 
 using namespace hp::dtensor::plan;
 using namespace hp::dtensor::plan::testing;
+using hp::dtensor::ReduceOp;
 
 namespace {
 
@@ -99,7 +100,7 @@ TEST(PlannerOptimality4D, SearchBoundKeepsTheOptimum) {
   // on 4-D meshes, every partial kind, bytes only and with latency and
   // weights below and above 1, its cost is the exhaustive minimum.
   std::mt19937_64 rng(7);
-  std::vector<int64_t> ops = {kSum, kAvg, kMax, kMin, kProd};
+  std::vector<ReduceOp> ops = {kSum, kAvg, kMax, kMin, kProd};
   for (std::vector<int64_t> mesh :
        {std::vector<int64_t>{2, 2, 2, 2}, std::vector<int64_t>{2, 1, 3, 2}}) {
     auto pick = [&] {
@@ -196,7 +197,7 @@ TEST(PlannerTable, ReplicateToShardIsFree) {
 
 TEST(PlannerTable, ReplicateToPartialIsLocal) {
   // make_partial, or (with a lower peak) a local chunk and a fill.
-  for (int64_t op = 0; op < 5; ++op) {
+  for (ReduceOp op : hp::dtensor::kReduceOps) {
     auto plan = planRedistribute(problem({8, 8}, {4}, {R()}, {P(op)}), {});
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->cost, 0) << plan->str();
@@ -206,7 +207,7 @@ TEST(PlannerTable, ReplicateToPartialIsLocal) {
 
 TEST(PlannerTable, ShardToPartialIsALocalFill) {
   // torch 2.15 and JAX do the same for sum: no communication at all.
-  for (int64_t op : {0, 2, 3, 4}) {
+  for (ReduceOp op : {kSum, kMax, kMin, kProd}) {
     auto plan = planRedistribute(problem({8, 8}, {4}, {S(0)}, {P(op)}), {});
     ASSERT_TRUE(plan);
     ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
@@ -215,7 +216,7 @@ TEST(PlannerTable, ShardToPartialIsALocalFill) {
     EXPECT_EQ(plan->cost, 0);
   }
   // avg would need a scale that is not exact for every dtype: via R.
-  auto avg = planRedistribute(problem({8, 8}, {4}, {S(0)}, {P(1)}), {});
+  auto avg = planRedistribute(problem({8, 8}, {4}, {S(0)}, {P(kAvg)}), {});
   ASSERT_TRUE(avg);
   EXPECT_EQ(avg->steps.front().kind, Step::AllGather) << avg->str();
 }
@@ -224,12 +225,12 @@ TEST(PlannerTable, PartialToOtherPartialReducesFirst) {
   // The verifier refuses this on one redistribute; the planner itself can
   // still route it, which the chain P(sum) -> R -> P(max) relies on: reduce
   // (a reduce_scatter is the cheaper half of an all_reduce), then fill.
-  auto plan = planRedistribute(problem({8}, {4}, {P(0)}, {P(2)}), {});
+  auto plan = planRedistribute(problem({8}, {4}, {P(kSum)}, {P(kMax)}), {});
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->steps.size(), 2u);
   EXPECT_EQ(plan->steps[0].kind, Step::ReduceScatter);
   EXPECT_EQ(plan->steps[1].kind, Step::Fill);
-  EXPECT_EQ(plan->steps[1].reduceOp, 2);
+  EXPECT_EQ(plan->steps[1].reduceOp, kMax);
 }
 
 TEST(PlannerTable, IdentityIsEmpty) {

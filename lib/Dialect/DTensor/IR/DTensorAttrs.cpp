@@ -4,6 +4,7 @@
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -13,7 +14,6 @@
 using namespace mlir;
 using namespace hp::dtensor;
 
-#include "hp/Dialect/DTensor/IR/DTensorEnums.cpp.inc"
 #include "hp/Dialect/DTensor/IR/DTensorAttrInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
@@ -298,13 +298,6 @@ bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
   return true;
 }
 
-static_assert(static_cast<int64_t>(ReduceOp::Sum) == 0 &&
-                  static_cast<int64_t>(ReduceOp::Avg) == 1 &&
-                  static_cast<int64_t>(ReduceOp::Max) == 2 &&
-                  static_cast<int64_t>(ReduceOp::Min) == 3 &&
-                  static_cast<int64_t>(ReduceOp::Prod) == 4,
-              "the planner names reduce ops by these values");
-
 SmallVector<plan::Placement, 4> hp::dtensor::toPlanPlacements(ArrayAttr list) {
   return llvm::map_to_vector<4>(list, [](Attribute attr) {
     if (auto shard = dyn_cast<ShardAttr>(attr))
@@ -313,8 +306,7 @@ SmallVector<plan::Placement, 4> hp::dtensor::toPlanPlacements(ArrayAttr list) {
       return plan::Placement::stridedShard(strided.getDim(),
                                            strided.getSplitFactor());
     if (auto partial = dyn_cast<PartialAttr>(attr))
-      return plan::Placement::partial(
-          static_cast<int64_t>(partial.getReduceOp()));
+      return plan::Placement::partial(partial.getReduceOp());
     return plan::Placement::replicate();
   });
 }
@@ -328,13 +320,13 @@ ArrayAttr hp::dtensor::toPlacementsAttr(MLIRContext *ctx,
       attrs.push_back(ReplicateAttr::get(ctx));
       break;
     case plan::Placement::Shard:
-      attrs.push_back(ShardAttr::get(ctx, p.arg));
+      attrs.push_back(ShardAttr::get(ctx, p.dim));
       break;
     case plan::Placement::StridedShard:
-      attrs.push_back(StridedShardAttr::get(ctx, p.arg, p.splitFactor));
+      attrs.push_back(StridedShardAttr::get(ctx, p.dim, p.splitFactor));
       break;
     case plan::Placement::Partial:
-      attrs.push_back(PartialAttr::get(ctx, static_cast<ReduceOp>(p.arg)));
+      attrs.push_back(PartialAttr::get(ctx, p.reduceOp));
       break;
     }
   }
@@ -352,4 +344,21 @@ plan::Problem hp::dtensor::planTensor(ShapedType type,
     problem.arithmetic = i.isUnsigned() ? plan::Arithmetic::UnsignedInt
                                         : plan::Arithmetic::SignedInt;
   return problem;
+}
+
+mlir::shard::ReductionKind hp::dtensor::toShardReduction(ReduceOp op) {
+  using mlir::shard::ReductionKind;
+  switch (op) {
+  case ReduceOp::Sum:
+    return ReductionKind::Sum;
+  case ReduceOp::Avg:
+    return ReductionKind::Average;
+  case ReduceOp::Max:
+    return ReductionKind::Max;
+  case ReduceOp::Min:
+    return ReductionKind::Min;
+  case ReduceOp::Prod:
+    return ReductionKind::Product;
+  }
+  llvm_unreachable("unknown reduce op");
 }

@@ -352,7 +352,7 @@ Operation *rebuildWithLocalSizes(OpBuilder &b, Operation *op,
     SmallVector<OpFoldResult> local(sizes);
     for (const plan::Placement &p : placements)
       if (isShard(p))
-        local[p.arg] = tensor::getMixedSize(b, loc, source, p.arg);
+        local[p.dim] = tensor::getMixedSize(b, loc, source, p.dim);
     return local;
   };
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))

@@ -326,7 +326,7 @@ SmallVector<AxisOption> axisOptions(const Structure &s) {
              placementOfLoop(s.resultMaps[r], l) == Placement::replicate();
         if (ok)
           o.results.push_back(
-              Placement::partial(static_cast<int64_t>(*s.combiners[r])));
+              Placement::partial(*s.combiners[r]));
       } else {
         std::optional<Placement> p = placementOfLoop(s.resultMaps[r], l);
         // Every result must be split by a parallel loop, or each rank would
@@ -349,7 +349,7 @@ SmallVector<AxisOption> axisOptions(const Structure &s) {
     if (ok)
       options.push_back(std::move(o));
   }
-  Placement sum = Placement::partial(static_cast<int64_t>(ReduceOp::Sum));
+  Placement sum = Placement::partial(ReduceOp::Sum);
   for (const SmallVector<bool> &set : s.linearSets) {
     AxisOption o;
     for (int64_t i = 0; i < numOperands; ++i)
@@ -526,7 +526,7 @@ std::vector<Strategy> shapeStrategies(const ShapeRule &rule,
   }
   if (rule.partialSums) {
     AxisOption o;
-    Placement sum = Placement::partial(static_cast<int64_t>(ReduceOp::Sum));
+    Placement sum = Placement::partial(ReduceOp::Sum);
     o.operands.assign(numOperands, sum);
     o.results.assign(1, sum);
     options.push_back(std::move(o));

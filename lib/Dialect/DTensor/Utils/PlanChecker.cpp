@@ -17,6 +17,7 @@
 #include <vector>
 
 using namespace hp::dtensor::plan;
+using hp::dtensor::ReduceOp;
 
 namespace {
 
@@ -108,37 +109,16 @@ struct RealArithmetic {
   using Value = double;
   explicit RealArithmetic(const Problem &) {}
 
-  /// The identity of a reduction: what a rank holds where it holds nothing.
-  Value identity(int64_t op) const {
-    switch (op) {
-    case 2:
-      return -HUGE_VAL; // max
-    case 3:
-      return HUGE_VAL; // min
-    case 4:
-      return 1; // prod
-    default:
-      return 0; // sum, avg
-    }
-  }
+  Value lowest() const { return -HUGE_VAL; }
+  Value highest() const { return HUGE_VAL; }
   /// A share of an element: values in [1, 2), so that sum, product, max,
   /// min and mean differ.
   Value share(uint64_t hash) const {
     return 1.0 + static_cast<double>(hash % 1000003) / 1000003.0;
   }
-  Value combine(int64_t op, Value a, Value b) const {
-    switch (op) {
-    case 0: // sum
-    case 1: // avg: summed here, divided by the count afterwards
-      return a + b;
-    case 2:
-      return std::max(a, b);
-    case 3:
-      return std::min(a, b);
-    default:
-      return a * b;
-    }
-  }
+  Value add(Value a, Value b) const { return a + b; }
+  Value mul(Value a, Value b) const { return a * b; }
+  bool less(Value a, Value b) const { return a < b; }
   Value divide(Value sum, int64_t count) const { return sum / count; }
   bool equal(Value a, Value b) const {
     return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
@@ -160,14 +140,13 @@ struct IntegerArithmetic {
     // avg, not of a plan); small enough that the source's own reductions do
     // not overflow: only a fill's extremes may.
     int64_t devices = 1, products = 1;
-    auto is = [](const Placement &q, int64_t op) {
-      return q.kind == Placement::Partial && q.arg == op;
-    };
     for (auto [m, n] : llvm::enumerate(p.meshShape)) {
       devices *= n;
-      if (is(p.source[m], 1) || is(p.target[m], 1))
+      if (p.source[m].isPartial(ReduceOp::Avg) ||
+          p.target[m].isPartial(ReduceOp::Avg))
         unit *= n;
-      products += is(p.source[m], 4) || is(p.target[m], 4);
+      products += p.source[m].isPartial(ReduceOp::Prod) ||
+                  p.target[m].isPartial(ReduceOp::Prod);
     }
     // (devices * unit * spread)^products within 2^(bits - 2).
     double room = std::pow(2.0, static_cast<double>(bits - 2) / products);
@@ -186,18 +165,12 @@ struct IntegerArithmetic {
       x |= ~mask;
     return static_cast<Value>(x);
   }
-  Value identity(int64_t op) const {
+  Value lowest() const {
+    return isUnsigned ? 0 : wrap(uint64_t(1) << (bits - 1));
+  }
+  Value highest() const {
     uint64_t top = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-    switch (op) {
-    case 2: // max: the lowest value
-      return isUnsigned ? 0 : wrap(uint64_t(1) << (bits - 1));
-    case 3: // min: the highest value
-      return wrap(isUnsigned ? top : top >> 1);
-    case 4:
-      return 1;
-    default:
-      return 0;
-    }
+    return wrap(isUnsigned ? top : top >> 1);
   }
   Value share(uint64_t hash) const {
     return static_cast<Value>(unit * (1 + hash % spread));
@@ -206,19 +179,11 @@ struct IntegerArithmetic {
     return isUnsigned ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b)
                       : a < b;
   }
-  Value combine(int64_t op, Value a, Value b) const {
-    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    switch (op) {
-    case 0:
-    case 1:
-      return wrap(ua + ub);
-    case 2:
-      return less(a, b) ? b : a;
-    case 3:
-      return less(a, b) ? a : b;
-    default:
-      return wrap(ua * ub);
-    }
+  Value add(Value a, Value b) const {
+    return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  }
+  Value mul(Value a, Value b) const {
+    return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
   }
   Value divide(Value sum, int64_t count) const {
     return isUnsigned ? wrap(static_cast<uint64_t>(sum) /
@@ -231,6 +196,44 @@ struct IntegerArithmetic {
   bool isUnsigned;
   uint64_t unit = 1, spread = 15;
 };
+
+/// The identity of a reduction in `arith`: what a rank holds where it holds
+/// nothing (avg is summed, then divided by the count).
+template <typename Arith>
+typename Arith::Value identity(const Arith &arith, ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Max:
+    return arith.lowest();
+  case ReduceOp::Min:
+    return arith.highest();
+  case ReduceOp::Prod:
+    return 1;
+  case ReduceOp::Sum:
+  case ReduceOp::Avg:
+    return 0;
+  }
+  return 0;
+}
+
+/// Two shares of one element combined by a reduction (avg: summed here,
+/// divided by the count afterwards).
+template <typename Arith>
+typename Arith::Value combine(const Arith &arith, ReduceOp op,
+                              typename Arith::Value a,
+                              typename Arith::Value b) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Avg:
+    return arith.add(a, b);
+  case ReduceOp::Max:
+    return arith.less(a, b) ? b : a;
+  case ReduceOp::Min:
+    return arith.less(a, b) ? a : b;
+  case ReduceOp::Prod:
+    return arith.mul(a, b);
+  }
+  return arith.mul(a, b);
+}
 
 template <typename Arith> class Simulator {
 public:
@@ -316,7 +319,7 @@ private:
     for (auto [m, pl] : llvm::enumerate(placements)) {
       if (pl.kind != Placement::Shard && pl.kind != Placement::StridedShard)
         continue;
-      std::vector<int64_t> &list = held[pl.arg];
+      std::vector<int64_t> &list = held[pl.dim];
       int64_t n = p.meshShape[m];
       int64_t f = pl.kind == Placement::StridedShard ? pl.splitFactor : 1;
       std::vector<int64_t> kept;
@@ -391,14 +394,14 @@ private:
     for (size_t m = from; m < placements.size(); ++m) {
       if (placements[m].kind != Placement::Partial)
         continue;
-      int64_t op = placements[m].arg;
+      ReduceOp op = placements[m].reduceOp;
       T acc = 0;
       for (int64_t i = 0; i < p.meshShape[m]; ++i) {
         c[m] = i;
         T v = reducePartials(placements, c, m + 1, valueAt);
-        acc = i == 0 ? v : arith.combine(op, acc, v);
+        acc = i == 0 ? v : combine(arith, op, acc, v);
       }
-      return op == 1 ? arith.divide(acc, p.meshShape[m]) : acc;
+      return op == ReduceOp::Avg ? arith.divide(acc, p.meshShape[m]) : acc;
     }
     return valueAt(deviceOf(c));
   }
@@ -415,6 +418,10 @@ private:
   }
 
   std::string applyStep(const Step &step, int64_t stepIndex);
+  /// What device `t` holds after `step` (step number `k`), in `result`; an
+  /// error if the step cannot mean anything there.
+  std::string applyOnDevice(const Step &step, int64_t k, int64_t t,
+                            BlockT &result);
   /// The block device `t` holds after a permute: it gets each element from
   /// a device that holds it now (a whole block, sub-blocks of one, or pieces
   /// of several) and differs from t only on the axes the step names; nullopt
@@ -470,114 +477,124 @@ std::string Simulator<Arith>::applyStep(const Step &step, int64_t k) {
       (step.dim < 0 || step.dim >= rank))
     return fail(k, "tensor dim out of range");
   std::vector<BlockT> next(numDevices);
-  for (int64_t t = 0; t < numDevices; ++t) {
-    int64_t position;
-    std::vector<int64_t> members = group(t, step.axes, &position);
-    switch (step.kind) {
-    case Step::AllGather: {
-      // The members' blocks concatenated along dim, in group order.
-      std::vector<BlockT> parts;
-      for (int64_t u : members)
-        parts.push_back(blocks[u]);
-      std::optional<BlockT> out = concat(parts, step.dim);
-      if (!out)
-        return fail(k, "all_gather of blocks that differ off the gather dim");
-      next[t] = std::move(*out);
-      break;
-    }
-    case Step::AllReduce:
-    case Step::ReduceScatter: {
-      if (!aligned(members))
-        return fail(k, "reduction over blocks that hold different elements");
-      BlockT out = blocks[t];
-      for (size_t e = 0; e < out.value.size(); ++e) {
-        T acc = blocks[members[0]].value[e];
-        for (size_t j = 1; j < members.size(); ++j)
-          acc = arith.combine(step.reduceOp, acc, blocks[members[j]].value[e]);
-        out.value[e] = step.reduceOp == 1
-                           ? arith.divide(acc, static_cast<int64_t>(members.size()))
-                           : acc;
-      }
-      if (step.kind == Step::ReduceScatter) {
-        auto [o, l] = piece(out.shape[step.dim], step.axes, position);
-        out = slice(out, step.dim, o, l);
-      }
-      next[t] = std::move(out);
-      break;
-    }
-    case Step::AllToAll: {
-      if (step.dstDim < 0 || step.dstDim >= rank || step.dstDim == step.dim)
-        return fail(k, "all_to_all with a bad split dim");
-      // Member u sends piece `position` of its block along dstDim; the
-      // received pieces are concatenated along dim in group order.
-      std::vector<BlockT> parts;
-      for (int64_t u : members) {
-        const BlockT &b = blocks[u];
-        auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
-        parts.push_back(slice(b, step.dstDim, o, l));
-      }
-      std::optional<BlockT> out = concat(parts, step.dim);
-      if (!out)
-        return fail(k, "all_to_all pieces differ off the concat dim");
-      next[t] = std::move(*out);
-      break;
-    }
-    case Step::Chunk: {
-      if (step.axes.size() != 1)
-        return fail(k, "a local chunk splits along one mesh axis");
-      const BlockT &b = blocks[t];
-      auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
-                               position);
-      next[t] = slice(b, step.dim, o, l);
-      break;
-    }
-    case Step::Fill: {
-      if (step.axes.size() != 1)
-        return fail(k, "fill acts on one mesh axis");
-      // This rank's block at its place among the group's blocks along dim;
-      // the op's identity where the others' blocks are.
-      std::vector<BlockT> parts;
-      for (int64_t u : members) {
-        BlockT b = blocks[u];
-        if (u != t)
-          std::fill(b.value.begin(), b.value.end(), arith.identity(step.reduceOp));
-        parts.push_back(std::move(b));
-      }
-      std::optional<BlockT> out = concat(parts, step.dim);
-      if (!out)
-        return fail(k, "fill of blocks that differ off the filled dim");
-      next[t] = std::move(*out);
-      break;
-    }
-    case Step::Permute: {
-      if (static_cast<int64_t>(step.order.size()) != rank)
-        return fail(k, "permute without the splits of every tensor dim");
-      for (const auto &axesOfDim : step.order)
-        for (int64_t m : axesOfDim)
-          if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
-            return fail(k, "permute splits along a mesh axis out of range");
-      std::optional<BlockT> moved = permuted(step, t);
-      if (!moved)
-        return fail(k, "permute: no device that differs only on the moved "
-                       "axes holds an element a device needs");
-      next[t] = std::move(*moved);
-      break;
-    }
-    case Step::MakePartial: {
-      if (step.axes.size() != 1)
-        return fail(k, "make_partial acts on one mesh axis");
-      BlockT out = blocks[t];
-      // Coordinate 0 keeps the value; the others hold the identity of sum
-      // (0) and prod (1); avg, max and min keep copies.
-      if (position != 0 && (step.reduceOp == 0 || step.reduceOp == 4))
-        std::fill(out.value.begin(), out.value.end(),
-                  step.reduceOp == 0 ? T(0) : T(1));
-      next[t] = std::move(out);
-      break;
-    }
-    }
-  }
+  for (int64_t t = 0; t < numDevices; ++t)
+    if (std::string error = applyOnDevice(step, k, t, next[t]); !error.empty())
+      return error;
   blocks = std::move(next);
+  return "";
+}
+
+template <typename Arith>
+std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
+                                            int64_t t, BlockT &result) {
+  int64_t rank = p.globalShape.size();
+  int64_t position;
+  std::vector<int64_t> members = group(t, step.axes, &position);
+  switch (step.kind) {
+  case Step::AllGather: {
+    // The members' blocks concatenated along dim, in group order.
+    std::vector<BlockT> parts;
+    for (int64_t u : members)
+      parts.push_back(blocks[u]);
+    std::optional<BlockT> out = concat(parts, step.dim);
+    if (!out)
+      return fail(k, "all_gather of blocks that differ off the gather dim");
+    result = std::move(*out);
+    break;
+  }
+  case Step::AllReduce:
+  case Step::ReduceScatter: {
+    if (!aligned(members))
+      return fail(k, "reduction over blocks that hold different elements");
+    BlockT out = blocks[t];
+    for (size_t e = 0; e < out.value.size(); ++e) {
+      T acc = blocks[members[0]].value[e];
+      for (size_t j = 1; j < members.size(); ++j)
+        acc = combine(arith, step.reduceOp, acc,
+                      blocks[members[j]].value[e]);
+      out.value[e] = step.reduceOp == ReduceOp::Avg
+                         ? arith.divide(acc, static_cast<int64_t>(members.size()))
+                         : acc;
+    }
+    if (step.kind == Step::ReduceScatter) {
+      auto [o, l] = piece(out.shape[step.dim], step.axes, position);
+      out = slice(out, step.dim, o, l);
+    }
+    result = std::move(out);
+    break;
+  }
+  case Step::AllToAll: {
+    if (step.dstDim < 0 || step.dstDim >= rank || step.dstDim == step.dim)
+      return fail(k, "all_to_all with a bad split dim");
+    // Member u sends piece `position` of its block along dstDim; the
+    // received pieces are concatenated along dim in group order.
+    std::vector<BlockT> parts;
+    for (int64_t u : members) {
+      const BlockT &b = blocks[u];
+      auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
+      parts.push_back(slice(b, step.dstDim, o, l));
+    }
+    std::optional<BlockT> out = concat(parts, step.dim);
+    if (!out)
+      return fail(k, "all_to_all pieces differ off the concat dim");
+    result = std::move(*out);
+    break;
+  }
+  case Step::Chunk: {
+    if (step.axes.size() != 1)
+      return fail(k, "a local chunk splits along one mesh axis");
+    const BlockT &b = blocks[t];
+    auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
+                             position);
+    result = slice(b, step.dim, o, l);
+    break;
+  }
+  case Step::Fill: {
+    if (step.axes.size() != 1)
+      return fail(k, "fill acts on one mesh axis");
+    // This rank's block at its place among the group's blocks along dim;
+    // the op's identity where the others' blocks are.
+    std::vector<BlockT> parts;
+    for (int64_t u : members) {
+      BlockT b = blocks[u];
+      if (u != t)
+        std::fill(b.value.begin(), b.value.end(), identity(arith, step.reduceOp));
+      parts.push_back(std::move(b));
+    }
+    std::optional<BlockT> out = concat(parts, step.dim);
+    if (!out)
+      return fail(k, "fill of blocks that differ off the filled dim");
+    result = std::move(*out);
+    break;
+  }
+  case Step::Permute: {
+    if (static_cast<int64_t>(step.order.size()) != rank)
+      return fail(k, "permute without the splits of every tensor dim");
+    for (const auto &axesOfDim : step.order)
+      for (int64_t m : axesOfDim)
+        if (m < 0 || m >= static_cast<int64_t>(p.meshShape.size()))
+          return fail(k, "permute splits along a mesh axis out of range");
+    std::optional<BlockT> moved = permuted(step, t);
+    if (!moved)
+      return fail(k, "permute: no device that differs only on the moved "
+                     "axes holds an element a device needs");
+    result = std::move(*moved);
+    break;
+  }
+  case Step::MakePartial: {
+    if (step.axes.size() != 1)
+      return fail(k, "make_partial acts on one mesh axis");
+    BlockT out = blocks[t];
+    // Coordinate 0 keeps the value; the others hold the identity of sum
+    // (0) and prod (1); avg, max and min keep copies.
+    if (position != 0 && (step.reduceOp == ReduceOp::Sum ||
+                          step.reduceOp == ReduceOp::Prod))
+      std::fill(out.value.begin(), out.value.end(),
+                step.reduceOp == ReduceOp::Sum ? T(0) : T(1));
+    result = std::move(out);
+    break;
+  }
+  }
   return "";
 }
 

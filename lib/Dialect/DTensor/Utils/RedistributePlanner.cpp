@@ -24,12 +24,9 @@
 using namespace hp::dtensor::plan;
 using hp::dtensor::kNotSharded;
 using hp::dtensor::nestingOrder;
+using hp::dtensor::kReduceOps;
 using hp::dtensor::paddedPiece;
-
-static const char *reduceOpName(int64_t op) {
-  static const char *names[] = {"sum", "avg", "max", "min", "prod"};
-  return op >= 0 && op < 5 ? names[op] : "?";
-}
+using hp::dtensor::ReduceOp;
 
 std::string hp::dtensor::plan::placementsToString(
     llvm::ArrayRef<Placement> placements) {
@@ -42,13 +39,13 @@ std::string hp::dtensor::plan::placementsToString(
       os << 'R';
       break;
     case Placement::Shard:
-      os << "S(" << p.arg << ')';
+      os << "S(" << p.dim << ')';
       break;
     case Placement::Partial:
-      os << "P(" << reduceOpName(p.arg) << ')';
+      os << "P(" << stringifyReduceOp(p.reduceOp) << ')';
       break;
     case Placement::StridedShard:
-      os << "SS(" << p.arg << ',' << p.splitFactor << ')';
+      os << "SS(" << p.dim << ',' << p.splitFactor << ')';
       break;
     }
   });
@@ -62,11 +59,10 @@ State State::fromPlacements(llvm::ArrayRef<Placement> placements,
   llvm::SmallVector<int64_t, 4> dims;
   llvm::SmallVector<bool, 4> strided;
   for (const Placement &p : placements) {
-    bool split = p.kind == Placement::Shard || p.kind == Placement::StridedShard;
-    dims.push_back(split ? p.arg : kNotSharded);
+    dims.push_back(p.isSplit() ? p.dim : kNotSharded);
     strided.push_back(p.kind == Placement::StridedShard);
     s.placements.push_back(p.kind == Placement::StridedShard
-                               ? Placement::shard(p.arg)
+                               ? Placement::shard(p.dim)
                                : p);
   }
   s.order = nestingOrder(dims, strided, tensorRank);
@@ -93,7 +89,7 @@ std::string State::key() const {
   std::string k(2 * placements.size(), '\0');
   for (auto [m, p] : llvm::enumerate(placements))
     if (p.kind == Placement::Partial)
-      k[2 * m + 1] = static_cast<char>(1 + p.arg);
+      k[2 * m + 1] = static_cast<char>(1 + static_cast<int>(p.reduceOp));
   for (auto [d, dims] : llvm::enumerate(order))
     for (auto [i, m] : llvm::enumerate(dims)) {
       k[2 * m] = static_cast<char>(1 + d);
@@ -136,7 +132,7 @@ std::string Step::str() const {
   }
   if (kind == AllReduce || kind == ReduceScatter || kind == MakePartial ||
       kind == Fill)
-    os << ", " << reduceOpName(reduceOp);
+    os << ", " << stringifyReduceOp(reduceOp);
   os << ", cost=" << cost << ')';
   return s;
 }
@@ -211,10 +207,9 @@ std::string Plan::str() const {
 
 static llvm::SmallVector<int64_t> paddedShape(const Problem &problem,
                                               const State &state) {
-  llvm::SmallVector<int64_t> shape;
-  for (auto [d, g] : llvm::enumerate(problem.globalShape))
-    shape.push_back(paddedPiece(g, problem.meshShape, state.order[d]));
-  return shape;
+  return hp::dtensor::Layout{problem.globalShape, problem.meshShape,
+                             state.order}
+      .paddedShape();
 }
 
 static double bytesOf(const Problem &problem, llvm::ArrayRef<int64_t> shape) {
@@ -279,7 +274,7 @@ bool hp::dtensor::plan::subBlockPermute(
   for (int64_t m = 0; m < numAxes; ++m) {
     const Placement &a = from.placements[m], &b = to.placements[m];
     if ((a.kind == Placement::Partial) != (b.kind == Placement::Partial) ||
-        (a.kind == Placement::Partial && a.arg != b.arg))
+        (a.kind == Placement::Partial && a.reduceOp != b.reduceOp))
       return false;
   }
   // Per dim, the target's splits keep the chunking (position by position
@@ -330,30 +325,79 @@ bool hp::dtensor::plan::subBlockPermute(
   return true;
 }
 
-void hp::dtensor::plan::forEachSuccessor(
-    const Problem &problem, const Options &options, const State &state,
-    llvm::function_ref<void(const Step &, const State &)> fn) {
-  Costing costing{problem, options};
-  int64_t rank = problem.globalShape.size();
-  bool integer = problem.arithmetic != Arithmetic::Real;
-  llvm::SmallVector<int64_t> shape = paddedShape(problem, state);
-  double bytes = bytesOf(problem, shape);
-  // Bytes per rank of the input packed along `d` into one padded chunk per
-  // member of the `axes` group (the send buffer of a split collective).
-  auto packedBytes = [&](int64_t d, llvm::ArrayRef<int64_t> axes) {
+namespace {
+/// The steps that leave one state, one generator per step kind (as
+/// Shardy's reshard_to_collectives does per collective); each hands every
+/// priced step and the state it reaches to `fn`.
+class Successors {
+public:
+  Successors(const Problem &problem, const Options &options,
+             const State &state,
+             llvm::function_ref<void(const Step &, const State &)> fn)
+      : problem(problem), options(options), state(state), fn(fn),
+        costing{problem, options},
+        rank(static_cast<int64_t>(problem.globalShape.size())),
+        numAxes(static_cast<int64_t>(problem.meshShape.size())),
+        integer(problem.arithmetic != Arithmetic::Real),
+        shape(paddedShape(problem, state)), bytes(bytesOf(problem, shape)) {}
+
+  void gathersAndAllToAlls();
+  void fills();
+  void wholeBlockPermutes();
+  void subBlockPermute();
+  void reductions();
+  void chunksAndMakePartials();
+
+private:
+  /// Bytes per rank of the input packed along `d` into one padded chunk per
+  /// member of the `axes` group (the send buffer of a split collective).
+  double packedBytes(int64_t d, llvm::ArrayRef<int64_t> axes) const {
     return bytes / shape[d] * costing.groupSize(axes) *
            paddedPiece(shape[d], problem.meshShape, axes);
-  };
+  }
+  /// A DTensor's value reduces its partial mesh dims innermost first, so an
+  /// axis may be reduced only once every later partial axis with another op
+  /// is (reductions of one op commute).
+  bool reducible(int64_t m, ReduceOp op) const {
+    return llvm::all_of(llvm::drop_begin(state.placements, m + 1),
+                        [&](const Placement &q) {
+                          return q.kind != Placement::Partial ||
+                                 q.reduceOp == op;
+                        });
+  }
+  void permutesFrom(int64_t d, int64_t i);
+  void emitPermute();
+  void reductionsOver(ReduceOp op, llvm::ArrayRef<int64_t> axes);
 
-  // Gathers and all_to_alls move the innermost j splits of a tensor dim.
+  const Problem &problem;
+  const Options &options;
+  const State &state;
+  llvm::function_ref<void(const Step &, const State &)> fn;
+  Costing costing;
+  int64_t rank, numAxes;
+  bool integer;
+  llvm::SmallVector<int64_t> shape;
+  double bytes;
+  // The whole-block permute search: mesh axes taken, per dim whether its
+  // splits divide it evenly, the split sizes not yet placed (used only where
+  // they may be reordered) and the order built so far.
+  llvm::SmallVector<bool, 4> used;
+  llvm::SmallVector<bool, 4> even;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> left, order;
+};
+} // namespace
+
+// Gathers and all_to_alls move the innermost j splits of a tensor dim.
+void Successors::gathersAndAllToAlls() {
   for (int64_t d = 0; d < rank; ++d) {
-    const auto &order = state.order[d];
-    int64_t maxJ = options.mergeAxes ? order.size() : std::min<int64_t>(1, order.size());
+    const auto &splits = state.order[d];
+    int64_t maxJ = options.mergeAxes ? splits.size()
+                                     : std::min<int64_t>(1, splits.size());
     for (int64_t j = 1; j <= maxJ; ++j) {
-      llvm::SmallVector<int64_t, 4> axes(order.end() - j, order.end());
+      llvm::SmallVector<int64_t, 4> axes(splits.end() - j, splits.end());
       int64_t n = costing.groupSize(axes);
       State gathered = state;
-      gathered.order[d].resize(order.size() - j);
+      gathered.order[d].resize(splits.size() - j);
       for (int64_t m : axes)
         gathered.placements[m] = Placement::replicate();
 
@@ -372,188 +416,183 @@ void hp::dtensor::plan::forEachSuccessor(
       }
     }
   }
+}
 
-  // The local fill S(d) -> P(op): each rank places its block at its offset
-  // in a tensor of the unsplit size holding the op's identity elsewhere; no
-  // communication. Only towards a partial target, for sum, max, min and prod
-  // (avg goes through R). The identity must survive every later partial
-  // axis's reduction: 0 does under any op, 1 under all but sum, the
-  // lowest/highest value only under max, min and avg, and for integers only
-  // under max and min: avg adds the copies of INT_MAX and wraps.
+// The local fill S(d) -> P(op): each rank places its block at its offset in
+// a tensor of the unsplit size holding the op's identity elsewhere; no
+// communication. Only towards a partial target, for sum, max, min and prod
+// (avg goes through R), and only where the identity survives every later
+// partial axis's reduction.
+void Successors::fills() {
   for (int64_t d = 0; d < rank; ++d) {
     if (state.order[d].empty())
       continue;
     int64_t m = state.order[d].back();
     const Placement &want = problem.target[m];
-    if (want.kind != Placement::Partial || want.arg == 1)
+    if (want.kind != Placement::Partial || want.reduceOp == ReduceOp::Avg)
       continue;
-    bool keepsIdentity = true;
-    for (int64_t k = m + 1, e = state.placements.size(); k < e; ++k) {
-      const Placement &q = state.placements[k];
-      if (q.kind != Placement::Partial || want.arg == 0 || q.arg == want.arg)
-        continue;
-      bool ok = want.arg == 4 ? q.arg != 0
-                              : ((q.arg == 1 && !integer) || q.arg == 2 ||
-                                 q.arg == 3);
-      keepsIdentity &= ok;
-    }
+    bool keepsIdentity = llvm::all_of(
+        llvm::drop_begin(state.placements, m + 1), [&](const Placement &q) {
+          return q.kind != Placement::Partial ||
+                 identitySurvives(want.reduceOp, q.reduceOp, integer);
+        });
     if (!keepsIdentity)
       continue;
     State filled = state;
     filled.order[d].pop_back();
     filled.placements[m] = want;
     Step fill{Step::Fill, {m}, d};
-    fill.reduceOp = want.arg;
+    fill.reduceOp = want.reduceOp;
     fn(fill, filled);
   }
+}
 
-  // Permutes: every tensor dim keeps the sizes of its splits, in order, on
-  // other mesh axes or in another nesting; partial axes stay. A dim that
-  // its splits divide evenly may also reorder the sizes (its chunks are the
-  // same whatever the nesting). Each device then needs exactly one whole
-  // block, held by one device: one grouped send and receive per rank (the
-  // receive lower bound for such a move), however the roles move.
-  if (options.permutes) {
-    int64_t numAxes = problem.meshShape.size();
-    llvm::SmallVector<bool, 4> used(numAxes, false);
-    for (auto [m, pl] : llvm::enumerate(state.placements))
-      used[m] = pl.kind == Placement::Partial;
-    // Per dim: whether its splits divide it evenly, and the split sizes not
-    // yet placed (used only where they may be reordered).
-    llvm::SmallVector<bool, 4> even(rank, false);
-    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> left(rank);
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t n = costing.groupSize(state.order[d]);
-      even[d] = state.order[d].size() > 1 && problem.globalShape[d] % n == 0;
-      for (int64_t m : state.order[d])
-        left[d].push_back(problem.meshShape[m]);
-    }
-    llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order(rank);
-    std::function<void(int64_t, int64_t)> choose = [&](int64_t d,
-                                                        int64_t i) {
-      if (d == rank) {
-        if (order == state.order)
-          return;
-        Step permute{Step::Permute};
-        State next = state;
-        next.order = order;
-        // Axes that split a dim whose splits change may all move (a
-        // reordered nesting renumbers every chunk), and so may the axes
-        // whose role changes between replicate and a split.
-        llvm::SmallVector<bool, 4> moves(numAxes, false);
-        for (int64_t k = 0; k < rank; ++k) {
-          if (order[k] == state.order[k])
-            continue;
-          for (int64_t m : state.order[k]) {
-            moves[m] = true;
-            next.placements[m] = Placement::replicate();
-          }
-          for (int64_t m : order[k])
-            moves[m] = true;
-        }
-        for (int64_t k = 0; k < rank; ++k)
-          for (int64_t m : order[k])
-            next.placements[m] = Placement::shard(k);
-        for (int64_t m = 0; m < numAxes; ++m)
-          if (moves[m] && problem.meshShape[m] != 1)
-            permute.axes.push_back(m);
-        permute.order = order;
-        costing.price(permute, 1.0, bytes);
-        fn(permute, next);
-        return;
-      }
-      if (i == static_cast<int64_t>(state.order[d].size())) {
-        choose(d + 1, 0);
-        return;
-      }
-      int64_t size = problem.meshShape[state.order[d][i]];
-      for (int64_t m = 0; m < numAxes; ++m) {
-        if (used[m])
-          continue;
-        int64_t n = problem.meshShape[m];
-        auto it = llvm::find(left[d], n);
-        if (even[d] ? it == left[d].end() : n != size)
-          continue;
-        if (even[d])
-          left[d].erase(it);
-        used[m] = true;
-        order[d].push_back(m);
-        choose(d, i + 1);
-        order[d].pop_back();
-        used[m] = false;
-        if (even[d])
-          left[d].push_back(n);
-      }
-    };
-    choose(0, 0);
+// Permutes: every tensor dim keeps the sizes of its splits, in order, on
+// other mesh axes or in another nesting; partial axes stay. A dim that its
+// splits divide evenly may also reorder the sizes (its chunks are the same
+// whatever the nesting). Each device then needs exactly one whole block,
+// held by one device: one grouped send and receive per rank (the receive
+// lower bound for such a move), however the roles move.
+void Successors::wholeBlockPermutes() {
+  if (!options.permutes)
+    return;
+  used.assign(numAxes, false);
+  for (auto [m, pl] : llvm::enumerate(state.placements))
+    used[m] = pl.kind == Placement::Partial;
+  even.assign(rank, false);
+  left.assign(rank, {});
+  order.assign(rank, {});
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = costing.groupSize(state.order[d]);
+    even[d] = state.order[d].size() > 1 && problem.globalShape[d] % n == 0;
+    for (int64_t m : state.order[d])
+      left[d].push_back(problem.meshShape[m]);
   }
+  permutesFrom(0, 0);
+}
 
-  // The sub-block permute, straight to the target: the target's splits
-  // refine or coarsen the current ones evenly; in each of its rounds every
-  // device receives one piece of its target block and sends one part of its
-  // own (subBlockPermute proves such a pairing), all in one group.
-  if (options.permutes) {
-    State goal = State::fromPlacements(problem.target, rank);
-    if (subBlockPermute(problem, state, goal)) {
-      Step permute{Step::Permute};
-      for (int64_t m = 0, e = problem.meshShape.size(); m < e; ++m)
-        if (problem.meshShape[m] > 1 &&
-            state.placements[m].kind != Placement::Partial)
-          permute.axes.push_back(m);
-      permute.order = goal.order;
-      costing.price(permute, 1.0, localBytes(problem, goal));
-      fn(permute, goal);
-    }
+/// Chooses the mesh axis of split `i` of dim `d`, then the rest.
+void Successors::permutesFrom(int64_t d, int64_t i) {
+  if (d == rank) {
+    if (order != state.order)
+      emitPermute();
+    return;
   }
+  if (i == static_cast<int64_t>(state.order[d].size()))
+    return permutesFrom(d + 1, 0);
+  int64_t size = problem.meshShape[state.order[d][i]];
+  for (int64_t m = 0; m < numAxes; ++m) {
+    if (used[m])
+      continue;
+    int64_t n = problem.meshShape[m];
+    auto it = llvm::find(left[d], n);
+    if (even[d] ? it == left[d].end() : n != size)
+      continue;
+    if (even[d])
+      left[d].erase(it);
+    used[m] = true;
+    order[d].push_back(m);
+    permutesFrom(d, i + 1);
+    order[d].pop_back();
+    used[m] = false;
+    if (even[d])
+      left[d].push_back(n);
+  }
+}
 
-  // A DTensor's value reduces its partial mesh dims innermost first, so an
-  // axis may be reduced only once every later partial axis with another op
-  // is (reductions of one op commute).
-  auto reducible = [&](int64_t m, int64_t op) {
-    for (int64_t k = m + 1, e = state.placements.size(); k < e; ++k)
-      if (state.placements[k].kind == Placement::Partial &&
-          state.placements[k].arg != op)
-        return false;
-    return true;
-  };
-  // Partial axes with the same reduction may be reduced together.
-  for (int64_t op = 0; op < 5; ++op) {
+void Successors::emitPermute() {
+  Step permute{Step::Permute};
+  State next = state;
+  next.order = order;
+  // Axes that split a dim whose splits change may all move (a reordered
+  // nesting renumbers every chunk), and so may the axes whose role changes
+  // between replicate and a split.
+  llvm::SmallVector<bool, 4> moves(numAxes, false);
+  for (int64_t k = 0; k < rank; ++k) {
+    if (order[k] == state.order[k])
+      continue;
+    for (int64_t m : state.order[k]) {
+      moves[m] = true;
+      next.placements[m] = Placement::replicate();
+    }
+    for (int64_t m : order[k])
+      moves[m] = true;
+  }
+  for (int64_t k = 0; k < rank; ++k)
+    for (int64_t m : order[k])
+      next.placements[m] = Placement::shard(k);
+  for (int64_t m = 0; m < numAxes; ++m)
+    if (moves[m] && problem.meshShape[m] != 1)
+      permute.axes.push_back(m);
+  permute.order = order;
+  costing.price(permute, 1.0, bytes);
+  fn(permute, next);
+}
+
+// The sub-block permute, straight to the target: the target's splits refine
+// or coarsen the current ones evenly; in each of its rounds every device
+// receives one piece of its target block and sends one part of its own
+// (subBlockPermute proves such a pairing, which the step keeps), all in one
+// group.
+void Successors::subBlockPermute() {
+  if (!options.permutes)
+    return;
+  State goal = State::fromPlacements(problem.target, rank);
+  Step permute{Step::Permute};
+  if (!hp::dtensor::plan::subBlockPermute(problem, state, goal, &permute.refine,
+                             &permute.merge))
+    return;
+  for (int64_t m = 0; m < numAxes; ++m)
+    if (problem.meshShape[m] > 1 &&
+        state.placements[m].kind != Placement::Partial)
+      permute.axes.push_back(m);
+  permute.order = goal.order;
+  costing.price(permute, 1.0, localBytes(problem, goal));
+  fn(permute, goal);
+}
+
+// Partial axes with the same reduction may be reduced together.
+void Successors::reductions() {
+  for (ReduceOp op : kReduceOps) {
     llvm::SmallVector<int64_t, 4> partials;
     for (auto [m, p] : llvm::enumerate(state.placements))
-      if (p.kind == Placement::Partial && p.arg == op && reducible(m, op))
+      if (p.isPartial(op) && reducible(m, op))
         partials.push_back(m);
     for (unsigned mask = 1; mask < (1u << partials.size()); ++mask) {
       llvm::SmallVector<int64_t, 4> axes;
       for (auto [i, m] : llvm::enumerate(partials))
         if (mask & (1u << i))
           axes.push_back(m);
-      if (!options.mergeAxes && axes.size() > 1)
-        continue;
-      int64_t n = costing.groupSize(axes);
-
-      State reduced = state;
-      for (int64_t m : axes)
-        reduced.placements[m] = Placement::replicate();
-      Step allReduce{Step::AllReduce, axes};
-      allReduce.reduceOp = op;
-      costing.price(allReduce, 2.0 * (n - 1) / n, bytes);
-      fn(allReduce, reduced);
-
-      // Every order of the group gives another nesting of the new splits.
-      llvm::SmallVector<int64_t, 4> perm = axes;
-      do {
-        for (int64_t d = 0; d < rank; ++d) {
-          Step rs{Step::ReduceScatter, perm, d};
-          rs.reduceOp = op;
-          costing.price(rs, static_cast<double>(n - 1) / n,
-                        packedBytes(d, perm));
-          fn(rs, splitAlong(state, d, perm));
-        }
-      } while (std::next_permutation(perm.begin(), perm.end()));
+      if (options.mergeAxes || axes.size() == 1)
+        reductionsOver(op, axes);
     }
   }
+}
 
-  // Replicated axes split locally, or become partial for a partial target.
+void Successors::reductionsOver(ReduceOp op, llvm::ArrayRef<int64_t> axes) {
+  int64_t n = costing.groupSize(axes);
+  State reduced = state;
+  for (int64_t m : axes)
+    reduced.placements[m] = Placement::replicate();
+  Step allReduce{Step::AllReduce, llvm::to_vector<4>(axes)};
+  allReduce.reduceOp = op;
+  costing.price(allReduce, 2.0 * (n - 1) / n, bytes);
+  fn(allReduce, reduced);
+
+  // Every order of the group gives another nesting of the new splits.
+  llvm::SmallVector<int64_t, 4> perm(axes);
+  do {
+    for (int64_t d = 0; d < rank; ++d) {
+      Step rs{Step::ReduceScatter, perm, d};
+      rs.reduceOp = op;
+      costing.price(rs, static_cast<double>(n - 1) / n, packedBytes(d, perm));
+      fn(rs, splitAlong(state, d, perm));
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+// Replicated axes split locally, or become partial for a partial target.
+void Successors::chunksAndMakePartials() {
   for (auto [m, p] : llvm::enumerate(state.placements)) {
     if (p.kind != Placement::Replicate)
       continue;
@@ -562,34 +601,48 @@ void hp::dtensor::plan::forEachSuccessor(
       fn(chunk, splitAlong(state, d, chunk.axes));
     }
     const Placement &want = problem.target[m];
+    if (want.kind != Placement::Partial)
+      continue;
     // The other coordinates of a partial<prod> hold 1, which a later
     // partial<sum> axis would add up to more than 1.
     bool prodUnderSum =
-        want.kind == Placement::Partial && want.arg == 4 &&
+        want.reduceOp == ReduceOp::Prod &&
         llvm::any_of(llvm::drop_begin(state.placements, m + 1),
                      [](const Placement &q) {
-                       return q.kind == Placement::Partial && q.arg == 0;
+                       return q.isPartial(ReduceOp::Sum);
                      });
     // Integer copies under avg are summed: an earlier max or min axis may
     // hold a fill's extremes there, which the sum would wrap. (Conservative:
     // a max/min partial of the source holds none, but a state does not say
     // where its partials came from.)
     bool avgOverExtremes =
-        integer && want.kind == Placement::Partial && want.arg == 1 &&
+        integer && want.reduceOp == ReduceOp::Avg &&
         llvm::any_of(llvm::make_range(state.placements.begin(),
                                       state.placements.begin() + m),
                      [](const Placement &q) {
                        return q.kind == Placement::Partial &&
-                              (q.arg == 2 || q.arg == 3);
+                              isExtremum(q.reduceOp);
                      });
-    if (want.kind == Placement::Partial && !prodUnderSum && !avgOverExtremes) {
-      State partial = state;
-      partial.placements[m] = want;
-      Step make{Step::MakePartial, {static_cast<int64_t>(m)}};
-      make.reduceOp = want.arg;
-      fn(make, partial);
-    }
+    if (prodUnderSum || avgOverExtremes)
+      continue;
+    State partial = state;
+    partial.placements[m] = want;
+    Step make{Step::MakePartial, {static_cast<int64_t>(m)}};
+    make.reduceOp = want.reduceOp;
+    fn(make, partial);
   }
+}
+
+void hp::dtensor::plan::forEachSuccessor(
+    const Problem &problem, const Options &options, const State &state,
+    llvm::function_ref<void(const Step &, const State &)> fn) {
+  Successors successors(problem, options, state, fn);
+  successors.gathersAndAllToAlls();
+  successors.fills();
+  successors.wholeBlockPermutes();
+  successors.subBlockPermute();
+  successors.reductions();
+  successors.chunksAndMakePartials();
 }
 
 namespace {
@@ -745,28 +798,19 @@ private:
                                    int64_t size,
                                    llvm::ArrayRef<int64_t> coord) const {
     hp::dtensor::IntArith a;
-    int64_t offset = 0;
-    for (int64_t m : splits) {
-      if (inQ[m])
-        break;
-      auto [start, length] =
-          hp::dtensor::chunk(a, size, problem.meshShape[m], coord[m]);
-      offset += start;
-      size = length;
-    }
-    return {offset, size};
+    return hp::dtensor::splitPiece(
+        a, size, problem.meshShape,
+        splits.take_while([&](int64_t m) { return !inQ[m]; }), coord);
   }
 
   /// At most how many elements of a dim of `size` split by `splits` the
   /// group holds: one padded piece per combination of its Q axes' digits.
   int64_t held(llvm::ArrayRef<int64_t> splits, int64_t size) const {
     int64_t combinations = 1;
-    for (int64_t m : splits) {
-      size = hp::dtensor::chunkLength(size, problem.meshShape[m]);
+    for (int64_t m : splits)
       if (inQ[m])
         combinations *= problem.meshShape[m];
-    }
-    return combinations * size;
+    return combinations * paddedPiece(size, problem.meshShape, splits);
   }
 
   const Problem &problem;

@@ -14,7 +14,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "hp/Dialect/DTensor/IR/DTensorDialect.h.inc"
-#include "hp/Dialect/DTensor/IR/DTensorEnums.h.inc"
+#include "hp/Dialect/DTensor/IR/ReduceOp.h"
 #include "hp/Dialect/DTensor/IR/DTensorAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES

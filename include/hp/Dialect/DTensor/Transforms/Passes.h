@@ -19,23 +19,6 @@ class RewritePatternSet;
 
 namespace hp::dtensor {
 
-/// The upstream shard reduction of a partial placement's reduce op.
-inline mlir::shard::ReductionKind toShardReduction(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::Sum:
-    return mlir::shard::ReductionKind::Sum;
-  case ReduceOp::Avg:
-    return mlir::shard::ReductionKind::Average;
-  case ReduceOp::Max:
-    return mlir::shard::ReductionKind::Max;
-  case ReduceOp::Min:
-    return mlir::shard::ReductionKind::Min;
-  case ReduceOp::Prod:
-    return mlir::shard::ReductionKind::Product;
-  }
-  llvm_unreachable("unknown reduce op");
-}
-
 #define GEN_PASS_DECL
 #include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
 

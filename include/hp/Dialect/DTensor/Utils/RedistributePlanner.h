@@ -9,6 +9,8 @@
 #ifndef HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
 #define HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
 
+#include "hp/Dialect/DTensor/IR/ReduceOp.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -18,24 +20,31 @@
 
 namespace hp::dtensor::plan {
 
-/// One mesh dim's placement. `arg` is the tensor dim for Shard and
-/// StridedShard and the reduce op (hp::dtensor::ReduceOp value) for Partial.
-/// StridedShard only appears in a Problem's source and target: states hold
-/// Shard and the nesting order it implies.
+/// One mesh dim's placement. StridedShard only appears in a Problem's source
+/// and target: states hold Shard and the nesting order it implies.
 struct Placement {
   enum Kind : uint8_t { Replicate, Shard, Partial, StridedShard };
   Kind kind = Replicate;
-  int64_t arg = 0;
+  /// The split tensor dim (Shard, StridedShard).
+  int64_t dim = 0;
+  /// The pending reduction (Partial).
+  ReduceOp reduceOp = ReduceOp::Sum;
+  /// StridedShard: how many later splits of `dim` it sits outside of.
   int64_t splitFactor = 1;
 
-  static Placement replicate() { return {Replicate, 0}; }
+  static Placement replicate() { return {}; }
   static Placement shard(int64_t dim) { return {Shard, dim}; }
-  static Placement partial(int64_t op) { return {Partial, op}; }
+  static Placement partial(ReduceOp op) { return {Partial, 0, op}; }
   static Placement stridedShard(int64_t dim, int64_t splitFactor) {
-    return {StridedShard, dim, splitFactor};
+    return {StridedShard, dim, ReduceOp::Sum, splitFactor};
+  }
+  bool isSplit() const { return kind == Shard || kind == StridedShard; }
+  bool isPartial(ReduceOp op) const {
+    return kind == Partial && reduceOp == op;
   }
   bool operator==(const Placement &o) const {
-    return kind == o.kind && (kind == Replicate || arg == o.arg) &&
+    return kind == o.kind && (!isSplit() || dim == o.dim) &&
+           (kind != Partial || reduceOp == o.reduceOp) &&
            (kind != StridedShard || splitFactor == o.splitFactor);
   }
   bool operator!=(const Placement &o) const { return !(*this == o); }
@@ -80,7 +89,12 @@ struct Step {
   llvm::SmallVector<int64_t, 4> axes;
   int64_t dim = -1;
   int64_t dstDim = -1;
-  int64_t reduceOp = 0;
+  /// AllReduce, ReduceScatter, MakePartial, Fill: the reduction.
+  ReduceOp reduceOp = ReduceOp::Sum;
+  /// Permute of sub-blocks (subBlockPermute): per tensor dim, how many
+  /// target pieces each current piece splits into and how many current
+  /// pieces each target piece merges (empty for a whole-block permute).
+  llvm::SmallVector<int64_t, 4> refine, merge;
   /// Permute: the splits of every tensor dim after the step, outermost first.
   llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> order;
   double cost = 0;
