@@ -42,6 +42,19 @@ public:
              const plan::State &after, Value x);
 
 private:
+  // One emitter per step kind; each is called on groups of two or more.
+  Value emitAllGather(const plan::Step &step, const plan::State &before,
+                      const plan::State &after, Value x);
+  Value emitReduceScatter(const plan::Step &step, const plan::State &before,
+                          const plan::State &after, Value x);
+  Value emitAllToAll(const plan::Step &step, const plan::State &before,
+                     const plan::State &after, Value x);
+  Value emitChunk(const plan::Step &step, const plan::State &before, Value x);
+  Value emitFill(const plan::Step &step, const plan::State &after, Value x);
+  Value emitPermute(const plan::Step &step, const plan::State &before,
+                    const plan::State &after, Value x);
+  Value emitMakePartial(const plan::Step &step, Value x);
+
   /// This rank's coordinate on mesh axis `m`.
   OpFoldResult coord(int64_t m) {
     if (p.meshShape[m] == 1)
@@ -93,36 +106,32 @@ private:
     return cast<TypedAttr>(
         b.getZeroAttr(cast<RankedTensorType>(x.getType()).getElementType()));
   }
-  /// The value a reduction `op` leaves unchanged: 0, 1, the lowest or the
-  /// highest value of the type.
-  TypedAttr identityOf(Type t, ReduceOp op) {
+  /// The value a reduction `op` leaves unchanged (ReduceOp.h) in type `t`:
+  /// infinities for floats, the type's extremes for integers.
+  TypedAttr identityAttr(Type t, ReduceOp op) {
+    ReduceIdentity id = hp::dtensor::identityOf(op);
+    bool lowest = id == ReduceIdentity::Lowest;
     if (auto f = dyn_cast<FloatType>(t)) {
-      const llvm::fltSemantics &sem = f.getFloatSemantics();
-      switch (op) {
-      case ReduceOp::Max:
-        return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
-      case ReduceOp::Min:
-        return b.getFloatAttr(f, llvm::APFloat::getInf(sem));
-      case ReduceOp::Prod:
-        return b.getFloatAttr(f, 1.0);
-      default:
-        return b.getFloatAttr(f, 0.0);
-      }
+      if (id == ReduceIdentity::Lowest || id == ReduceIdentity::Highest)
+        return b.getFloatAttr(
+            f, llvm::APFloat::getInf(f.getFloatSemantics(), lowest));
+      return b.getFloatAttr(f, id == ReduceIdentity::One ? 1.0 : 0.0);
     }
     auto i = cast<IntegerType>(t);
     unsigned w = i.getWidth();
-    switch (op) {
-    case ReduceOp::Max:
+    switch (id) {
+    case ReduceIdentity::Lowest:
       return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMinValue(w)
                                                 : llvm::APInt::getSignedMinValue(w));
-    case ReduceOp::Min:
+    case ReduceIdentity::Highest:
       return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMaxValue(w)
                                                 : llvm::APInt::getSignedMaxValue(w));
-    case ReduceOp::Prod:
+    case ReduceIdentity::One:
       return b.getIntegerAttr(i, 1);
-    default:
+    case ReduceIdentity::Zero:
       return b.getIntegerAttr(i, 0);
     }
+    llvm_unreachable("unknown identity");
   }
   TypedAttr oneOf(Value x) {
     Type t = cast<RankedTensorType>(x.getType()).getElementType();
@@ -202,16 +211,7 @@ private:
       return slice(y, d, a.cst(0), size);
     SmallVector<int64_t> parts = partsOf(axes);
     return generate(y, d, size, [&](OpBuilder &nb, IRArith &na, ValueRange ivs) {
-      // Find the piece holding element q: at each level of the nested split
-      // the piece index is q / chunk, as torch.chunk lays pieces out.
-      OpFoldResult q = ivs[d], length = size, j = na.cst(0);
-      for (int64_t n : parts) {
-        OpFoldResult c = na.ceilDiv(length, n);
-        OpFoldResult digit = na.div(q, c);
-        q = na.sub(q, na.mul(digit, c));
-        length = na.min(c, na.sub(length, na.mul(digit, c)));
-        j = na.add(na.mul(j, na.cst(n)), digit);
-      }
+      auto [j, q] = pieceHolding(na, size, parts, OpFoldResult(ivs[d]));
       SmallVector<Value> at(ivs.begin(), ivs.end());
       at[d] = na.val(na.add(na.mul(j, na.cst(slot)), q));
       return tensor::ExtractOp::create(nb, loc, y, at).getResult();
@@ -232,13 +232,7 @@ private:
       OpFoldResult q = ivs[d];
       OpFoldResult j = na.div(q, na.cst(slot));
       OpFoldResult r = na.rem(q, na.cst(slot));
-      // Row-major digits of j over the axes, the first outermost.
-      SmallVector<OpFoldResult> digits(parts.size());
-      int64_t stride = n;
-      for (auto [i, parts_i] : llvm::enumerate(parts)) {
-        stride /= parts_i;
-        digits[i] = na.rem(na.div(j, na.cst(stride)), na.cst(parts_i));
-      }
+      SmallVector<OpFoldResult, 4> digits = delinearize(na, j, parts);
       auto [offset, length] = nestedPiece(na, size, parts, digits);
       Value inside = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
                                            na.val(r), na.val(length));
@@ -305,27 +299,22 @@ private:
           s[m] = c[wanted[i]];
         continue;
       }
-      delinearize(linear(wanted), dims, s);
+      setDigits(linear(wanted), dims, s);
     }
-    delinearize(linear(wantFree), haveFree, s);
+    setDigits(linear(wantFree), haveFree, s);
     return s;
   }
 
   /// Linear index of this rank's digits on `axes` (first outermost).
   OpFoldResult linear(ArrayRef<int64_t> axes) {
-    OpFoldResult v = a.cst(0);
-    for (int64_t m : axes)
-      v = a.add(a.mul(v, a.cst(p.meshShape[m])), coord(m));
-    return v;
+    auto digits = llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord(m); });
+    return linearize(a, digits, partsOf(axes));
   }
   /// `v` written in the radices of `axes` (first outermost) into `c`.
-  void delinearize(OpFoldResult v, ArrayRef<int64_t> axes,
-                   SmallVectorImpl<OpFoldResult> &c) {
-    for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
-      int64_t m = axes[i];
-      c[m] = a.rem(v, a.cst(p.meshShape[m]));
-      v = a.div(v, a.cst(p.meshShape[m]));
-    }
+  void setDigits(OpFoldResult v, ArrayRef<int64_t> axes,
+                 SmallVectorImpl<OpFoldResult> &c) {
+    for (auto [m, digit] : llvm::zip_equal(axes, delinearize(a, v, partsOf(axes))))
+      c[m] = digit;
   }
   /// A permute whose new splits refine or coarsen the old ones
   /// (plan::subBlockPermute), in T = prod merge[d] rounds: in each, every
@@ -340,121 +329,133 @@ private:
   /// index L / T. A holder with replica j of an old block at merge position
   /// u_X serves, in round t, the receiver with L = j * T + (u_X - t) mod T.
   /// Even splits wherever refine or merge is above 1: static piece sizes.
+  struct SubBlocks {
+    const plan::State &before, &after;
+    ArrayRef<int64_t> refine, merge;
+    int64_t rounds = 1;
+    /// This rank as a receiver: its new piece indices and L.
+    SmallVector<OpFoldResult> k;
+    OpFoldResult recvL;
+    /// This rank as a holder: its old piece indices, merge position, replica.
+    SmallVector<OpFoldResult> x0;
+    OpFoldResult mergePos, replica;
+    /// The sizes of this rank's block.
+    SmallVector<OpFoldResult> sizes;
+  };
+
   Value subBlockPermute(const plan::State &before, const plan::State &after,
                         ArrayRef<int64_t> refine, ArrayRef<int64_t> merge,
                         Value x) {
     int64_t rank = p.globalShape.size();
-    SmallVector<int64_t, 4> fromFree = before.freeAxes(),
-                           toFree = after.freeAxes();
-    int64_t cTo = groupSize(p.meshShape, toFree);
-    int64_t rounds = 1;
+    SubBlocks s{before, after, refine, merge};
     for (int64_t q : merge)
-      rounds *= q;
-    auto type = cast<RankedTensorType>(x.getType());
-    auto pieceOf = [&](ArrayRef<int64_t> axes, int64_t d) {
-      return p.globalShape[d] / groupSize(p.meshShape, axes);
-    };
+      s.rounds *= q;
+    OpFoldResult sub = a.cst(0);
+    for (int64_t d = 0; d < rank; ++d) {
+      s.k.push_back(linear(after.order[d]));
+      sub = a.add(a.mul(sub, a.cst(refine[d])),
+                  a.rem(s.k[d], a.cst(refine[d])));
+    }
+    s.recvL = a.add(a.mul(sub, a.cst(groupSize(p.meshShape, after.freeAxes()))),
+                    linear(after.freeAxes()));
+    s.mergePos = a.cst(0);
+    for (int64_t d = 0; d < rank; ++d) {
+      s.x0.push_back(linear(before.order[d]));
+      s.mergePos = a.add(a.mul(s.mergePos, a.cst(merge[d])),
+                         a.rem(s.x0[d], a.cst(merge[d])));
+    }
+    s.replica = linear(before.freeAxes());
+    s.sizes = tensor::getMixedSizes(b, loc, x);
+    // Sends first, then receives: convert-shard-to-nccl makes one group.
+    for (int64_t t = 0; t < s.rounds; ++t)
+      sendRound(s, t, x);
+    return receiveRounds(s, cast<RankedTensorType>(x.getType()));
+  }
+
+  /// The elements of dim `d` in one piece of a block split by `axes`.
+  int64_t pieceOf(ArrayRef<int64_t> axes, int64_t d) {
+    return p.globalShape[d] / groupSize(p.meshShape, axes);
+  }
+  SmallVector<OpFoldResult> myCoord() {
     SmallVector<OpFoldResult> mine;
     for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
       mine.push_back(coord(m));
+    return mine;
+  }
 
-    // This rank as a receiver: its new piece indices, sub-piece index and L.
-    SmallVector<OpFoldResult> k(rank);
-    OpFoldResult sub = a.cst(0);
+  /// Round `t`'s send: the part of this rank's block its receiver takes.
+  void sendRound(const SubBlocks &s, int64_t t, Value x) {
+    int64_t rank = p.globalShape.size();
+    SmallVector<int64_t, 4> toFree = s.after.freeAxes();
+    int64_t cTo = groupSize(p.meshShape, toFree);
+    OpFoldResult l = a.add(
+        a.mul(s.replica, a.cst(s.rounds)),
+        a.rem(a.add(s.mergePos, a.cst(s.rounds - t)), a.cst(s.rounds)));
+    SmallVector<OpFoldResult> target = myCoord();
+    setDigits(a.rem(l, a.cst(cTo)), toFree, target);
+    SmallVector<OpFoldResult, 4> subIndex =
+        delinearize(a, a.div(l, a.cst(cTo)), s.refine);
+    SmallVector<OpFoldResult> offsets(rank, a.cst(0)), sizes = s.sizes,
+                              strides(rank, a.cst(1));
     for (int64_t d = 0; d < rank; ++d) {
-      k[d] = linear(after.order[d]);
-      sub = a.add(a.mul(sub, a.cst(refine[d])), a.rem(k[d], a.cst(refine[d])));
-    }
-    OpFoldResult recvL = a.add(a.mul(sub, a.cst(cTo)), linear(toFree));
-    // This rank as a holder: its old piece indices, merge position, replica.
-    SmallVector<OpFoldResult> x0(rank);
-    OpFoldResult mergePos = a.cst(0);
-    for (int64_t d = 0; d < rank; ++d) {
-      x0[d] = linear(before.order[d]);
-      mergePos = a.add(a.mul(mergePos, a.cst(merge[d])),
-                       a.rem(x0[d], a.cst(merge[d])));
-    }
-    OpFoldResult replica = linear(fromFree);
-
-    SmallVector<int64_t> all;
-    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
-      all.push_back(m);
-    SmallVector<OpFoldResult> xSizes = tensor::getMixedSizes(b, loc, x);
-
-    // Sends first, then receives: convert-shard-to-nccl makes one group.
-    for (int64_t t = 0; t < rounds; ++t) {
-      OpFoldResult l = a.add(
-          a.mul(replica, a.cst(rounds)),
-          a.rem(a.add(mergePos, a.cst(rounds - t)), a.cst(rounds)));
-      SmallVector<OpFoldResult> target = mine;
-      delinearize(a.rem(l, a.cst(cTo)), toFree, target);
-      OpFoldResult rest = a.div(l, a.cst(cTo));
-      SmallVector<OpFoldResult> subIndex(rank);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        subIndex[d] = a.rem(rest, a.cst(refine[d]));
-        rest = a.div(rest, a.cst(refine[d]));
+      OpFoldResult kd =
+          a.div(a.add(a.mul(s.x0[d], a.cst(s.refine[d])), subIndex[d]),
+                a.cst(s.merge[d]));
+      setDigits(kd, s.after.order[d], target);
+      if (s.refine[d] > 1) {
+        int64_t piece = pieceOf(s.after.order[d], d);
+        offsets[d] = a.mul(subIndex[d], a.cst(piece));
+        sizes[d] = a.cst(piece);
       }
-      SmallVector<OpFoldResult> offsets(rank, a.cst(0)), sizes = xSizes,
-                                strides(rank, a.cst(1));
-      for (int64_t d = 0; d < rank; ++d) {
-        OpFoldResult kd = a.div(
-            a.add(a.mul(x0[d], a.cst(refine[d])), subIndex[d]),
-            a.cst(merge[d]));
-        delinearize(kd, after.order[d], target);
-        if (refine[d] > 1) {
-          int64_t piece = pieceOf(after.order[d], d);
-          offsets[d] = a.mul(subIndex[d], a.cst(piece));
-          sizes[d] = a.cst(piece);
-        }
-      }
-      Value part = hp::extractSlice(b, loc, x, offsets, sizes, strides);
-      auto [toStatic, toDynamic] = mixedIndex(target);
-      shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(all), part,
-                            toStatic, toDynamic);
     }
+    Value part = hp::extractSlice(b, loc, x, offsets, sizes, strides);
+    auto [toStatic, toDynamic] = mixedIndex(target);
+    shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(allAxes()),
+                          part, toStatic, toDynamic);
+  }
 
+  /// Every round's receive, then the pieces placed in the new block. All
+  /// receives come before the pieces are placed, so that the group can sit
+  /// at the last one.
+  Value receiveRounds(const SubBlocks &s, RankedTensorType type) {
+    int64_t rank = p.globalShape.size();
     SmallVector<OpFoldResult> outSizes;
     for (int64_t d = 0; d < rank; ++d)
-      outSizes.push_back(refine[d] > 1 || merge[d] > 1
-                             ? OpFoldResult(a.cst(pieceOf(after.order[d], d)))
-                             : localSize(d, after.order[d]));
-    // All receives before the pieces are placed, so that the group can sit
-    // at the last one.
+      outSizes.push_back(
+          s.refine[d] > 1 || s.merge[d] > 1
+              ? OpFoldResult(a.cst(pieceOf(s.after.order[d], d)))
+              : localSize(d, s.after.order[d]));
+    SmallVector<int64_t, 4> fromFree = s.before.freeAxes();
     SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> got;
     SmallVector<SmallVector<OpFoldResult>> gotSizes;
-    for (int64_t t = 0; t < rounds; ++t) {
-      OpFoldResult u =
-          a.rem(a.add(a.rem(recvL, a.cst(rounds)), a.cst(t)), a.cst(rounds));
-      SmallVector<OpFoldResult> uDigit(rank);
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        uDigit[d] = a.rem(u, a.cst(merge[d]));
-        u = a.div(u, a.cst(merge[d]));
-      }
-      SmallVector<OpFoldResult> source = mine;
-      SmallVector<OpFoldResult> pieceSizes = outSizes,
-                                offsets(rank, a.cst(0)),
-                                strides(rank, a.cst(1));
+    for (int64_t t = 0; t < s.rounds; ++t) {
+      OpFoldResult u = a.rem(a.add(a.rem(s.recvL, a.cst(s.rounds)), a.cst(t)),
+                             a.cst(s.rounds));
+      SmallVector<OpFoldResult, 4> uDigit = delinearize(a, u, s.merge);
+      SmallVector<OpFoldResult> source = myCoord();
+      SmallVector<OpFoldResult> pieceSizes = outSizes, offsets(rank, a.cst(0));
       for (int64_t d = 0; d < rank; ++d) {
-        OpFoldResult ad = a.add(
-            a.mul(a.div(k[d], a.cst(refine[d])), a.cst(merge[d])), uDigit[d]);
-        delinearize(ad, before.order[d], source);
-        if (merge[d] > 1) {
-          int64_t piece = pieceOf(before.order[d], d);
+        OpFoldResult ad =
+            a.add(a.mul(a.div(s.k[d], a.cst(s.refine[d])), a.cst(s.merge[d])),
+                  uDigit[d]);
+        setDigits(ad, s.before.order[d], source);
+        if (s.merge[d] > 1) {
+          int64_t piece = pieceOf(s.before.order[d], d);
           pieceSizes[d] = a.cst(piece);
           offsets[d] = a.mul(uDigit[d], a.cst(piece));
         }
       }
-      delinearize(a.div(recvL, a.cst(rounds)), fromFree, source);
+      setDigits(a.div(s.recvL, a.cst(s.rounds)), fromFree, source);
       Value into =
           tensor::EmptyOp::create(b, loc, pieceSizes, type.getElementType());
       auto [fromStatic, fromDynamic] = mixedIndex(source);
       Value piece = shard::RecvOp::create(b, loc, into.getType(), grid,
-                                          axesAttr(all), into, fromStatic,
-                                          fromDynamic);
+                                          axesAttr(allAxes()), into,
+                                          fromStatic, fromDynamic);
       got.push_back({piece, offsets});
       gotSizes.push_back(pieceSizes);
     }
-    if (rounds == 1)
+    if (s.rounds == 1)
       return got.front().first;
     Value out = tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
     SmallVector<OpFoldResult> strides(rank, a.cst(1));
@@ -462,6 +463,10 @@ private:
       out = hp::insertSlice(b, loc, pieceAndOffsets.first, out,
                             pieceAndOffsets.second, sizes, strides);
     return out;
+  }
+
+  SmallVector<int64_t> allAxes() {
+    return llvm::to_vector(llvm::seq<int64_t>(0, p.meshShape.size()));
   }
 
   /// A static index list with kDynamic where `values` are not constants,
@@ -479,9 +484,8 @@ private:
         axes, [](int64_t m) { return static_cast<int16_t>(m); });
     return b.getDenseI16ArrayAttr(v);
   }
-  shard::ReductionKindAttr reduction(int64_t op) {
-    return shard::ReductionKindAttr::get(
-        b.getContext(), toShardReduction(static_cast<ReduceOp>(op)));
+  shard::ReductionKindAttr reduction(ReduceOp op) {
+    return shard::ReductionKindAttr::get(b.getContext(), toShardReduction(op));
   }
 
   OpBuilder &b;
@@ -494,137 +498,150 @@ private:
 
 Value Emitter::emit(const plan::Step &step, const plan::State &before,
                     const plan::State &after, Value x) {
-  ArrayRef<int64_t> axes = step.axes;
-  int64_t n = groupSize(p.meshShape, axes);
-  int64_t d = step.dim;
+  // Groups of one device need no communication; neither does a permute in
+  // which only size-1 axes change roles (every rank keeps its block).
+  if (groupSize(p.meshShape, step.axes) == 1)
+    return x;
   switch (step.kind) {
-  case plan::Step::AllGather: {
-    if (n == 1)
-      return x;
-    ArrayRef<int64_t> splits = before.order[d];
-    OpFoldResult size = localSize(d, after.order[d]);
-    int64_t slot = paddedSize(d, splits);
-    Value y = shard::AllGatherOp::create(b, loc, withDim(x, d, n * slot), grid,
-                                         axesAttr(axes), pad(x, d, slot),
-                                         b.getIndexAttr(d));
-    return fillsSlots(size, axes, slot) ? y : unpack(y, d, size, axes, slot);
-  }
+  case plan::Step::AllGather:
+    return emitAllGather(step, before, after, x);
   case plan::Step::AllReduce:
-    if (n == 1)
-      return x;
-    return shard::AllReduceOp::create(b, loc, x.getType(), grid, axesAttr(axes),
-                                      x, reduction(step.reduceOp));
-  case plan::Step::ReduceScatter: {
-    if (n == 1)
-      return x;
-    OpFoldResult size = localSize(d, before.order[d]);
-    int64_t slot = paddedSize(d, after.order[d]);
-    Value packed = fillsSlots(size, axes, slot)
-                       ? castDim(x, d, n * slot)
-                       : pack(x, d, size, axes, slot);
-    Value y = shard::ReduceScatterOp::create(
-        b, loc, withDim(packed, d, slot), grid, axesAttr(axes), packed,
-        reduction(step.reduceOp), b.getIndexAttr(d));
-    return trim(y, d, localSize(d, after.order[d]), slot);
-  }
-  case plan::Step::AllToAll: {
-    if (n == 1)
-      return x;
-    int64_t d2 = step.dstDim;
-    OpFoldResult size1 = localSize(d, after.order[d]);
-    int64_t slot1 = paddedSize(d, before.order[d]);
-    OpFoldResult size2 = localSize(d2, before.order[d2]);
-    int64_t slot2 = paddedSize(d2, after.order[d2]);
-    Value in = pad(x, d, slot1);
-    in = fillsSlots(size2, axes, slot2) ? castDim(in, d2, n * slot2)
-                                        : pack(in, d2, size2, axes, slot2);
-    // Slot j of d2 goes to member j; the received slots concatenate along d.
-    auto type = cast<RankedTensorType>(in.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[d] = n * slot1;
-    shape[d2] = slot2;
-    Value y = shard::AllToAllOp::create(
-        b, loc, RankedTensorType::get(shape, type.getElementType()), grid,
-        axesAttr(axes), in, b.getIndexAttr(d2), b.getIndexAttr(d));
-    if (!fillsSlots(size1, axes, slot1))
-      y = unpack(y, d, size1, axes, slot1);
-    return trim(y, d2, localSize(d2, after.order[d2]), slot2);
-  }
-  case plan::Step::Chunk: {
-    int64_t m = axes.front();
-    if (n == 1)
-      return x;
-    OpFoldResult size = localSize(d, before.order[d]);
-    if (auto s = a.constant(size); s && *s % n == 0)
-      return shard::AllSliceOp::create(b, loc, withDim(x, d, *s / n), grid,
-                                       axesAttr(axes), x, b.getIndexAttr(d));
-    auto [offset, length] = chunk(a, size, n, coord(m));
-    return slice(x, d, offset, length);
-  }
-  case plan::Step::Fill: {
-    // This rank's block at its offset in the unsplit dim; the reduction's
-    // identity elsewhere. No communication.
-    int64_t m = axes.front();
-    if (n == 1)
-      return x;
-    OpFoldResult size = localSize(d, after.order[d]);
-    OpFoldResult offset = chunk(a, size, n, coord(m)).first;
-    auto type = cast<RankedTensorType>(x.getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
-    sizes[d] = size;
-    Value out = filled(sizes, type.getElementType(),
-                       identityOf(type.getElementType(),
-                                  static_cast<ReduceOp>(step.reduceOp)));
-    int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
-    offsets[d] = offset;
-    return hp::insertSlice(b, loc, x, out, offsets,
-                           tensor::getMixedSizes(b, loc, x), strides);
-  }
-  case plan::Step::Permute: {
-    // Only size-1 axes change roles: every rank keeps its block.
-    if (n == 1)
-      return x;
-    SmallVector<int64_t> refine, merge;
-    auto above1 = [](int64_t v) { return v > 1; };
-    if (plan::subBlockPermute(p, before, after, &refine, &merge) &&
-        (llvm::any_of(refine, above1) || llvm::any_of(merge, above1)))
-      return subBlockPermute(before, after, refine, merge, x);
-    // One send of this rank's block to the device that needs it, one
-    // receive of the block this rank needs; convert-shard-to-nccl issues the
-    // pair in one nccl.group.
-    SmallVector<int64_t> all;
-    for (int64_t m = 0, e = p.meshShape.size(); m < e; ++m)
-      all.push_back(m);
-    auto type = cast<RankedTensorType>(x.getType());
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t k = 0, e = type.getRank(); k < e; ++k)
-      sizes.push_back(localSize(k, after.order[k]));
-    auto [toStatic, toDynamic] = mixedIndex(peer(after, before));
-    shard::SendOp::create(b, loc, type, grid, axesAttr(all), x, toStatic,
-                          toDynamic);
-    Value into = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-    auto [fromStatic, fromDynamic] = mixedIndex(peer(before, after));
-    return shard::RecvOp::create(b, loc, into.getType(), grid, axesAttr(all),
-                                 into, fromStatic, fromDynamic);
-  }
-  case plan::Step::MakePartial: {
-    int64_t m = axes.front();
-    auto op = static_cast<ReduceOp>(step.reduceOp);
-    if (n == 1 || (op != ReduceOp::Sum && op != ReduceOp::Prod))
-      return x; // avg, max and min of copies are the value itself.
-    // Coordinate 0 keeps the value; the others hold the reduction's identity,
-    // which is exact for every dtype (torch divides by n instead).
-    TypedAttr identity = op == ReduceOp::Sum ? zeroOf(x) : oneOf(x);
-    Value other =
-        filled(tensor::getMixedSizes(b, loc, x),
-               cast<RankedTensorType>(x.getType()).getElementType(), identity);
-    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          a.val(coord(m)), a.val(a.cst(0)));
-    return arith::SelectOp::create(b, loc, isFirst, x, other);
-  }
+    return shard::AllReduceOp::create(b, loc, x.getType(), grid,
+                                      axesAttr(step.axes), x,
+                                      reduction(step.reduceOp));
+  case plan::Step::ReduceScatter:
+    return emitReduceScatter(step, before, after, x);
+  case plan::Step::AllToAll:
+    return emitAllToAll(step, before, after, x);
+  case plan::Step::Chunk:
+    return emitChunk(step, before, x);
+  case plan::Step::Fill:
+    return emitFill(step, after, x);
+  case plan::Step::Permute:
+    return emitPermute(step, before, after, x);
+  case plan::Step::MakePartial:
+    return emitMakePartial(step, x);
   }
   llvm_unreachable("unknown step");
+}
+
+Value Emitter::emitAllGather(const plan::Step &step, const plan::State &before,
+                             const plan::State &after, Value x) {
+  int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
+  OpFoldResult size = localSize(d, after.order[d]);
+  int64_t slot = paddedSize(d, before.order[d]);
+  Value y = shard::AllGatherOp::create(b, loc, withDim(x, d, n * slot), grid,
+                                       axesAttr(step.axes), pad(x, d, slot),
+                                       b.getIndexAttr(d));
+  return fillsSlots(size, step.axes, slot) ? y
+                                           : unpack(y, d, size, step.axes, slot);
+}
+
+Value Emitter::emitReduceScatter(const plan::Step &step,
+                                 const plan::State &before,
+                                 const plan::State &after, Value x) {
+  int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
+  OpFoldResult size = localSize(d, before.order[d]);
+  int64_t slot = paddedSize(d, after.order[d]);
+  Value packed = fillsSlots(size, step.axes, slot)
+                     ? castDim(x, d, n * slot)
+                     : pack(x, d, size, step.axes, slot);
+  Value y = shard::ReduceScatterOp::create(
+      b, loc, withDim(packed, d, slot), grid, axesAttr(step.axes), packed,
+      reduction(step.reduceOp), b.getIndexAttr(d));
+  return trim(y, d, localSize(d, after.order[d]), slot);
+}
+
+Value Emitter::emitAllToAll(const plan::Step &step, const plan::State &before,
+                            const plan::State &after, Value x) {
+  ArrayRef<int64_t> axes = step.axes;
+  int64_t d = step.dim, d2 = step.dstDim, n = groupSize(p.meshShape, axes);
+  OpFoldResult size1 = localSize(d, after.order[d]);
+  int64_t slot1 = paddedSize(d, before.order[d]);
+  OpFoldResult size2 = localSize(d2, before.order[d2]);
+  int64_t slot2 = paddedSize(d2, after.order[d2]);
+  Value in = pad(x, d, slot1);
+  in = fillsSlots(size2, axes, slot2) ? castDim(in, d2, n * slot2)
+                                      : pack(in, d2, size2, axes, slot2);
+  // Slot j of d2 goes to member j; the received slots concatenate along d.
+  auto type = cast<RankedTensorType>(in.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[d] = n * slot1;
+  shape[d2] = slot2;
+  Value y = shard::AllToAllOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), grid,
+      axesAttr(axes), in, b.getIndexAttr(d2), b.getIndexAttr(d));
+  if (!fillsSlots(size1, axes, slot1))
+    y = unpack(y, d, size1, axes, slot1);
+  return trim(y, d2, localSize(d2, after.order[d2]), slot2);
+}
+
+Value Emitter::emitChunk(const plan::Step &step, const plan::State &before,
+                         Value x) {
+  int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
+  OpFoldResult size = localSize(d, before.order[d]);
+  if (auto s = a.constant(size); s && *s % n == 0)
+    return shard::AllSliceOp::create(b, loc, withDim(x, d, *s / n), grid,
+                                     axesAttr(step.axes), x, b.getIndexAttr(d));
+  auto [offset, length] = chunk(a, size, n, coord(step.axes.front()));
+  return slice(x, d, offset, length);
+}
+
+/// This rank's block at its offset in the unsplit dim; the reduction's
+/// identity elsewhere. No communication.
+Value Emitter::emitFill(const plan::Step &step, const plan::State &after,
+                        Value x) {
+  int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
+  OpFoldResult size = localSize(d, after.order[d]);
+  OpFoldResult offset = chunk(a, size, n, coord(step.axes.front())).first;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes[d] = size;
+  Value out = filled(sizes, type.getElementType(),
+                     identityAttr(type.getElementType(), step.reduceOp));
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, a.cst(0)), strides(rank, a.cst(1));
+  offsets[d] = offset;
+  return hp::insertSlice(b, loc, x, out, offsets,
+                         tensor::getMixedSizes(b, loc, x), strides);
+}
+
+Value Emitter::emitPermute(const plan::Step &step, const plan::State &before,
+                           const plan::State &after, Value x) {
+  auto above1 = [](int64_t v) { return v > 1; };
+  if (llvm::any_of(step.refine, above1) || llvm::any_of(step.merge, above1))
+    return subBlockPermute(before, after, step.refine, step.merge, x);
+  // One send of this rank's block to the device that needs it, one receive
+  // of the block this rank needs; convert-shard-to-nccl issues the pair in
+  // one nccl.group.
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t k = 0, e = type.getRank(); k < e; ++k)
+    sizes.push_back(localSize(k, after.order[k]));
+  auto [toStatic, toDynamic] = mixedIndex(peer(after, before));
+  shard::SendOp::create(b, loc, type, grid, axesAttr(allAxes()), x, toStatic,
+                        toDynamic);
+  Value into = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  auto [fromStatic, fromDynamic] = mixedIndex(peer(before, after));
+  return shard::RecvOp::create(b, loc, into.getType(), grid,
+                               axesAttr(allAxes()), into, fromStatic,
+                               fromDynamic);
+}
+
+Value Emitter::emitMakePartial(const plan::Step &step, Value x) {
+  ReduceOp op = step.reduceOp;
+  if (op != ReduceOp::Sum && op != ReduceOp::Prod)
+    return x; // avg, max and min of copies are the value itself.
+  // Coordinate 0 keeps the value; the others hold the reduction's identity,
+  // which is exact for every dtype (torch divides by n instead).
+  TypedAttr identity = op == ReduceOp::Sum ? zeroOf(x) : oneOf(x);
+  Value other =
+      filled(tensor::getMixedSizes(b, loc, x),
+             cast<RankedTensorType>(x.getType()).getElementType(), identity);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            a.val(coord(step.axes.front())), a.val(a.cst(0)));
+  return arith::SelectOp::create(b, loc, isFirst, x, other);
 }
 
 } // namespace

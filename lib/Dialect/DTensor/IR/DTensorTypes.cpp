@@ -113,7 +113,8 @@ RankedTensorType hp::dtensor::getLocalType(ArrayRef<int64_t> globalShape,
   // even (verifyStridedShards) or lays out like a shard.
   SmallVector<int64_t> shardDims = llvm::map_to_vector(placements, getShardedDim);
   return RankedTensorType::get(
-      computeLocalShape(globalShape, meshShape, shardDims), elementType);
+      Layout::ofShardDims(globalShape, meshShape, shardDims).localShape(),
+      elementType);
 }
 
 RankedTensorType hp::dtensor::getLocalType(DTensorType type,

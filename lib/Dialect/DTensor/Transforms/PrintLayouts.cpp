@@ -51,8 +51,10 @@ std::string draw(DTensorType type, ArrayRef<int64_t> meshShape) {
     return text;
   }
   bool partial = llvm::any_of(type.getPlacements(), llvm::IsaPred<PartialAttr>);
-  auto splits = getSplitOrder(type.getPlacements(), type.getRank());
   ArrayRef<int64_t> shape = type.getShape();
+  Layout layout{llvm::to_vector<4>(shape), llvm::to_vector<4>(meshShape),
+                getSplitOrder(type.getPlacements(), type.getRank())};
+  IntArith a;
   bool matrix = shape.size() == 2;
   // Block (row range, column range) -> the devices holding it.
   std::map<std::pair<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>>,
@@ -60,8 +62,7 @@ std::string draw(DTensorType type, ArrayRef<int64_t> meshShape) {
       blocks;
   std::set<std::pair<int64_t, int64_t>> rows, cols;
   for (int64_t d = 0; d < devices; ++d) {
-    LocalBlock b = computeSplitBlock(shape, meshShape, splits,
-                                     delinearize(d, meshShape));
+    LocalBlock b = layout.block(delinearize(a, d, meshShape));
     std::pair<int64_t, int64_t> row{b.offsets[0], b.sizes[0]};
     std::pair<int64_t, int64_t> col =
         matrix ? std::make_pair(b.offsets[1], b.sizes[1])

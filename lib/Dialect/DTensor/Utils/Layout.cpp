@@ -2,7 +2,9 @@
 
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 
 #include <algorithm>
 #include <cassert>
@@ -22,26 +24,6 @@ int64_t hp::dtensor::chunkSize(int64_t size, int64_t parts, int64_t coord) {
 
 int64_t hp::dtensor::chunkOffset(int64_t size, int64_t parts, int64_t coord) {
   return std::min(coord * chunkLength(size, parts), size);
-}
-
-LocalBlock hp::dtensor::computeLocalBlock(llvm::ArrayRef<int64_t> globalShape,
-                                          llvm::ArrayRef<int64_t> meshShape,
-                                          llvm::ArrayRef<int64_t> shardDims,
-                                          llvm::ArrayRef<int64_t> coord) {
-  assert(meshShape.size() == shardDims.size() &&
-         meshShape.size() == coord.size() && "one entry per mesh dim");
-  LocalBlock block;
-  block.sizes.assign(globalShape.begin(), globalShape.end());
-  block.offsets.assign(globalShape.size(), 0);
-  for (auto [meshDim, tensorDim] : llvm::enumerate(shardDims)) {
-    if (tensorDim == kNotSharded)
-      continue;
-    int64_t &size = block.sizes[tensorDim];
-    block.offsets[tensorDim] +=
-        chunkOffset(size, meshShape[meshDim], coord[meshDim]);
-    size = chunkSize(size, meshShape[meshDim], coord[meshDim]);
-  }
-  return block;
 }
 
 /// The distinct sizes that chunks of any size in `sizes` take in `parts` parts.
@@ -73,91 +55,49 @@ static llvm::SmallVector<int64_t> splitSizes(llvm::ArrayRef<int64_t> sizes,
   return result;
 }
 
-static llvm::SmallVector<int64_t>
-computeShape(llvm::ArrayRef<int64_t> globalShape,
-             llvm::ArrayRef<int64_t> meshShape,
-             llvm::ArrayRef<int64_t> shardDims, bool takeMax) {
+Layout Layout::ofShardDims(llvm::ArrayRef<int64_t> globalShape,
+                           llvm::ArrayRef<int64_t> meshShape,
+                           llvm::ArrayRef<int64_t> shardDims,
+                           llvm::ArrayRef<bool> strided) {
   assert(meshShape.size() == shardDims.size() && "one entry per mesh dim");
-  llvm::SmallVector<int64_t> shape(globalShape.begin(), globalShape.end());
-  for (auto [tensorDim, global] : llvm::enumerate(globalShape)) {
-    llvm::SmallVector<int64_t> sizes = {global};
-    bool split = false;
-    for (auto [meshDim, sharded] : llvm::enumerate(shardDims)) {
-      if (sharded != static_cast<int64_t>(tensorDim))
-        continue;
-      split = true;
-      if (global == kDynamicSize)
-        break;
-      sizes = splitSizes(sizes, meshShape[meshDim]);
-    }
-    if (!split || global == kDynamicSize)
-      continue;
-    if (takeMax)
-      shape[tensorDim] = *std::max_element(sizes.begin(), sizes.end());
-    else
-      shape[tensorDim] = sizes.size() == 1 ? sizes.front() : kDynamicSize;
-  }
-  return shape;
+  llvm::SmallVector<bool, 4> none(shardDims.size(), false);
+  return {llvm::to_vector<4>(globalShape), llvm::to_vector<4>(meshShape),
+          nestingOrder(shardDims, strided.empty() ? none : strided,
+                       globalShape.size())};
 }
 
-llvm::SmallVector<int64_t>
-hp::dtensor::computeLocalShape(llvm::ArrayRef<int64_t> globalShape,
-                               llvm::ArrayRef<int64_t> meshShape,
-                               llvm::ArrayRef<int64_t> shardDims) {
-  return computeShape(globalShape, meshShape, shardDims, /*takeMax=*/false);
-}
-
-llvm::SmallVector<int64_t>
-hp::dtensor::computeMaxLocalShape(llvm::ArrayRef<int64_t> globalShape,
-                                  llvm::ArrayRef<int64_t> meshShape,
-                                  llvm::ArrayRef<int64_t> shardDims) {
-  return computeShape(globalShape, meshShape, shardDims, /*takeMax=*/true);
-}
-
-llvm::SmallVector<int64_t>
-hp::dtensor::delinearize(int64_t linear, llvm::ArrayRef<int64_t> meshShape) {
-  llvm::SmallVector<int64_t> coord(meshShape.size());
-  for (int64_t i = static_cast<int64_t>(meshShape.size()) - 1; i >= 0; --i) {
-    coord[i] = linear % meshShape[i];
-    linear /= meshShape[i];
-  }
-  return coord;
-}
-
-int64_t hp::dtensor::linearize(llvm::ArrayRef<int64_t> coord,
-                               llvm::ArrayRef<int64_t> meshShape) {
-  int64_t linear = 0;
-  for (auto [c, n] : llvm::zip_equal(coord, meshShape))
-    linear = linear * n + c;
-  return linear;
-}
-
-llvm::SmallVector<int64_t> hp::dtensor::computePaddedShape(
-    llvm::ArrayRef<int64_t> globalShape, llvm::ArrayRef<int64_t> meshShape,
-    llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits) {
-  llvm::SmallVector<int64_t> shape;
-  for (auto [d, g] : llvm::enumerate(globalShape))
-    shape.push_back(paddedPiece(g, meshShape, splits[d]));
-  return shape;
-}
-
-LocalBlock hp::dtensor::computeSplitBlock(
-    llvm::ArrayRef<int64_t> globalShape, llvm::ArrayRef<int64_t> meshShape,
-    llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
-    llvm::ArrayRef<int64_t> coord) {
+LocalBlock Layout::block(llvm::ArrayRef<int64_t> coord) const {
+  assert(meshShape.size() == coord.size() && "one entry per mesh dim");
   LocalBlock block;
   IntArith a;
-  for (auto [d, g] : llvm::enumerate(globalShape)) {
-    llvm::SmallVector<int64_t> parts, digits;
-    for (int64_t m : splits[d]) {
-      parts.push_back(meshShape[m]);
-      digits.push_back(coord[m]);
-    }
-    auto [offset, size] = nestedPiece(a, g, parts, digits);
+  for (int64_t d = 0, e = globalShape.size(); d < e; ++d) {
+    auto [offset, size] = piece(a, d, coord);
     block.offsets.push_back(offset);
     block.sizes.push_back(size);
   }
   return block;
+}
+
+llvm::SmallVector<int64_t> Layout::paddedShape() const {
+  llvm::SmallVector<int64_t> shape;
+  for (auto [g, dims] : llvm::zip_equal(globalShape, splits))
+    shape.push_back(g == kDynamicSize ? g : paddedPiece(g, meshShape, dims));
+  return shape;
+}
+
+llvm::SmallVector<int64_t> Layout::localShape() const {
+  llvm::SmallVector<int64_t> shape(globalShape.begin(), globalShape.end());
+  for (auto [d, global] : llvm::enumerate(globalShape)) {
+    if (splits[d].empty())
+      continue;
+    if (global == kDynamicSize)
+      continue;
+    llvm::SmallVector<int64_t> sizes = {global};
+    for (int64_t m : splits[d])
+      sizes = splitSizes(sizes, meshShape[m]);
+    shape[d] = sizes.size() == 1 ? sizes.front() : kDynamicSize;
+  }
+  return shape;
 }
 
 int64_t hp::dtensor::paddedPiece(int64_t size,
@@ -177,23 +117,28 @@ int64_t hp::dtensor::groupSize(llvm::ArrayRef<int64_t> meshShape,
   return n;
 }
 
+/// The mesh sizes of `axes`, the radices of a group member index.
+static llvm::SmallVector<int64_t, 4> radicesOf(llvm::ArrayRef<int64_t> meshShape,
+                                               llvm::ArrayRef<int64_t> axes) {
+  return llvm::map_to_vector<4>(axes, [&](int64_t m) { return meshShape[m]; });
+}
+
 int64_t hp::dtensor::groupIndex(llvm::ArrayRef<int64_t> coord,
                                 llvm::ArrayRef<int64_t> meshShape,
                                 llvm::ArrayRef<int64_t> axes) {
-  int64_t index = 0;
-  for (int64_t m : axes)
-    index = index * meshShape[m] + coord[m];
-  return index;
+  IntArith a;
+  auto digits = llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord[m]; });
+  return linearize(a, digits, radicesOf(meshShape, axes));
 }
 
 llvm::SmallVector<int64_t> hp::dtensor::groupMember(
     llvm::ArrayRef<int64_t> coord, llvm::ArrayRef<int64_t> meshShape,
     llvm::ArrayRef<int64_t> axes, int64_t index) {
+  IntArith a;
   llvm::SmallVector<int64_t> member(coord.begin(), coord.end());
-  for (int64_t i = static_cast<int64_t>(axes.size()) - 1; i >= 0; --i) {
-    member[axes[i]] = index % meshShape[axes[i]];
-    index /= meshShape[axes[i]];
-  }
+  for (auto [m, digit] :
+       llvm::zip_equal(axes, delinearize(a, index, radicesOf(meshShape, axes))))
+    member[m] = digit;
   return member;
 }
 

@@ -7,16 +7,19 @@
 // all come from here. Free of MLIR IR types. Every query costs O(mesh rank),
 // never O(devices).
 //
-// A layout is described per mesh dim by the tensor dim it shards, or
-// kNotSharded (replicate / partial). Splits follow torch.chunk: `size`
-// elements in `parts` parts have chunk `ceil(size/parts)`, coordinate `i`
-// holds `clamp(size - i*chunk, 0, chunk)`. Several mesh dims sharding one
-// tensor dim nest in mesh-dim order: mesh dim 0 is the outermost split.
+// A layout (struct Layout) is the global shape, the mesh shape and, per
+// tensor dim, the mesh axes that split it, outermost first; placements give
+// it through the tensor dim each mesh dim shards (kNotSharded for replicate
+// and partial), nesting in mesh-dim order unless strided (nestingOrder).
+// Splits follow torch.chunk: `size` elements in `parts` parts have chunk
+// `ceil(size/parts)`, coordinate `i` holds `clamp(size - i*chunk, 0, chunk)`.
+// The arithmetic is generic (chunk, nestedPiece, splitPiece, linearize,
+// delinearize): int64_t here, folded index ops in emitted IR (IRArith).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_DIALECT_DTENSOR_UTILS_LOCALSHAPE_H
-#define HP_DIALECT_DTENSOR_UTILS_LOCALSHAPE_H
+#ifndef HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
+#define HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
@@ -51,39 +54,6 @@ struct LocalBlock {
   llvm::SmallVector<int64_t> sizes;
   llvm::SmallVector<int64_t> offsets;
 };
-
-/// Sizes and offsets at mesh coordinate `coord`. `shardDims[m]` is the tensor
-/// dim mesh dim `m` shards, or kNotSharded. The global shape must be static.
-LocalBlock computeLocalBlock(llvm::ArrayRef<int64_t> globalShape,
-                             llvm::ArrayRef<int64_t> meshShape,
-                             llvm::ArrayRef<int64_t> shardDims,
-                             llvm::ArrayRef<int64_t> coord);
-
-/// The local shape common to all coordinates: a dim is kDynamicSize when its
-/// size differs across coordinates or the global dim is dynamic and split.
-llvm::SmallVector<int64_t> computeLocalShape(llvm::ArrayRef<int64_t> globalShape,
-                                             llvm::ArrayRef<int64_t> meshShape,
-                                             llvm::ArrayRef<int64_t> shardDims);
-
-/// Largest local size of each dim over all coordinates: the padded extent a
-/// collective uses for uneven splits. Dynamic global dims stay dynamic.
-llvm::SmallVector<int64_t>
-computeMaxLocalShape(llvm::ArrayRef<int64_t> globalShape,
-                     llvm::ArrayRef<int64_t> meshShape,
-                     llvm::ArrayRef<int64_t> shardDims);
-
-/// The sizes of the largest block after splitting each dim by its split axes
-/// in the given order (`splits[d]`, outermost first), as collectives pad.
-llvm::SmallVector<int64_t>
-computePaddedShape(llvm::ArrayRef<int64_t> globalShape,
-                   llvm::ArrayRef<int64_t> meshShape,
-                   llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits);
-
-/// The block at `coord` when dim d is split by `splits[d]` (outermost first).
-LocalBlock computeSplitBlock(llvm::ArrayRef<int64_t> globalShape,
-                             llvm::ArrayRef<int64_t> meshShape,
-                             llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
-                             llvm::ArrayRef<int64_t> coord);
 
 /// Per tensor dim, the mesh dims that split it, outermost first, when mesh
 /// dim `m` shards tensor dim `shardDims[m]` (or kNotSharded) and is strided
@@ -140,6 +110,64 @@ nestedPiece(A &a, typename A::Value size, llvm::ArrayRef<int64_t> parts,
   return {offset, length};
 }
 
+/// The inverse of nestedPiece: the row-major index of the piece that holds
+/// element `q` of a dim of `size` split over `parts` in nested order
+/// (outermost first), and `q`'s position in that piece. At each level the
+/// piece index is q / chunk, as torch.chunk lays pieces out.
+template <typename A>
+std::pair<typename A::Value, typename A::Value>
+pieceHolding(A &a, typename A::Value size, llvm::ArrayRef<int64_t> parts,
+             typename A::Value q) {
+  typename A::Value length = size, j = a.cst(0);
+  for (int64_t n : parts) {
+    typename A::Value c = a.ceilDiv(length, n);
+    typename A::Value digit = a.div(q, c);
+    q = a.sub(q, a.mul(digit, c));
+    length = a.min(c, a.sub(length, a.mul(digit, c)));
+    j = a.add(a.mul(j, a.cst(n)), digit);
+  }
+  return {j, q};
+}
+
+/// Offset and length of the piece of a dim of `size` held at mesh
+/// coordinate `coord` (one value per mesh axis) when the mesh axes `splits`
+/// split it, outermost first.
+template <typename A>
+std::pair<typename A::Value, typename A::Value>
+splitPiece(A &a, typename A::Value size, llvm::ArrayRef<int64_t> meshShape,
+           llvm::ArrayRef<int64_t> splits,
+           llvm::ArrayRef<typename A::Value> coord) {
+  llvm::SmallVector<int64_t, 4> parts;
+  llvm::SmallVector<typename A::Value, 4> digits;
+  for (int64_t m : splits) {
+    parts.push_back(meshShape[m]);
+    digits.push_back(coord[m]);
+  }
+  return nestedPiece(a, size, parts, digits);
+}
+
+/// Mixed radix, the first digit most significant (row-major): the number
+/// whose digits in `radices` are `digits`, and back. Mesh coordinates, group
+/// member indices and nested piece indices are all such numbers.
+template <typename A>
+typename A::Value linearize(A &a, llvm::ArrayRef<typename A::Value> digits,
+                            llvm::ArrayRef<int64_t> radices) {
+  typename A::Value v = a.cst(0);
+  for (auto [digit, n] : llvm::zip_equal(digits, radices))
+    v = a.add(a.mul(v, a.cst(n)), digit);
+  return v;
+}
+template <typename A>
+llvm::SmallVector<typename A::Value, 4>
+delinearize(A &a, typename A::Value v, llvm::ArrayRef<int64_t> radices) {
+  llvm::SmallVector<typename A::Value, 4> digits(radices.size(), a.cst(0));
+  for (int64_t i = static_cast<int64_t>(radices.size()) - 1; i >= 0; --i) {
+    digits[i] = a.rem(v, a.cst(radices[i]));
+    v = a.div(v, a.cst(radices[i]));
+  }
+  return digits;
+}
+
 /// Plain int64_t arithmetic for the templates above.
 struct IntArith {
   using Value = int64_t;
@@ -150,15 +178,45 @@ struct IntArith {
   Value mul(Value x, Value y) { return x * y; }
   Value min(Value x, Value y) { return x < y ? x : y; }
   Value max(Value x, Value y) { return x < y ? y : x; }
+  Value div(Value x, Value y) { return x / y; }
+  Value rem(Value x, Value y) { return x % y; }
   Value ceilDiv(Value x, int64_t n) { return x / n + (x % n != 0); }
 };
 
-/// Row-major mesh coordinate of a linear index, and back.
-llvm::SmallVector<int64_t> delinearize(int64_t linear,
-                                       llvm::ArrayRef<int64_t> meshShape);
-int64_t linearize(llvm::ArrayRef<int64_t> coord,
-                  llvm::ArrayRef<int64_t> meshShape);
+/// A tensor's layout on a mesh: its global shape, the mesh shape and, per
+/// tensor dim, the mesh axes that split it, outermost first. The one block
+/// model: the verifier's local types, the planner's padding and the pieces
+/// the emitted code computes all come from here.
+struct Layout {
+  llvm::SmallVector<int64_t, 4> globalShape;
+  llvm::SmallVector<int64_t, 4> meshShape;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 4>, 4> splits;
+
+  /// Mesh dim `m` shards tensor dim `shardDims[m]` (or kNotSharded), as a
+  /// strided shard where `strided[m]` (nestingOrder; none when empty).
+  static Layout ofShardDims(llvm::ArrayRef<int64_t> globalShape,
+                            llvm::ArrayRef<int64_t> meshShape,
+                            llvm::ArrayRef<int64_t> shardDims,
+                            llvm::ArrayRef<bool> strided = {});
+
+  /// Offset and length of dim `d` at mesh coordinate `coord`, in any
+  /// arithmetic (see chunk). The global dim must be static.
+  template <typename A>
+  std::pair<typename A::Value, typename A::Value>
+  piece(A &a, int64_t d, llvm::ArrayRef<typename A::Value> coord) const {
+    return splitPiece(a, a.cst(globalShape[d]), meshShape, splits[d], coord);
+  }
+  /// The block at `coord`. The global shape must be static.
+  LocalBlock block(llvm::ArrayRef<int64_t> coord) const;
+  /// The largest piece of every dim: the extent collectives pad uneven
+  /// splits to (the first piece of a nested split is the largest). Dynamic
+  /// global dims stay dynamic.
+  llvm::SmallVector<int64_t> paddedShape() const;
+  /// The local shape common to all coordinates: a dim is kDynamicSize when
+  /// its size differs across coordinates or it is dynamic and split.
+  llvm::SmallVector<int64_t> localShape() const;
+};
 
 } // namespace hp::dtensor
 
-#endif // HP_DIALECT_DTENSOR_UTILS_LOCALSHAPE_H
+#endif // HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
