@@ -23,8 +23,12 @@
 
 using namespace mlir;
 
-void hp::buildPartitionPipeline(OpPassManager &pm,
-                                const hp::PartitionPipelineOptions &options) {
+namespace hp {
+namespace {
+/// hp-partition's passes, for any pipeline's planning options.
+template <typename Derived>
+void addPartitionPasses(OpPassManager &pm,
+                        const hp::PlanningOptions<Derived> &options) {
   // Function-local passes run per function: smaller worklists, better
   // locality, and parallel on several cores.
   OpPassManager &perFunction = pm.nest<func::FuncOp>();
@@ -50,10 +54,10 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
 
 /// Partition, collectives to NCCL, one-shot bufferization with buffer
 /// hoisting and ownership-based deallocation: what both targets share.
-namespace hp {
-static void buildBufferizedSPMDPipeline(OpPassManager &pm,
-                                        const hp::PartitionPipelineOptions &options) {
-  buildPartitionPipeline(pm, options);
+template <typename Derived>
+void addBufferizedSPMDPasses(OpPassManager &pm,
+                             const hp::PlanningOptions<Derived> &options) {
+  addPartitionPasses(pm, options);
   pm.addPass(createConvertShardToNCCL());
   // Elementwise arith on tensors (common in local-region bodies) is not
   // bufferizable as is.
@@ -85,11 +89,17 @@ static void buildBufferizedSPMDPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
+} // namespace
 } // namespace hp
+
+void hp::buildPartitionPipeline(OpPassManager &pm,
+                                const PartitionPipelineOptions &options) {
+  addPartitionPasses(pm, options);
+}
 
 void hp::buildLowerToCPUPipeline(OpPassManager &pm,
                                  const hp::PartitionPipelineOptions &options) {
-  buildBufferizedSPMDPipeline(pm, options);
+  addBufferizedSPMDPasses(pm, options);
   // Contractions to a BLAS before the rest of linalg becomes loops.
   pm.addPass(createConvertLinalgToBLAS());
   // Copies of slices (arguments taken from a redistribute's view) as
@@ -127,7 +137,7 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,
                                  const LowerToGPUPipelineOptions &options) {
-  buildBufferizedSPMDPipeline(pm, PartitionPipelineOptions(options));
+  addBufferizedSPMDPasses(pm, options);
   // Contractions whose layout fits call cuBLAS on the rank's stream.
   if (options.cublas) {
     ConvertLinalgToBLASOptions blas;

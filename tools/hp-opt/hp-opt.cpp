@@ -26,6 +26,11 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+namespace hp::test {
+/// test/lib: passes that exist only for hp's own tests.
+void registerTestPasses();
+} // namespace hp::test
+
 static const char *kOverview =
     "hp optimizer driver: every upstream MLIR dialect and pass, plus hp's.\n"
     "\n"
@@ -126,6 +131,7 @@ int main(int argc, char **argv) {
   hp::addVersionPrinter();
   mlir::registerAllPasses();
   hp::registerAllHPPasses();
+  hp::test::registerTestPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -4,6 +4,7 @@
 #define HP_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "hp/Dialect/DTensor/Transforms/PlanningOptions.td"
 
 def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp"> {
   let summary = "Lower dtensor IR to SPMD code on local tensors with shard collectives";
@@ -41,12 +42,7 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
     plugin) do not show them; `print-totals` gives the same totals as a
     remark in any driver.
   }];
-  let options = [
-    Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",
-           "Per-collective latency (alpha) in equivalent bytes; 0 minimises "
-           "bytes only">,
-    ListOption<"axisWeights", "axis-weights", "double",
-               "Bandwidth cost multiplier per mesh axis (default 1 each)">,
+  let options = !listconcat(PlanCostOptions, [
     Option<"printPlans", "print-plans", "bool", /*default=*/"false",
            "Emit a remark with each plan and its cost">,
     Option<"printTotals", "print-totals", "bool", /*default=*/"false",
@@ -54,10 +50,7 @@ def ConvertDTensorToShard : Pass<"convert-dtensor-to-shard", "::mlir::ModuleOp">
            "and the bytes per rank planned in the module">,
     Option<"verifyPlans", "verify-plans", "bool", /*default=*/"false",
            "Check every plan by simulation before emitting it">,
-    Option<"testBreakPlans", "test-break-plans", "bool", /*default=*/"false",
-           "Testing only: change the first step of every plan so that it "
-           "means something else (shows that verify-plans catches it)">,
-  ];
+  ]);
   let dependentDialects = [
     "::hp::dtensor::DTensorDialect",
     "::mlir::arith::ArithDialect",

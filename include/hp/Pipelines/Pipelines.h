@@ -12,8 +12,9 @@ class OpPassManager;
 namespace hp {
 
 /// The redistribute-planning options shared by every hp pipeline; they are
-/// passed to convert-dtensor-to-shard. `Derived` is the pipeline's own
-/// options struct (PassPipelineOptions is CRTP).
+/// passed to dtensor-propagate and convert-dtensor-to-shard (whose cost
+/// options are declared once, PlanningOptions.td). `Derived` is the
+/// pipeline's own options struct (PassPipelineOptions is CRTP).
 template <typename Derived>
 struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
   using OptionsBase = mlir::detail::PassOptions;
@@ -61,19 +62,6 @@ struct PartitionPipelineOptions : PlanningOptions<PartitionPipelineOptions> {
                      "on the LLVM functions (for launchers; upstream "
                      "mlir-translate refuses them)"),
       llvm::cl::init(false)};
-  PartitionPipelineOptions() = default;
-  /// The planning options of another pipeline.
-  template <typename Other>
-  explicit PartitionPipelineOptions(const PlanningOptions<Other> &other) {
-    latencyBytes = other.latencyBytes;
-    axisWeights = llvm::to_vector(other.axisWeights);
-    printPlans = other.printPlans;
-    verifyPlans = other.verifyPlans;
-    printTotals = other.printTotals;
-    flopBytes = other.flopBytes;
-    printStrategies = other.printStrategies;
-    warnGatherBytes = other.warnGatherBytes;
-  }
 };
 
 /// Down to SPMD + shard: expand local regions, canonicalize,

@@ -9,6 +9,7 @@
 
 #include "hp/Conversion/Passes.h"
 
+#include "hp/Conversion/DTensorToShard/PlanHook.h"
 #include "hp/Conversion/DTensorToShard/RedistributeEmitter.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Utils/PlanChecker.h"
@@ -51,41 +52,6 @@ plan::Problem problemOf(RedistributeOp op, const MeshInfo &mesh) {
   return problem;
 }
 
-/// Changes the first step so that it means something else: the hook that
-/// shows verify-plans refusing a wrong plan.
-void breakPlan(plan::Plan &plan, int64_t rank) {
-  if (plan.steps.empty())
-    return;
-  plan::Step &s = plan.steps.front();
-  if (s.kind == plan::Step::Permute) {
-    // Other splits after the step: the dims' split lists swapped, or one
-    // list's nesting reversed, or a split dropped.
-    auto before = s.order;
-    std::reverse(s.order.begin(), s.order.end());
-    if (s.order == before)
-      for (auto &dims : s.order)
-        if (dims.size() > 1) {
-          std::reverse(dims.begin(), dims.end());
-          break;
-        }
-    if (s.order == before)
-      for (auto &dims : s.order)
-        if (!dims.empty()) {
-          dims.pop_back();
-          break;
-        }
-    return;
-  }
-  if (s.axes.size() > 1)
-    std::reverse(s.axes.begin(), s.axes.end());
-  else if (s.kind == plan::Step::AllReduce ||
-           s.kind == plan::Step::ReduceScatter ||
-           s.kind == plan::Step::MakePartial || s.kind == plan::Step::Fill)
-    s.reduceOp = (s.reduceOp + 2) % 5;
-  else if (s.dim >= 0 && rank > 1)
-    s.dim = (s.dim + 1) % rank;
-}
-
 std::string describe(const plan::Problem &problem, const plan::Plan &plan) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -105,7 +71,8 @@ struct Planner {
   plan::Options options;
   bool printPlans = false;
   bool verifyPlans = false;
-  bool breakPlans = false;
+  /// Test hook (PlanHook.h): called on every plan before it is checked.
+  hp::PlanHook hook;
   /// Called once per planned redistribute (pass statistics).
   std::function<void(const plan::Plan &)> onPlan;
   llvm::DenseMap<Operation *, plan::Plan> plans;
@@ -128,8 +95,8 @@ struct Planner {
       return op.emitOpError("has no plan: ")
              << plan::placementsToString(problem.source) << " -> "
              << plan::placementsToString(problem.target);
-    if (breakPlans)
-      breakPlan(*plan, problem.globalShape.size());
+    if (hook)
+      hook(problem, *plan);
     if (printPlans)
       // By location: the op itself would be printed after each remark.
       mlir::emitRemark(op.getLoc()) << "plan " << describe(problem, *plan) << "\n"
@@ -364,7 +331,12 @@ ConversionTarget makeTarget(MLIRContext *ctx, TypeConverter &converter) {
 struct ConvertDTensorToShardPass
     : hp::impl::ConvertDTensorToShardBase<ConvertDTensorToShardPass> {
   using Base::Base;
+  ConvertDTensorToShardPass(hp::ConvertDTensorToShardOptions options,
+                            hp::PlanHook hook)
+      : Base(std::move(options)), hook(std::move(hook)) {}
   void runOnOperation() override;
+
+  hp::PlanHook hook;
 };
 
 } // namespace
@@ -459,7 +431,7 @@ void ConvertDTensorToShardPass::runOnOperation() {
   planner->options = options;
   planner->printPlans = printPlans;
   planner->verifyPlans = verifyPlans;
-  planner->breakPlans = testBreakPlans;
+  planner->hook = hook;
   // Totals for hp's pass counts (--mlir-pass-statistics) and the
   // print-totals remark.
   int64_t redistributes = 0, collectives = 0;
@@ -519,4 +491,10 @@ void ConvertDTensorToShardPass::runOnOperation() {
                         << collectives
                         << (collectives == 1 ? " collective, " : " collectives, ")
                         << plan::humanBytes(bytes) << " sent per rank in all";
+}
+
+std::unique_ptr<Pass> hp::createConvertDTensorToShardWithPlanHook(
+    ConvertDTensorToShardOptions options, PlanHook hook) {
+  return std::make_unique<ConvertDTensorToShardPass>(std::move(options),
+                                                     std::move(hook));
 }

@@ -1,9 +1,9 @@
 // verify-plans runs every plan through the plan checker before emitting it.
-// Right plans pass and are emitted; test-break-plans changes the first step
-// of every plan so that it means something else, and each is then refused
-// with the plan printed and nothing emitted.
+// Right plans pass and are emitted; the test pass test-break-plans (test/lib)
+// changes the first step of every plan so that it means something else, and
+// each is then refused with the plan printed and nothing emitted.
 // RUN: hp-opt %s -convert-dtensor-to-shard=verify-plans | FileCheck %s
-// RUN: not hp-opt %s -convert-dtensor-to-shard="verify-plans test-break-plans" -o %t 2>&1 | FileCheck %s --check-prefix=BROKEN
+// RUN: not hp-opt %s -test-break-plans -o %t 2>&1 | FileCheck %s --check-prefix=BROKEN
 // RUN: hp-opt %s -convert-dtensor-to-shard=verify-plans -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 
 dtensor.mesh @m shape = [2, 2]

@@ -4,6 +4,7 @@
 #define HP_DIALECT_DTENSOR_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "hp/Dialect/DTensor/Transforms/PlanningOptions.td"
 
 def DTensorPropagate : Pass<"dtensor-propagate"> {
   let summary = "Choose a placement for every value of each "
@@ -62,12 +63,7 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     Not supported yet, with an error: a `dtensor.local_region` nested in
     another op of the body (an `scf.for`, say) rather than at its top level.
   }];
-  let options = [
-    Option<"latencyBytes", "latency-bytes", "uint64_t", /*default=*/"65536",
-           "Per-collective latency (alpha) in equivalent bytes, as the "
-           "planner counts it">,
-    ListOption<"axisWeights", "axis-weights", "double",
-               "Bandwidth cost multiplier per mesh axis (default 1 each)">,
+  let options = !listconcat(PlanCostOptions, [
     Option<"flopBytes", "flop-bytes", "double", /*default=*/"4.5e-4",
            "Bytes of communication worth one flop of compute (default: an "
            "H100's NVLink bytes per dense bf16 flop)">,
@@ -81,7 +77,7 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
            /*default=*/"67108864",
            "Warn when a redistribute gathers a whole tensor of at least this "
            "many bytes on every rank, naming the op that forced it (0: never)">,
-  ];
+  ]);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
