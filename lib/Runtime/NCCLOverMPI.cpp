@@ -395,6 +395,36 @@ std::vector<MPI_Request> groupRequests;
 /// MPI counts are ints; NCCL's are size_t.
 bool fitsInt(size_t count) { return count <= static_cast<size_t>(INT32_MAX); }
 
+/// The checks every data call makes: a live communicator, a count MPI can
+/// take, and a datatype MPI has (its MPI type in `type`).
+bool validData(ncclComm_t comm, size_t count, ncclDataType_t datatype,
+               MPI_Datatype *type) {
+  return validComm(comm) && fitsInt(count) && mpiType(datatype, type);
+}
+
+/// A send or receive (`call`) to `peer`: `start` begins it with the MPI call
+/// `mpi` (MPI_Isend, MPI_Irecv), and it completes here, or at ncclGroupEnd
+/// inside a group.
+template <typename Start>
+ncclResult_t pointToPoint(const char *call, const char *mpi, size_t count,
+                          ncclDataType_t datatype, int peer, ncclComm_t comm,
+                          Start &&start) {
+  MPI_Datatype type;
+  if (!validData(comm, count, datatype, &type) || peer < 0 ||
+      peer >= comm->size)
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = start(type, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed(mpi, rc);
+  if (groupDepth > 0) {
+    groupRequests.push_back(request);
+    return ncclSuccess;
+  }
+  return guarded(call, "MPI_Wait",
+                 [&] { return MPI_Wait(&request, MPI_STATUS_IGNORE); });
+}
+
 } // namespace
 
 extern "C" {
@@ -530,8 +560,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclComm_t comm, cudaStream_t) {
   MPI_Datatype type;
   MPI_Op mop;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      !mpiOp(op, datatype, &mop))
+  if (!validData(comm, count, datatype, &type) || !mpiOp(op, datatype, &mop))
     return ncclInvalidArgument;
   ncclResult_t result = guarded("ncclAllReduce", "MPI_Allreduce", [&] {
     return MPI_Allreduce(sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff,
@@ -548,7 +577,7 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t) {
   MPI_Datatype type;
   MPI_Op mop;
-  if (!validComm(comm) || !fitsInt(recvcount) || !mpiType(datatype, &type) ||
+  if (!validData(comm, recvcount, datatype, &type) ||
       !mpiOp(op, datatype, &mop))
     return ncclInvalidArgument;
   ncclResult_t result =
@@ -566,7 +595,7 @@ ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t) {
   MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(sendcount) || !mpiType(datatype, &type))
+  if (!validData(comm, sendcount, datatype, &type))
     return ncclInvalidArgument;
   return guarded("ncclAllGather", "MPI_Allgather", [&] {
     return MPI_Allgather(sendbuff, static_cast<int>(sendcount), type, recvbuff,
@@ -578,7 +607,7 @@ ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm,
                           cudaStream_t) {
   MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type))
+  if (!validData(comm, count, datatype, &type))
     return ncclInvalidArgument;
   return guarded("ncclAlltoAll", "MPI_Alltoall", [&] {
     return MPI_Alltoall(sendbuff, static_cast<int>(count), type, recvbuff,
@@ -590,8 +619,8 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, int root, ncclComm_t comm,
                            cudaStream_t) {
   MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      root < 0 || root >= comm->size)
+  if (!validData(comm, count, datatype, &type) || root < 0 ||
+      root >= comm->size)
     return ncclInvalidArgument;
   if (comm->rank == root && sendbuff != recvbuff)
     std::memcpy(recvbuff, sendbuff, count * typeSize(datatype));
@@ -609,42 +638,22 @@ ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
 ncclResult_t ncclSend(const void *sendbuff, size_t count,
                       ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      peer < 0 || peer >= comm->size)
-    return ncclInvalidArgument;
-  MPI_Request request;
-  int rc = MPI_Isend(sendbuff, static_cast<int>(count), type, peer,
-                     /*tag=*/0, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
-    return mpiFailed("MPI_Isend", rc);
-  if (groupDepth > 0) {
-    groupRequests.push_back(request);
-    return ncclSuccess;
-  }
-  return guarded("ncclSend", "MPI_Wait", [&] {
-    return MPI_Wait(&request, MPI_STATUS_IGNORE);
-  });
+  return pointToPoint("ncclSend", "MPI_Isend", count, datatype, peer, comm,
+                      [&](MPI_Datatype type, MPI_Request *request) {
+                        return MPI_Isend(sendbuff, static_cast<int>(count),
+                                         type, peer, /*tag=*/0, comm->comm,
+                                         request);
+                      });
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
                       int peer, ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      peer < 0 || peer >= comm->size)
-    return ncclInvalidArgument;
-  MPI_Request request;
-  int rc = MPI_Irecv(recvbuff, static_cast<int>(count), type, peer,
-                     /*tag=*/0, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
-    return mpiFailed("MPI_Irecv", rc);
-  if (groupDepth > 0) {
-    groupRequests.push_back(request);
-    return ncclSuccess;
-  }
-  return guarded("ncclRecv", "MPI_Wait", [&] {
-    return MPI_Wait(&request, MPI_STATUS_IGNORE);
-  });
+  return pointToPoint("ncclRecv", "MPI_Irecv", count, datatype, peer, comm,
+                      [&](MPI_Datatype type, MPI_Request *request) {
+                        return MPI_Irecv(recvbuff, static_cast<int>(count),
+                                         type, peer, /*tag=*/0, comm->comm,
+                                         request);
+                      });
 }
 
 ncclResult_t ncclGroupStart() {

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
-#include "hp/Support/RootBuffer.h"
 #include "hp/Runtime/ContractionPlan.h"
+#include "hp/Support/RootBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

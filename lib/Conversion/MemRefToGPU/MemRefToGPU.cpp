@@ -161,16 +161,15 @@ void moveBuffersToDevice(func::FuncOp fn, const HostBuffers &hostBuffers) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       if (hostBuffers.isHost(alloc))
         return;
-      auto device = gpu::AllocOp::create(
-          b, loc, alloc.getType(), Type(), ValueRange(),
-          alloc.getDynamicSizes(), alloc.getSymbolOperands());
+      auto device = gpu::AllocOp::create(b, loc, alloc.getType(), Type(),
+                                         ValueRange(), alloc.getDynamicSizes(),
+                                         alloc.getSymbolOperands());
       alloc.replaceAllUsesWith(device.getMemref());
       toErase.push_back(alloc);
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
       if (hostBuffers.isHost(dealloc.getMemref()))
         return;
-      gpu::DeallocOp::create(b, loc, Type(), ValueRange(),
-                             dealloc.getMemref());
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange(), dealloc.getMemref());
       toErase.push_back(dealloc);
     } else if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {
       copy(b, loc, copyOp.getTarget(), copyOp.getSource());
