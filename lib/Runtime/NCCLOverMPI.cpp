@@ -402,6 +402,41 @@ bool validData(ncclComm_t comm, size_t count, ncclDataType_t datatype,
   return validComm(comm) && fitsInt(count) && mpiType(datatype, type);
 }
 
+/// All-reduce and reduce-scatter (`call`): `mpi`, MPI_Allreduce or
+/// MPI_Reduce_scatter_block (`mpiName`), reduces into `count` elements at
+/// `recvbuff`, which ncclAvg then divides by the rank count.
+ncclResult_t reduction(const char *call, const char *mpiName,
+                       decltype(&MPI_Allreduce) mpi, const void *sendbuff,
+                       void *recvbuff, size_t count, ncclDataType_t datatype,
+                       ncclRedOp_t op, ncclComm_t comm) {
+  MPI_Datatype type;
+  MPI_Op mop;
+  if (!validData(comm, count, datatype, &type) || !mpiOp(op, datatype, &mop))
+    return ncclInvalidArgument;
+  ncclResult_t result = guarded(call, mpiName, [&] {
+    return mpi(sendbuff, recvbuff, static_cast<int>(count), type, mop,
+               comm->comm);
+  });
+  if (result == ncclSuccess && op == ncclAvg)
+    divideBy(recvbuff, count, datatype, comm->size);
+  return result;
+}
+
+/// All-gather and all-to-all (`call`): each rank sends `count` elements to
+/// every rank through `mpi`, MPI_Allgather or MPI_Alltoall (`mpiName`).
+ncclResult_t exchange(const char *call, const char *mpiName,
+                      decltype(&MPI_Allgather) mpi, const void *sendbuff,
+                      void *recvbuff, size_t count, ncclDataType_t datatype,
+                      ncclComm_t comm) {
+  MPI_Datatype type;
+  if (!validData(comm, count, datatype, &type))
+    return ncclInvalidArgument;
+  int n = static_cast<int>(count);
+  return guarded(call, mpiName, [&] {
+    return mpi(sendbuff, n, type, recvbuff, n, type, comm->comm);
+  });
+}
+
 /// A send or receive (`call`) to `peer`: `start` begins it with the MPI call
 /// `mpi` (MPI_Isend, MPI_Irecv), and it completes here, or at ncclGroupEnd
 /// inside a group.
@@ -558,61 +593,31 @@ ncclResult_t ncclCommCuDevice(const ncclComm_t, int *device) {
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  MPI_Op mop;
-  if (!validData(comm, count, datatype, &type) || !mpiOp(op, datatype, &mop))
-    return ncclInvalidArgument;
-  ncclResult_t result = guarded("ncclAllReduce", "MPI_Allreduce", [&] {
-    return MPI_Allreduce(sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff,
-                         recvbuff, static_cast<int>(count), type, mop,
-                         comm->comm);
-  });
-  if (result == ncclSuccess && op == ncclAvg)
-    divideBy(recvbuff, count, datatype, comm->size);
-  return result;
+  return reduction("ncclAllReduce", "MPI_Allreduce", MPI_Allreduce,
+                   sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff, recvbuff,
+                   count, datatype, op, comm);
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                size_t recvcount, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  MPI_Op mop;
-  if (!validData(comm, recvcount, datatype, &type) ||
-      !mpiOp(op, datatype, &mop))
-    return ncclInvalidArgument;
-  ncclResult_t result =
-      guarded("ncclReduceScatter", "MPI_Reduce_scatter_block", [&] {
-        return MPI_Reduce_scatter_block(sendbuff, recvbuff,
-                                        static_cast<int>(recvcount), type, mop,
-                                        comm->comm);
-      });
-  if (result == ncclSuccess && op == ncclAvg)
-    divideBy(recvbuff, recvcount, datatype, comm->size);
-  return result;
+  return reduction("ncclReduceScatter", "MPI_Reduce_scatter_block",
+                   MPI_Reduce_scatter_block, sendbuff, recvbuff, recvcount,
+                   datatype, op, comm);
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  if (!validData(comm, sendcount, datatype, &type))
-    return ncclInvalidArgument;
-  return guarded("ncclAllGather", "MPI_Allgather", [&] {
-    return MPI_Allgather(sendbuff, static_cast<int>(sendcount), type, recvbuff,
-                         static_cast<int>(sendcount), type, comm->comm);
-  });
+  return exchange("ncclAllGather", "MPI_Allgather", MPI_Allgather, sendbuff,
+                  recvbuff, sendcount, datatype, comm);
 }
 
 ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm,
                           cudaStream_t) {
-  MPI_Datatype type;
-  if (!validData(comm, count, datatype, &type))
-    return ncclInvalidArgument;
-  return guarded("ncclAlltoAll", "MPI_Alltoall", [&] {
-    return MPI_Alltoall(sendbuff, static_cast<int>(count), type, recvbuff,
-                        static_cast<int>(count), type, comm->comm);
-  });
+  return exchange("ncclAlltoAll", "MPI_Alltoall", MPI_Alltoall, sendbuff,
+                  recvbuff, count, datatype, comm);
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
