@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../unittests/Dialect/DTensor/PlanBruteForce.h"
-#include "../unittests/Dialect/DTensor/PlanTestSupport.h"
+#include "hp/Testing/PlanBruteForce.h"
+#include "hp/Testing/PlanTestSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 

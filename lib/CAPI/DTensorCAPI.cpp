@@ -49,121 +49,149 @@ static InFlightDiagnostic misuse(MLIRContext *ctx, StringRef fn) {
   return misuse(UnknownLoc::get(ctx), fn);
 }
 
-/// Whether `count` entries may be read at `data`.
-static bool checkArray(Location loc, StringRef fn, StringRef what,
-                       intptr_t count, const void *data) {
-  if (count < 0) {
-    misuse(loc, fn) << what << " count must be non-negative, got " << count;
-    return false;
-  }
-  if (count > 0 && !data) {
-    misuse(loc, fn) << what << " is NULL but its count is " << count;
-    return false;
-  }
-  return true;
-}
-
-/// Whether `s` may be read; an empty string is refused unless `allowEmpty`.
-static bool checkString(Location loc, StringRef fn, const Twine &what,
-                        MlirStringRef s, bool allowEmpty) {
-  if (!s.data && s.length) {
-    misuse(loc, fn) << what << " is a NULL string of length " << s.length;
-    return false;
-  }
-  if (!allowEmpty && !s.length) {
-    misuse(loc, fn) << what << " must not be empty";
-    return false;
-  }
-  return true;
-}
-
-/// Unwraps `count` handles at `data` into `out`, refusing a null entry.
-template <typename CType, typename T>
-static bool unwrapList(Location loc, StringRef fn, StringRef what,
-                       intptr_t count, const CType *data,
-                       SmallVectorImpl<T> &out) {
-  if (!checkArray(loc, fn, what, count, data))
-    return false;
-  for (intptr_t i = 0; i < count; ++i) {
-    T handle = unwrap(data[i]);
-    if (!handle) {
-      misuse(loc, fn) << what << " entry #" << i << " is null";
-      return false;
-    }
-    out.push_back(handle);
-  }
-  return true;
-}
-
-/// The product of `shape`'s sizes if each is >= 1 and the product fits
-/// kMaxDevices (the bounds the mesh op verifies); otherwise an error.
-static std::optional<int64_t> checkMeshShape(Location loc, StringRef fn,
-                                             ArrayRef<int64_t> shape) {
-  int64_t numDevices = 1;
-  for (auto [i, size] : llvm::enumerate(shape)) {
-    if (size < 1) {
-      misuse(loc, fn) << "mesh dim " << i << " has size " << size
-                      << "; sizes must be >= 1";
-      return std::nullopt;
-    }
-    if (llvm::MulOverflow(numDevices, size, numDevices) ||
-        numDevices > kMaxDevices) {
-      misuse(loc, fn) << "mesh has more than " << kMaxDevices << " devices";
-      return std::nullopt;
-    }
-  }
-  return numDevices;
-}
-
 static bool isPlacementList(Attribute attr) {
   auto list = dyn_cast_or_null<ArrayAttr>(attr);
   return list && llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>);
 }
 
-/// The contract attributes of local_region / local_call, each null or of the
-/// kind the op expects; any other attribute kind is an error rather than
-/// dropped. Which form fits the op (count, mixing) is left to its verifier.
-static bool checkContract(Location loc, StringRef fn, MlirAttribute in,
-                          MlirAttribute out, DictionaryAttr &inAttr,
-                          ArrayAttr &outAttr) {
-  if (!mlirAttributeIsNull(in)) {
-    inAttr = dyn_cast<DictionaryAttr>(unwrap(in));
-    if (!inAttr) {
-      misuse(loc, fn) << "inPlacements must be a dictionary attribute, got "
-                      << unwrap(in);
+namespace {
+/// One call of a C API function: the location its errors are reported at
+/// (an op builder's, where it builds the op) and the function they name.
+/// Each check reports a broken argument and says whether it may be used.
+class Call {
+public:
+  Call(Location loc, StringRef fn) : loc(loc), fn(fn) {}
+  /// An op builder's call; false for a null location, where there is no
+  /// context to report to (the builder returns a null op).
+  Call(MlirLocation loc, StringRef fn)
+      : loc(mlirLocationIsNull(loc) ? LocationAttr()
+                                    : LocationAttr(unwrap(loc))),
+        fn(fn) {}
+
+  explicit operator bool() const { return static_cast<bool>(loc); }
+  MLIRContext *getContext() const { return loc.getContext(); }
+
+  /// An error naming the function, for a broken precondition.
+  InFlightDiagnostic misuse() const { return ::misuse(loc, fn); }
+
+  /// Whether `count` entries may be read at `data`.
+  bool checkArray(StringRef what, intptr_t count, const void *data) const {
+    if (count < 0) {
+      misuse() << what << " count must be non-negative, got " << count;
       return false;
     }
-    for (NamedAttribute entry : inAttr) {
-      if (isa<UnitAttr>(entry.getValue()) || isPlacementList(entry.getValue()))
-        continue;
-      misuse(loc, fn) << "inPlacements entry '" << entry.getName().getValue()
-                      << "' must be an array of placements or a unit "
-                         "attribute (none), got "
-                      << entry.getValue();
+    if (count > 0 && !data) {
+      misuse() << what << " is NULL but its count is " << count;
       return false;
     }
+    return true;
   }
-  if (!mlirAttributeIsNull(out)) {
-    outAttr = dyn_cast<ArrayAttr>(unwrap(out));
-    if (!outAttr) {
-      misuse(loc, fn) << "outPlacements must be an array attribute, got "
-                      << unwrap(out);
+
+  /// Whether `s` may be read; an empty string is refused unless
+  /// `allowEmpty`.
+  bool checkString(const Twine &what, MlirStringRef s, bool allowEmpty) const {
+    if (!s.data && s.length) {
+      misuse() << what << " is a NULL string of length " << s.length;
       return false;
     }
-    for (auto [i, entry] : llvm::enumerate(outAttr)) {
-      if (isa_and_present<PlacementAttrInterface, UnitAttr>(entry) ||
-          isPlacementList(entry))
-        continue;
-      InFlightDiagnostic diag = misuse(loc, fn);
-      diag << "outPlacements entry #" << i
-           << " must be a placement, an array of placements or a unit "
-              "attribute (none), got ";
-      if (entry)
-        diag << entry;
-      else
-        diag << "null";
+    if (!allowEmpty && !s.length) {
+      misuse() << what << " must not be empty";
       return false;
     }
+    return true;
+  }
+
+  /// Unwraps `count` handles at `data` into `out`, refusing a null entry.
+  template <typename CType, typename T>
+  bool unwrapList(StringRef what, intptr_t count, const CType *data,
+                  SmallVectorImpl<T> &out) const {
+    if (!checkArray(what, count, data))
+      return false;
+    for (intptr_t i = 0; i < count; ++i) {
+      T handle = unwrap(data[i]);
+      if (!handle) {
+        misuse() << what << " entry #" << i << " is null";
+        return false;
+      }
+      out.push_back(handle);
+    }
+    return true;
+  }
+
+  /// The product of `shape`'s sizes if each is >= 1 and the product fits
+  /// kMaxDevices (the bounds the mesh op verifies); otherwise an error.
+  std::optional<int64_t> checkMeshShape(ArrayRef<int64_t> shape) const {
+    int64_t numDevices = 1;
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      if (size < 1) {
+        misuse() << "mesh dim " << i << " has size " << size
+                 << "; sizes must be >= 1";
+        return std::nullopt;
+      }
+      if (llvm::MulOverflow(numDevices, size, numDevices) ||
+          numDevices > kMaxDevices) {
+        misuse() << "mesh has more than " << kMaxDevices << " devices";
+        return std::nullopt;
+      }
+    }
+    return numDevices;
+  }
+
+  /// `attr` as a T in `out`, left null for a null handle; false, with an
+  /// error naming `what`, for another kind of attribute.
+  template <typename T>
+  bool checkKind(MlirAttribute attr, StringRef what, StringRef kind,
+                 T &out) const {
+    if (mlirAttributeIsNull(attr))
+      return true;
+    out = dyn_cast<T>(unwrap(attr));
+    if (!out)
+      misuse() << what << " must be " << kind << ", got " << unwrap(attr);
+    return static_cast<bool>(out);
+  }
+
+  /// The contract attributes of local_region / local_call, each null or of
+  /// the kind the op expects; any other attribute kind is an error rather
+  /// than dropped. Which form fits the op (count, mixing) is left to its
+  /// verifier.
+  bool checkContract(MlirAttribute in, MlirAttribute out,
+                     DictionaryAttr &inAttr, ArrayAttr &outAttr) const;
+
+  LocationAttr loc;
+  StringRef fn;
+};
+} // namespace
+
+bool Call::checkContract(MlirAttribute in, MlirAttribute out,
+                         DictionaryAttr &inAttr, ArrayAttr &outAttr) const {
+  if (!checkKind(in, "inPlacements", "a dictionary attribute", inAttr))
+    return false;
+  for (NamedAttribute entry :
+       inAttr ? inAttr.getValue() : ArrayRef<NamedAttribute>()) {
+    if (isa<UnitAttr>(entry.getValue()) || isPlacementList(entry.getValue()))
+      continue;
+    misuse() << "inPlacements entry '" << entry.getName().getValue()
+             << "' must be an array of placements or a unit "
+                "attribute (none), got "
+             << entry.getValue();
+    return false;
+  }
+  if (!checkKind(out, "outPlacements", "an array attribute", outAttr))
+    return false;
+  for (auto [i, entry] :
+       llvm::enumerate(outAttr ? outAttr.getValue() : ArrayRef<Attribute>())) {
+    if (isa_and_present<PlacementAttrInterface, UnitAttr>(entry) ||
+        isPlacementList(entry))
+      continue;
+    InFlightDiagnostic diag = misuse();
+    diag << "outPlacements entry #" << i
+         << " must be a placement, an array of placements or a unit "
+            "attribute (none), got ";
+    if (entry)
+      diag << entry;
+    else
+      diag << "null";
+    return false;
   }
   return true;
 }
@@ -304,20 +332,20 @@ MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
   if (mlirContextIsNull(ctx))
     return {nullptr};
   MLIRContext *context = unwrap(ctx);
-  Location loc = UnknownLoc::get(context);
+  Call call(UnknownLoc::get(context), __func__);
   SmallVector<Attribute> list;
-  if (!checkArray(loc, __func__, "shape", rank, shape) ||
-      !unwrapList(loc, __func__, "placements", numPlacements, placements,
-                  list) ||
-      !checkString(loc, __func__, "mesh", mesh, /*allowEmpty=*/false))
+  if (!call.checkArray("shape", rank, shape) ||
+      !call.unwrapList("placements", numPlacements, placements, list) ||
+      !call.checkString("mesh", mesh, /*allowEmpty=*/false))
     return {nullptr};
   if (mlirTypeIsNull(elementType)) {
-    misuse(loc, __func__) << "the element type is null";
+    call.misuse() << "the element type is null";
     return {nullptr};
   }
   return wrap(DTensorType::getChecked(
-      [&] { return emitError(loc); }, context, ArrayRef<int64_t>(shape, rank),
-      unwrap(elementType), FlatSymbolRefAttr::get(context, unwrap(mesh)),
+      [&] { return emitError(call.loc); }, context,
+      ArrayRef<int64_t>(shape, rank), unwrap(elementType),
+      FlatSymbolRefAttr::get(context, unwrap(mesh)),
       ArrayAttr::get(context, list)));
 }
 bool hpTypeIsADTensorType(MlirType type) {
@@ -369,20 +397,19 @@ MlirType hpDTensorTypeGetLocalType(MlirType type, intptr_t meshRank,
   DTensorType dtensor = dtensorOf(type, __func__);
   if (!dtensor)
     return {nullptr};
-  Location loc = UnknownLoc::get(dtensor.getContext());
-  if (!checkArray(loc, __func__, "meshShape", meshRank, meshShape))
+  Call call(UnknownLoc::get(dtensor.getContext()), __func__);
+  if (!call.checkArray("meshShape", meshRank, meshShape))
     return {nullptr};
   intptr_t numPlacements = dtensor.getPlacements().size();
   if (numPlacements != meshRank) {
-    misuse(loc, __func__) << "a mesh of rank " << meshRank
-                          << " for a type with " << numPlacements
-                          << " placements";
+    call.misuse() << "a mesh of rank " << meshRank << " for a type with "
+                  << numPlacements << " placements";
     return {nullptr};
   }
   // Sizes < 1 would divide by zero in the chunk arithmetic.
   ArrayRef<int64_t> mesh(meshShape, meshRank);
-  if (!checkMeshShape(loc, __func__, mesh) ||
-      failed(verifyStridedShards([&] { return emitError(loc); }, __func__,
+  if (!call.checkMeshShape(mesh) ||
+      failed(verifyStridedShards([&] { return emitError(call.loc); }, call.fn,
                                  dtensor.getPlacements(), mesh,
                                  dtensor.getShape())))
     return {nullptr};
@@ -398,29 +425,26 @@ MlirOperation hpDTensorMeshOpCreate(MlirLocation loc, MlirStringRef name,
                                     intptr_t rank, const int64_t *shape,
                                     const MlirStringRef *names,
                                     const int64_t *devices) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
-  StringRef fn = __func__;
-  if (!checkString(location, fn, "name", name, /*allowEmpty=*/false) ||
-      !checkArray(location, fn, "shape", rank, shape))
+  Call call(loc, __func__);
+  if (!call || !call.checkString("name", name, /*allowEmpty=*/false) ||
+      !call.checkArray("shape", rank, shape))
     return {nullptr};
   if (rank == 0) {
-    misuse(location, fn) << "a mesh needs at least one dim";
+    call.misuse() << "a mesh needs at least one dim";
     return {nullptr};
   }
   // The device count bounds how much of `devices` is read.
   std::optional<int64_t> numDevices =
-      checkMeshShape(location, fn, ArrayRef<int64_t>(shape, rank));
+      call.checkMeshShape(ArrayRef<int64_t>(shape, rank));
   if (!numDevices)
     return {nullptr};
-  OpBuilder b(location.getContext());
+  OpBuilder b(call.getContext());
   ArrayAttr nameAttr;
   if (names) {
     SmallVector<StringRef> list;
     for (intptr_t i = 0; i < rank; ++i) {
-      if (!checkString(location, fn, "names entry #" + Twine(i), names[i],
-                       /*allowEmpty=*/true))
+      if (!call.checkString("names entry #" + Twine(i), names[i],
+                            /*allowEmpty=*/true))
         return {nullptr};
       list.push_back(unwrap(names[i]));
     }
@@ -431,12 +455,12 @@ MlirOperation hpDTensorMeshOpCreate(MlirLocation loc, MlirStringRef name,
     deviceAttr =
         b.getDenseI64ArrayAttr(ArrayRef<int64_t>(devices, *numDevices));
   auto op =
-      MeshOp::create(b, location, b.getStringAttr(unwrap(name)),
+      MeshOp::create(b, call.loc, b.getStringAttr(unwrap(name)),
                      b.getDenseI64ArrayAttr(ArrayRef<int64_t>(shape, rank)),
                      nameAttr, deviceAttr);
   // Refuse a mesh that would not parse back. Its verifier looks at its
   // block, so it runs inside a scratch module.
-  OwningOpRef<ModuleOp> scratch = ModuleOp::create(location);
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(call.loc);
   scratch->push_back(op);
   LogicalResult verified = verify(op);
   op->remove();
@@ -456,37 +480,32 @@ MlirOperation hpDTensorLocalRegionOpCreate(
     const MlirType *blockArgTypes, MlirAttribute inPlacements,
     MlirAttribute outPlacements, bool redistributeInputs, intptr_t numResults,
     const MlirType *resultTypes) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
-  StringRef fn = __func__;
+  Call call(loc, __func__);
   SmallVector<Value> operands;
   SmallVector<Type> argTypes, results;
   DictionaryAttr in;
   ArrayAttr out;
-  if (!checkString(location, fn, "mesh", mesh, /*allowEmpty=*/false) ||
-      !unwrapList(location, fn, "args", numArgs, args, operands) ||
-      !checkArray(location, fn, "argNames", numArgs, argNames) ||
-      !unwrapList(location, fn, "blockArgTypes", numArgs, blockArgTypes,
-                  argTypes) ||
-      !checkContract(location, fn, inPlacements, outPlacements, in, out) ||
-      !unwrapList(location, fn, "resultTypes", numResults, resultTypes,
-                  results))
+  if (!call || !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+      !call.unwrapList("args", numArgs, args, operands) ||
+      !call.checkArray("argNames", numArgs, argNames) ||
+      !call.unwrapList("blockArgTypes", numArgs, blockArgTypes, argTypes) ||
+      !call.checkContract(inPlacements, outPlacements, in, out) ||
+      !call.unwrapList("resultTypes", numResults, resultTypes, results))
     return {nullptr};
   SmallVector<StringRef> names;
   for (intptr_t i = 0; i < numArgs; ++i) {
-    if (!checkString(location, fn, "argNames entry #" + Twine(i), argNames[i],
-                     /*allowEmpty=*/true))
+    if (!call.checkString("argNames entry #" + Twine(i), argNames[i],
+                          /*allowEmpty=*/true))
       return {nullptr};
     names.push_back(unwrap(argNames[i]));
   }
-  MLIRContext *ctx = location.getContext();
+  MLIRContext *ctx = call.getContext();
   OpBuilder b(ctx);
   auto op = LocalRegionOp::create(
-      b, location, results, operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)),
+      b, call.loc, results, operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)),
       b.getStrArrayAttr(names), in, out,
       redistributeInputs ? b.getUnitAttr() : UnitAttr());
-  SmallVector<Location> argLocs(numArgs, location);
+  SmallVector<Location> argLocs(numArgs, call.loc);
   b.createBlock(&op.getBody(), {}, argTypes, argLocs);
   return wrap(op.getOperation());
 }
@@ -522,25 +541,21 @@ MlirOperation hpDTensorLocalCallOpCreate(
     intptr_t numArgs, const MlirValue *args, MlirAttribute inPlacements,
     MlirAttribute outPlacements, bool redistributeInputs, bool unchecked,
     intptr_t numResults, const MlirType *resultTypes) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
-  StringRef fn = __func__;
+  Call call(loc, __func__);
   SmallVector<Value> operands;
   SmallVector<Type> results;
   DictionaryAttr in;
   ArrayAttr out;
-  if (!checkString(location, fn, "callee", callee, /*allowEmpty=*/false) ||
-      !checkString(location, fn, "mesh", mesh, /*allowEmpty=*/false) ||
-      !unwrapList(location, fn, "args", numArgs, args, operands) ||
-      !checkContract(location, fn, inPlacements, outPlacements, in, out) ||
-      !unwrapList(location, fn, "resultTypes", numResults, resultTypes,
-                  results))
+  if (!call || !call.checkString("callee", callee, /*allowEmpty=*/false) ||
+      !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+      !call.unwrapList("args", numArgs, args, operands) ||
+      !call.checkContract(inPlacements, outPlacements, in, out) ||
+      !call.unwrapList("resultTypes", numResults, resultTypes, results))
     return {nullptr};
-  MLIRContext *ctx = location.getContext();
+  MLIRContext *ctx = call.getContext();
   OpBuilder b(ctx);
   auto op = LocalCallOp::create(
-      b, location, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
+      b, call.loc, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
       operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)), in, out,
       redistributeInputs ? b.getUnitAttr() : UnitAttr(),
       unchecked ? b.getUnitAttr() : UnitAttr());
@@ -551,10 +566,10 @@ bool hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
   if (mlirOperationIsNull(func))
     return false;
   Operation *op = unwrap(func);
-  Location loc = op->getLoc();
+  Call call(op->getLoc(), __func__);
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn) {
-    misuse(loc, __func__) << "'" << op->getName() << "' is not a function";
+    call.misuse() << "'" << op->getName() << "' is not a function";
     return false;
   }
   // The argument count comes from the function type (ODS name
@@ -563,16 +578,16 @@ bool hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
   auto type = dyn_cast_or_null<TypeAttr>(op->getAttr("function_type"));
   if (!type || !type.getValue() ||
       (isa<func::FuncOp>(op) && !isa<FunctionType>(type.getValue()))) {
-    misuse(loc, __func__) << "the function has no function type";
+    call.misuse() << "the function has no function type";
     return false;
   }
   intptr_t numArgs = fn.getNumArguments();
   if (index < 0 || index >= numArgs) {
-    misuse(loc, __func__) << "argument " << index
-                          << " is out of range; the function has " << numArgs;
+    call.misuse() << "argument " << index
+                  << " is out of range; the function has " << numArgs;
     return false;
   }
-  if (!checkString(loc, __func__, "name", name, /*allowEmpty=*/false))
+  if (!call.checkString("name", name, /*allowEmpty=*/false))
     return false;
   fn.setArgAttr(index, LocalCallOp::getArgNameAttrName(),
                 StringAttr::get(fn.getContext(), unwrap(name)));
@@ -584,10 +599,9 @@ MlirModule hpModuleCreateParseNamed(MlirContext ctx, MlirStringRef text,
   if (mlirContextIsNull(ctx))
     return {nullptr};
   MLIRContext *context = unwrap(ctx);
-  Location unknown = UnknownLoc::get(context);
-  if (!checkString(unknown, __func__, "text", text, /*allowEmpty=*/true) ||
-      !checkString(unknown, __func__, "filename", filename,
-                   /*allowEmpty=*/true))
+  Call call(UnknownLoc::get(context), __func__);
+  if (!call.checkString("text", text, /*allowEmpty=*/true) ||
+      !call.checkString("filename", filename, /*allowEmpty=*/true))
     return {nullptr};
   StringRef source = unwrap(text), name = unwrap(filename);
   // The parser recurses per bracket: refuse deep text before it overflows
@@ -615,24 +629,20 @@ MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
                                             const MlirValue *args,
                                             intptr_t numResults,
                                             const MlirType *resultTypes) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
-  StringRef fn = __func__;
+  Call call(loc, __func__);
   SmallVector<Value> operands;
   SmallVector<Type> results;
-  if (!checkString(location, fn, "mesh", mesh, /*allowEmpty=*/false) ||
-      !unwrapList(location, fn, "args", numArgs, args, operands) ||
-      !unwrapList(location, fn, "resultTypes", numResults, resultTypes,
-                  results))
+  if (!call || !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+      !call.unwrapList("args", numArgs, args, operands) ||
+      !call.unwrapList("resultTypes", numResults, resultTypes, results))
     return {nullptr};
-  MLIRContext *ctx = location.getContext();
+  MLIRContext *ctx = call.getContext();
   OpBuilder b(ctx);
-  auto op = GlobalRegionOp::create(b, location, results, operands,
+  auto op = GlobalRegionOp::create(b, call.loc, results, operands,
                                    FlatSymbolRefAttr::get(ctx, unwrap(mesh)));
   SmallVector<Type> argTypes = llvm::map_to_vector(
       operands, [](Value v) { return GlobalRegionOp::getGlobalType(v.getType()); });
-  SmallVector<Location> argLocs(numArgs, location);
+  SmallVector<Location> argLocs(numArgs, call.loc);
   b.createBlock(&op.getBody(), {}, argTypes, argLocs);
   return wrap(op.getOperation());
 }
@@ -644,44 +654,40 @@ MlirBlock hpDTensorGlobalRegionOpGetBody(MlirOperation op) {
 MlirOperation hpDTensorConstrainOpCreate(MlirLocation loc, MlirValue input,
                                          intptr_t numPlacements,
                                          const MlirAttribute *placements) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
-  StringRef fn = __func__;
+  Call call(loc, __func__);
   SmallVector<Attribute> list;
+  if (!call)
+    return {nullptr};
   if (mlirValueIsNull(input)) {
-    misuse(location, fn) << "input is null";
+    call.misuse() << "input is null";
     return {nullptr};
   }
   if (!isa<RankedTensorType>(unwrap(input).getType())) {
-    misuse(location, fn) << "input has type " << unwrap(input).getType()
-                         << ", not a ranked tensor";
+    call.misuse() << "input has type " << unwrap(input).getType()
+                  << ", not a ranked tensor";
     return {nullptr};
   }
-  if (!unwrapList(location, fn, "placements", numPlacements, placements,
-                  list))
+  if (!call.unwrapList("placements", numPlacements, placements, list))
     return {nullptr};
   for (auto [i, a] : llvm::enumerate(list))
     if (!isa<PlacementAttrInterface>(a)) {
-      misuse(location, fn) << "placements entry #" << i << " is " << a
-                           << ", not a placement";
+      call.misuse() << "placements entry #" << i << " is " << a
+                    << ", not a placement";
       return {nullptr};
     }
-  OpBuilder b(location.getContext());
+  OpBuilder b(call.getContext());
   Value value = unwrap(input);
-  return wrap(ConstrainOp::create(b, location, value.getType(), value,
+  return wrap(ConstrainOp::create(b, call.loc, value.getType(), value,
                                   b.getArrayAttr(list))
                   .getOperation());
 }
 
 MlirOperation hpDTensorYieldOpCreate(MlirLocation loc, intptr_t numValues,
                                      const MlirValue *values) {
-  if (mlirLocationIsNull(loc))
-    return {nullptr};
-  Location location = unwrap(loc);
+  Call call(loc, __func__);
   SmallVector<Value> list;
-  if (!unwrapList(location, __func__, "values", numValues, values, list))
+  if (!call || !call.unwrapList("values", numValues, values, list))
     return {nullptr};
-  OpBuilder b(location.getContext());
-  return wrap(YieldOp::create(b, location, list).getOperation());
+  OpBuilder b(call.getContext());
+  return wrap(YieldOp::create(b, call.loc, list).getOperation());
 }

@@ -61,4 +61,20 @@ std::optional<Plan> planFor(const Operands<T> &operands, int64_t numLoops,
 
 } // namespace hp::runtime::contraction
 
+/// Defines the C entry points `_mlir_ciface_<NAME>_f32` and `..._f64` that
+/// convert-linalg-to-blas calls, each forwarding its arguments to the
+/// template `CONTRACT` for its element type.
+#define HP_CONTRACTION_ENTRY_POINT(NAME, T, CONTRACT)                          \
+  void _mlir_ciface_##NAME(hp::runtime::contraction::UnrankedMemRef<T> *a,     \
+                           hp::runtime::contraction::UnrankedMemRef<T> *b,     \
+                           hp::runtime::contraction::UnrankedMemRef<T> *c,     \
+                           int64_t numLoops, int64_t word0, int64_t word1) {   \
+    CONTRACT(a, b, c, numLoops, word0, word1);                                 \
+  }
+#define HP_CONTRACTION_ENTRY_POINTS(NAME, CONTRACT)                            \
+  extern "C" {                                                                 \
+  HP_CONTRACTION_ENTRY_POINT(NAME##_f32, float, CONTRACT)                      \
+  HP_CONTRACTION_ENTRY_POINT(NAME##_f64, double, CONTRACT)                     \
+  }
+
 #endif // HP_RUNTIME_CONTRACTIONOPERANDS_H

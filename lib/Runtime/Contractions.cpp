@@ -105,17 +105,4 @@ void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b,
 
 } // namespace
 
-extern "C" {
-void _mlir_ciface_hp_contract_f32(UnrankedMemRef<float> *a,
-                                  UnrankedMemRef<float> *b,
-                                  UnrankedMemRef<float> *c, int64_t numLoops,
-                                  int64_t word0, int64_t word1) {
-  contract(a, b, c, numLoops, word0, word1);
-}
-void _mlir_ciface_hp_contract_f64(UnrankedMemRef<double> *a,
-                                  UnrankedMemRef<double> *b,
-                                  UnrankedMemRef<double> *c, int64_t numLoops,
-                                  int64_t word0, int64_t word1) {
-  contract(a, b, c, numLoops, word0, word1);
-}
-}
+HP_CONTRACTION_ENTRY_POINTS(hp_contract, contract)

@@ -181,77 +181,56 @@ template <typename Fn> ncclResult_t guarded(const char *call, const char *mpi,
 
 enum class Narrow { None, F16, BF16, E4M3, E5M2 };
 
-Narrow narrowKind(ncclDataType_t t) {
-  switch (t) {
-  case ncclFloat16:
-    return Narrow::F16;
-  case ncclBfloat16:
-    return Narrow::BF16;
-  case ncclFloat8e4m3:
-    return Narrow::E4M3;
-  case ncclFloat8e5m2:
-    return Narrow::E5M2;
-  default:
-    return Narrow::None;
-  }
+template <typename T> void divideAll(void *p, size_t n, int by) {
+  T *v = static_cast<T *>(p);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<T>(v[i] / by);
 }
 
-size_t typeSize(ncclDataType_t t) {
-  switch (t) {
-  case ncclInt8:
-  case ncclUint8:
-  case ncclFloat8e4m3:
-  case ncclFloat8e5m2:
-    return 1;
-  case ncclFloat16:
-  case ncclBfloat16:
-    return 2;
-  case ncclInt32:
-  case ncclUint32:
-  case ncclFloat32:
-    return 4;
-  default:
-    return 8;
-  }
+/// What the runtime knows of an NCCL data type: its size, the MPI type it
+/// travels as (the narrow floats, which MPI lacks, as raw bits), its narrow
+/// format (reduced through float), and for the others ncclAvg's division.
+struct DataType {
+  ncclDataType_t nccl;
+  size_t size;
+  MPI_Datatype mpi;
+  Narrow narrow;
+  void (*divide)(void *p, size_t n, int by);
+};
+
+/// The data type `t`, or null for one hp does not take.
+const DataType *dataType(ncclDataType_t t) {
+  static const DataType types[] = {
+      {ncclInt8, 1, MPI_INT8_T, Narrow::None, divideAll<int8_t>},
+      {ncclUint8, 1, MPI_UINT8_T, Narrow::None, divideAll<uint8_t>},
+      {ncclInt32, 4, MPI_INT32_T, Narrow::None, divideAll<int32_t>},
+      {ncclUint32, 4, MPI_UINT32_T, Narrow::None, divideAll<uint32_t>},
+      {ncclInt64, 8, MPI_INT64_T, Narrow::None, divideAll<int64_t>},
+      {ncclUint64, 8, MPI_UINT64_T, Narrow::None, divideAll<uint64_t>},
+      {ncclFloat32, 4, MPI_FLOAT, Narrow::None, divideAll<float>},
+      {ncclFloat64, 8, MPI_DOUBLE, Narrow::None, divideAll<double>},
+      {ncclFloat16, 2, MPI_UINT16_T, Narrow::F16, nullptr},
+      {ncclBfloat16, 2, MPI_UINT16_T, Narrow::BF16, nullptr},
+      {ncclFloat8e4m3, 1, MPI_UINT8_T, Narrow::E4M3, nullptr},
+      {ncclFloat8e5m2, 1, MPI_UINT8_T, Narrow::E5M2, nullptr},
+  };
+  for (const DataType &type : types)
+    if (type.nccl == t)
+      return &type;
+  return nullptr;
+}
+
+Narrow narrowKind(ncclDataType_t t) {
+  const DataType *type = dataType(t);
+  return type ? type->narrow : Narrow::None;
 }
 
 bool mpiType(ncclDataType_t t, MPI_Datatype *out) {
-  switch (t) {
-  case ncclInt8:
-    *out = MPI_INT8_T;
-    return true;
-  case ncclUint8:
-    *out = MPI_UINT8_T;
-    return true;
-  case ncclInt32:
-    *out = MPI_INT32_T;
-    return true;
-  case ncclUint32:
-    *out = MPI_UINT32_T;
-    return true;
-  case ncclInt64:
-    *out = MPI_INT64_T;
-    return true;
-  case ncclUint64:
-    *out = MPI_UINT64_T;
-    return true;
-  case ncclFloat32:
-    *out = MPI_FLOAT;
-    return true;
-  case ncclFloat64:
-    *out = MPI_DOUBLE;
-    return true;
-  case ncclFloat16:
-  case ncclBfloat16:
-    *out = MPI_UINT16_T;
-    return true;
-  case ncclFloat8e4m3:
-  case ncclFloat8e5m2:
-    *out = MPI_UINT8_T;
-    return true;
-  default:
+  const DataType *type = dataType(t);
+  if (!type)
     return false;
-  }
+  *out = type->mpi;
+  return true;
 }
 
 float loadNarrow(Narrow k, const void *p, int i) {
@@ -352,38 +331,15 @@ bool mpiOp(ncclRedOp_t op, ncclDataType_t t, MPI_Op *out) {
   }
 }
 
-template <typename T> void divideAll(void *p, size_t n, int by) {
-  T *v = static_cast<T *>(p);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = static_cast<T>(v[i] / by);
-}
-
-/// ncclAvg: the sum divided by the number of ranks, as NCCL does.
+/// ncclAvg: the sum divided by the number of ranks, as NCCL does. `t` is a
+/// type mpiType took.
 void divideBy(void *p, size_t n, ncclDataType_t t, int by) {
-  Narrow k = narrowKind(t);
-  if (k != Narrow::None) {
-    for (size_t i = 0; i < n; ++i)
-      storeNarrow(k, p, static_cast<int>(i), loadNarrow(k, p, static_cast<int>(i)) / by);
-    return;
-  }
-  switch (t) {
-  case ncclInt8:
-    return divideAll<int8_t>(p, n, by);
-  case ncclUint8:
-    return divideAll<uint8_t>(p, n, by);
-  case ncclInt32:
-    return divideAll<int32_t>(p, n, by);
-  case ncclUint32:
-    return divideAll<uint32_t>(p, n, by);
-  case ncclInt64:
-    return divideAll<int64_t>(p, n, by);
-  case ncclUint64:
-    return divideAll<uint64_t>(p, n, by);
-  case ncclFloat32:
-    return divideAll<float>(p, n, by);
-  default:
-    return divideAll<double>(p, n, by);
-  }
+  const DataType *type = dataType(t);
+  if (type->narrow == Narrow::None)
+    return type->divide(p, n, by);
+  for (size_t i = 0; i < n; ++i)
+    storeNarrow(type->narrow, p, static_cast<int>(i),
+                loadNarrow(type->narrow, p, static_cast<int>(i)) / by);
 }
 
 bool validComm(ncclComm_t comm) { return comm && comm->comm != MPI_COMM_NULL; }
@@ -394,6 +350,71 @@ std::vector<MPI_Request> groupRequests;
 
 /// MPI counts are ints; NCCL's are size_t.
 bool fitsInt(size_t count) { return count <= static_cast<size_t>(INT32_MAX); }
+
+/// The checks every data call makes: a live communicator, a count MPI can
+/// take, and a datatype MPI has (its MPI type in `type`).
+bool validData(ncclComm_t comm, size_t count, ncclDataType_t datatype,
+               MPI_Datatype *type) {
+  return validComm(comm) && fitsInt(count) && mpiType(datatype, type);
+}
+
+/// All-reduce and reduce-scatter (`call`): `mpi`, MPI_Allreduce or
+/// MPI_Reduce_scatter_block (`mpiName`), reduces into `count` elements at
+/// `recvbuff`, which ncclAvg then divides by the rank count.
+ncclResult_t reduction(const char *call, const char *mpiName,
+                       decltype(&MPI_Allreduce) mpi, const void *sendbuff,
+                       void *recvbuff, size_t count, ncclDataType_t datatype,
+                       ncclRedOp_t op, ncclComm_t comm) {
+  MPI_Datatype type;
+  MPI_Op mop;
+  if (!validData(comm, count, datatype, &type) || !mpiOp(op, datatype, &mop))
+    return ncclInvalidArgument;
+  ncclResult_t result = guarded(call, mpiName, [&] {
+    return mpi(sendbuff, recvbuff, static_cast<int>(count), type, mop,
+               comm->comm);
+  });
+  if (result == ncclSuccess && op == ncclAvg)
+    divideBy(recvbuff, count, datatype, comm->size);
+  return result;
+}
+
+/// All-gather and all-to-all (`call`): each rank sends `count` elements to
+/// every rank through `mpi`, MPI_Allgather or MPI_Alltoall (`mpiName`).
+ncclResult_t exchange(const char *call, const char *mpiName,
+                      decltype(&MPI_Allgather) mpi, const void *sendbuff,
+                      void *recvbuff, size_t count, ncclDataType_t datatype,
+                      ncclComm_t comm) {
+  MPI_Datatype type;
+  if (!validData(comm, count, datatype, &type))
+    return ncclInvalidArgument;
+  int n = static_cast<int>(count);
+  return guarded(call, mpiName, [&] {
+    return mpi(sendbuff, n, type, recvbuff, n, type, comm->comm);
+  });
+}
+
+/// A send or receive (`call`) to `peer`: `start` begins it with the MPI call
+/// `mpi` (MPI_Isend, MPI_Irecv), and it completes here, or at ncclGroupEnd
+/// inside a group.
+template <typename Start>
+ncclResult_t pointToPoint(const char *call, const char *mpi, size_t count,
+                          ncclDataType_t datatype, int peer, ncclComm_t comm,
+                          Start &&start) {
+  MPI_Datatype type;
+  if (!validData(comm, count, datatype, &type) || peer < 0 ||
+      peer >= comm->size)
+    return ncclInvalidArgument;
+  MPI_Request request;
+  int rc = start(type, &request);
+  if (rc != MPI_SUCCESS)
+    return mpiFailed(mpi, rc);
+  if (groupDepth > 0) {
+    groupRequests.push_back(request);
+    return ncclSuccess;
+  }
+  return guarded(call, "MPI_Wait",
+                 [&] { return MPI_Wait(&request, MPI_STATUS_IGNORE); });
+}
 
 } // namespace
 
@@ -528,73 +549,42 @@ ncclResult_t ncclCommCuDevice(const ncclComm_t, int *device) {
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  MPI_Op mop;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      !mpiOp(op, datatype, &mop))
-    return ncclInvalidArgument;
-  ncclResult_t result = guarded("ncclAllReduce", "MPI_Allreduce", [&] {
-    return MPI_Allreduce(sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff,
-                         recvbuff, static_cast<int>(count), type, mop,
-                         comm->comm);
-  });
-  if (result == ncclSuccess && op == ncclAvg)
-    divideBy(recvbuff, count, datatype, comm->size);
-  return result;
+  return reduction("ncclAllReduce", "MPI_Allreduce", MPI_Allreduce,
+                   sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff, recvbuff,
+                   count, datatype, op, comm);
 }
 
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                size_t recvcount, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  MPI_Op mop;
-  if (!validComm(comm) || !fitsInt(recvcount) || !mpiType(datatype, &type) ||
-      !mpiOp(op, datatype, &mop))
-    return ncclInvalidArgument;
-  ncclResult_t result =
-      guarded("ncclReduceScatter", "MPI_Reduce_scatter_block", [&] {
-        return MPI_Reduce_scatter_block(sendbuff, recvbuff,
-                                        static_cast<int>(recvcount), type, mop,
-                                        comm->comm);
-      });
-  if (result == ncclSuccess && op == ncclAvg)
-    divideBy(recvbuff, recvcount, datatype, comm->size);
-  return result;
+  return reduction("ncclReduceScatter", "MPI_Reduce_scatter_block",
+                   MPI_Reduce_scatter_block, sendbuff, recvbuff, recvcount,
+                   datatype, op, comm);
 }
 
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(sendcount) || !mpiType(datatype, &type))
-    return ncclInvalidArgument;
-  return guarded("ncclAllGather", "MPI_Allgather", [&] {
-    return MPI_Allgather(sendbuff, static_cast<int>(sendcount), type, recvbuff,
-                         static_cast<int>(sendcount), type, comm->comm);
-  });
+  return exchange("ncclAllGather", "MPI_Allgather", MPI_Allgather, sendbuff,
+                  recvbuff, sendcount, datatype, comm);
 }
 
 ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm,
                           cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type))
-    return ncclInvalidArgument;
-  return guarded("ncclAlltoAll", "MPI_Alltoall", [&] {
-    return MPI_Alltoall(sendbuff, static_cast<int>(count), type, recvbuff,
-                        static_cast<int>(count), type, comm->comm);
-  });
+  return exchange("ncclAlltoAll", "MPI_Alltoall", MPI_Alltoall, sendbuff,
+                  recvbuff, count, datatype, comm);
 }
 
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, int root, ncclComm_t comm,
                            cudaStream_t) {
   MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      root < 0 || root >= comm->size)
+  if (!validData(comm, count, datatype, &type) || root < 0 ||
+      root >= comm->size)
     return ncclInvalidArgument;
   if (comm->rank == root && sendbuff != recvbuff)
-    std::memcpy(recvbuff, sendbuff, count * typeSize(datatype));
+    std::memcpy(recvbuff, sendbuff, count * dataType(datatype)->size);
   return guarded("ncclBroadcast", "MPI_Bcast", [&] {
     return MPI_Bcast(recvbuff, static_cast<int>(count), type, root,
                      comm->comm);
@@ -609,42 +599,22 @@ ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
 ncclResult_t ncclSend(const void *sendbuff, size_t count,
                       ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      peer < 0 || peer >= comm->size)
-    return ncclInvalidArgument;
-  MPI_Request request;
-  int rc = MPI_Isend(sendbuff, static_cast<int>(count), type, peer,
-                     /*tag=*/0, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
-    return mpiFailed("MPI_Isend", rc);
-  if (groupDepth > 0) {
-    groupRequests.push_back(request);
-    return ncclSuccess;
-  }
-  return guarded("ncclSend", "MPI_Wait", [&] {
-    return MPI_Wait(&request, MPI_STATUS_IGNORE);
-  });
+  return pointToPoint("ncclSend", "MPI_Isend", count, datatype, peer, comm,
+                      [&](MPI_Datatype type, MPI_Request *request) {
+                        return MPI_Isend(sendbuff, static_cast<int>(count),
+                                         type, peer, /*tag=*/0, comm->comm,
+                                         request);
+                      });
 }
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
                       int peer, ncclComm_t comm, cudaStream_t) {
-  MPI_Datatype type;
-  if (!validComm(comm) || !fitsInt(count) || !mpiType(datatype, &type) ||
-      peer < 0 || peer >= comm->size)
-    return ncclInvalidArgument;
-  MPI_Request request;
-  int rc = MPI_Irecv(recvbuff, static_cast<int>(count), type, peer,
-                     /*tag=*/0, comm->comm, &request);
-  if (rc != MPI_SUCCESS)
-    return mpiFailed("MPI_Irecv", rc);
-  if (groupDepth > 0) {
-    groupRequests.push_back(request);
-    return ncclSuccess;
-  }
-  return guarded("ncclRecv", "MPI_Wait", [&] {
-    return MPI_Wait(&request, MPI_STATUS_IGNORE);
-  });
+  return pointToPoint("ncclRecv", "MPI_Irecv", count, datatype, peer, comm,
+                      [&](MPI_Datatype type, MPI_Request *request) {
+                        return MPI_Irecv(recvbuff, static_cast<int>(count),
+                                         type, peer, /*tag=*/0, comm->comm,
+                                         request);
+                      });
 }
 
 ncclResult_t ncclGroupStart() {

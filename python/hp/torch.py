@@ -328,6 +328,44 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     """
     from torch_mlir import fx
 
+    args = _checked_export_arguments(model, args, mesh, params, inputs, outputs,
+                                     plan, context)
+    state, canonical = _state(model)
+    dim = _plan_dim(mesh, plan_dim)
+    planned = _plan_modules(model, plan or {})
+    placed = _state_placements(mesh, dim, state, canonical, planned, params)
+    input_ps = _input_placements(mesh, args, inputs)
+    pin = _Pin(mesh, dim, input_ps)
+    imported, outs, pins = _import(fx.export_and_import, model, args, state, planned)
+    output_ps = _output_placements(mesh, outs, pins, outputs, pin)
+
+    ctx = context or hp.Context()
+    module = _global_view(ctx, imported, mesh, input_ps + [placed[n] for n in state],
+                          output_ps, pins, pin)
+    # What placing it will say: ops that run replicated, whole tensors
+    # gathered. Reported now, where the user is, not at run time.
+    remarks = [d for d in hp.Module.parse(ctx, str(module), "hp.torch").run(
+        "builtin.module(dtensor-propagate)")
+        if "runs replicated" in d or ": warning:" in d]
+    for r in remarks:
+        warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
+
+    input_specs = [(tuple(a.shape), a.dtype, ps) for a, ps in zip(args, input_ps)]
+    state_specs = {n: (tuple(t.shape), t.dtype, placed[n]) for n, t in state.items()}
+    output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
+    text = str(module)
+    driver = _driver(mesh, input_specs + list(state_specs.values()), output_specs)
+    full = hp.Module.parse(ctx, text[:text.rstrip().rindex("}")] + driver + "}\n",
+                           "hp.torch")
+    full.verify()
+    buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
+    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks,
+                   {a: c for a, c in canonical.items() if a != c})
+
+
+def _checked_export_arguments(model, args, mesh, params, inputs, outputs, plan,
+                              context):
+    """export's arguments checked for kind, with ``args`` as a tuple."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if not isinstance(mesh, hp.DeviceMesh):
@@ -351,23 +389,28 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
         if a.dtype not in _DTYPES:
             raise ValueError(f"input {i}: dtype {a.dtype} is not one hp holds "
                              f"({', '.join(str(d) for d in _DTYPES)})")
+    return args
+
+
+def _state(model):
+    """The module's parameters and buffers by name, and for every name torch
+    gives one (tied ones too) the name of its argument."""
     state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
     for name, t in state.items():
         if t.dtype not in _DTYPES:
             raise ValueError(f"'{name}': dtype {t.dtype} is not one hp holds")
-    names = list(state)
     # A tied parameter (one tensor under two names) is one argument, under
     # the first name torch gives it; the other names mean the same.
     canonical = {}
     for name, t in [*model.named_parameters(remove_duplicate=False),
                     *model.named_buffers(remove_duplicate=False)]:
-        canonical[name] = next((n for n in names if state[n] is t), name)
-    rep = [hp.Replicate()] * mesh.ndim
+        canonical[name] = next((n for n in state if state[n] is t), name)
+    return state, canonical
 
-    # Placements of the state: the plan's, then params'.
-    dim = _plan_dim(mesh, plan_dim)
-    placed = {n: list(rep) for n in names}
-    planned = _plan_modules(model, plan or {})
+
+def _state_placements(mesh, dim, state, canonical, planned, params):
+    """Placements of the state, in ``state``'s order: the plan's, then params'."""
+    placed = {n: [hp.Replicate()] * mesh.ndim for n in state}
     for path, _, style in planned:
         for pname, p in style.params.items():
             full = canonical.get(f"{path}.{pname}" if path else pname)
@@ -376,84 +419,103 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     for given, ps in (params or {}).items():
         name = canonical.get(given)
         if name not in state:
-            raise ValueError("params: " + _unknown_name(given, names, "parameter or buffer"))
+            raise ValueError("params: " + _unknown_name(given, list(state),
+                                                        "parameter or buffer"))
         placed[name] = _placements(ps, state[name].dim(), mesh, f"params['{given}']")
+    return placed
 
-    input_ps = [list(rep) for _ in args]
-    if inputs is not None:
-        inputs = list(inputs)
-        if len(inputs) != len(args):
-            raise ValueError(f"inputs: {len(inputs)} placement lists for {len(args)} inputs")
-        input_ps = [list(rep) if ps is None else _placements(ps, a.dim(), mesh, f"inputs[{i}]")
-                    for i, (ps, a) in enumerate(zip(inputs, args))]
 
-    # A pin fixes the plan's mesh dim; on the others it takes the inputs'
-    # placement where all inputs agree (data parallel: the batch dim), else
-    # replicate.
-    def pin(layout, t, what):
-        ps = list(rep)
-        for d in range(mesh.ndim):
-            if d != dim and input_ps:
-                same = {repr(ip[d]) for ip in input_ps}
-                p = input_ps[0][d]
+def _input_placements(mesh, args, inputs):
+    rep = [hp.Replicate()] * mesh.ndim
+    if inputs is None:
+        return [list(rep) for _ in args]
+    inputs = list(inputs)
+    if len(inputs) != len(args):
+        raise ValueError(f"inputs: {len(inputs)} placement lists for {len(args)} inputs")
+    return [list(rep) if ps is None else _placements(ps, a.dim(), mesh, f"inputs[{i}]")
+            for i, (ps, a) in enumerate(zip(inputs, args))]
+
+
+class _Pin:
+    """The placements of a pin: it fixes the plan's mesh dim; on the others
+    it takes the inputs' placement where all inputs agree (data parallel:
+    the batch dim), else replicate."""
+
+    def __init__(self, mesh, dim, input_ps):
+        self.mesh, self.dim, self.input_ps = mesh, dim, input_ps
+
+    def __call__(self, layout, t, what):
+        ps = [hp.Replicate()] * self.mesh.ndim
+        for d in range(self.mesh.ndim):
+            if d != self.dim and self.input_ps:
+                same = {repr(ip[d]) for ip in self.input_ps}
+                p = self.input_ps[0][d]
                 if len(same) == 1 and not p.is_partial() and (
                         not p.is_shard() or p.dim < t.dim()):
                     ps[d] = p
-        ps[dim] = _placement(layout, t.dim(), what)
+        ps[self.dim] = _placement(layout, t.dim(), what)
         return ps
 
-    class Exported(torch.nn.Module):
-        """forward(*inputs, *state) -> (*outputs, *pinned values). The model
-        is not a submodule: its state comes in as arguments only (torch.export
-        would otherwise look its non-persistent buffers up in a state_dict)."""
 
-        def __init__(self):
-            super().__init__()
-            self.bad = None
+class _Exported(torch.nn.Module):
+    """forward(*inputs, *state) -> (*outputs, *pinned values). The model is
+    not a submodule: its state comes in as arguments only (torch.export
+    would otherwise look its non-persistent buffers up in a state_dict)."""
 
-        def forward(self, *flat):
-            pins = []
-            handles = []
+    def __init__(self, model, num_inputs, names, planned):
+        super().__init__()
+        self.call_model = lambda flat: torch.func.functional_call(
+            model, dict(zip(names, flat[num_inputs:])), flat[:num_inputs])
+        self.planned = planned
+        self.bad = None
 
-            def pre_hook(path, style):
-                def hook(module, hook_args):
-                    for i, chain in enumerate(style.inputs):
-                        if i < len(hook_args) and isinstance(hook_args[i], torch.Tensor):
-                            for layout in chain:
-                                pins.append((hook_args[i], layout, f"plan['{path}'] input {i}"))
-                return hook
+    def forward(self, *flat):
+        pins = []
+        handles = []
+        for path, module, style in self.planned:
+            handles.append(module.register_forward_pre_hook(
+                _pin_hook(pins, path, style.inputs, "input")))
+            handles.append(module.register_forward_hook(
+                _pin_hook(pins, path, style.outputs, "output")))
+        try:
+            out = self.call_model(flat)
+        finally:
+            for h in handles:
+                h.remove()
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        for i, o in enumerate(outs):
+            if not isinstance(o, torch.Tensor):
+                self.bad = f"output {i} is a {type(o).__name__}; hp exports tensors only"
+            elif o.dtype not in _DTYPES:
+                self.bad = f"output {i}: dtype {o.dtype} is not one hp holds"
+            if self.bad:
+                raise ValueError(self.bad)
+        self.pins = pins
+        self.outs = outs
+        return (*outs, *[t for t, _, _ in pins])
 
-            def post_hook(path, style):
-                def hook(module, hook_args, out):
-                    outs = out if isinstance(out, (tuple, list)) else (out,)
-                    for i, chain in enumerate(style.outputs):
-                        if i < len(outs) and isinstance(outs[i], torch.Tensor):
-                            for layout in chain:
-                                pins.append((outs[i], layout, f"plan['{path}'] output {i}"))
-                return hook
 
-            for path, module, style in planned:
-                handles.append(module.register_forward_pre_hook(pre_hook(path, style)))
-                handles.append(module.register_forward_hook(post_hook(path, style)))
-            try:
-                n = len(args)
-                out = torch.func.functional_call(model, dict(zip(names, flat[n:])), flat[:n])
-            finally:
-                for h in handles:
-                    h.remove()
-            outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-            for i, o in enumerate(outs):
-                if not isinstance(o, torch.Tensor):
-                    self.bad = f"output {i} is a {type(o).__name__}; hp exports tensors only"
-                elif o.dtype not in _DTYPES:
-                    self.bad = f"output {i}: dtype {o.dtype} is not one hp holds"
-                if self.bad:
-                    raise ValueError(self.bad)
-            self.pins = pins
-            self.outs = outs
-            return (*outs, *[t for t, _, _ in pins])
+def _pin_hook(pins, path, chains, what):
+    """A forward pre-hook (``what`` "input") or hook ("output") that appends
+    (value, layout, name) to ``pins`` for each layout of the plan's chain
+    on each of the module's inputs or outputs."""
+    def hook(module, hook_args, *out):
+        values = hook_args
+        if out:
+            values = out[0] if isinstance(out[0], (tuple, list)) else (out[0],)
+        for i, chain in enumerate(chains):
+            if i < len(values) and isinstance(values[i], torch.Tensor):
+                for layout in chain:
+                    pins.append((values[i], layout, f"plan['{path}'] {what} {i}"))
+    return hook
 
-    exported = Exported()
+
+def _import(importer, model, args, state, planned):
+    """The model traced by torch.export and imported by torch-mlir's
+    ``importer`` (linalg on tensors) as @forward: its text, the outputs and
+    the plan's pins."""
+    names = list(state)
+    exported = _Exported(model, len(args), names, planned)
     values = [t.detach() for t in state.values()]
     try:
         program = torch.export.export(exported, (*args, *values), strict=False)
@@ -462,8 +524,7 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
             raise ValueError(exported.bad) from None
         raise
     _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
-    imported = str(fx.export_and_import(program, output_type="linalg-on-tensors",
-                                        func_name="forward"))
+    imported = str(importer(program, output_type="linalg-on-tensors", func_name="forward"))
     _refuse_unsupported(imported)
     outs, pins = exported.outs, exported.pins
     # torch-mlir returns what functionalization found written as extra results.
@@ -474,7 +535,10 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                          "likely writes to an input or a buffer (an in-place update, or a "
                          "layer in training mode); hp exports functions, so export it in "
                          "eval mode or without in-place updates")
+    return imported, outs, pins
 
+
+def _output_placements(mesh, outs, pins, outputs, pin):
     output_ps = []
     for i, o in enumerate(outs):
         given = None if outputs is None or i >= len(outputs) else outputs[i]
@@ -487,8 +551,13 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                              last[-1][2] if last else f"output {i}"))
     if outputs is not None and len(outputs) > len(outs):
         raise ValueError(f"outputs: {len(outputs)} placement lists for {len(outs)} outputs")
+    return output_ps
 
-    ctx = context or hp.Context()
+
+def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin):
+    """torch-mlir's @forward prepared, annotated with the placements of its
+    arguments and outputs and the plan's pins (its results after the
+    outputs), and globalized."""
     module = hp.Module.parse(ctx, imported, "torch-mlir")
     module.run(_PREPARE)
     mesh.add_to(module)
@@ -498,34 +567,15 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     def attr(ps):
         return hp.Attribute.parse(ctx, "[" + ", ".join(str(p.to_mlir(ctx)) for p in ps) + "]")
 
-    all_ps = input_ps + [placed[n] for n in names]
-    for i, ps in enumerate(all_ps):
+    for i, ps in enumerate(arg_ps):
         fn.set_arg_attribute(i, "dtensor.placements", attr(ps))
     for i, ps in enumerate(output_ps):
         fn.set_result_attribute(i, "dtensor.placements", attr(ps))
     for k, (t, layout, what) in enumerate(pins):
-        fn.set_result_attribute(len(outs) + k, "dtensor.constrain",
+        fn.set_result_attribute(len(output_ps) + k, "dtensor.constrain",
                                 attr(pin(layout, t, what)))
     module.run("builtin.module(dtensor-globalize)")
-    # What placing it will say: ops that run replicated, whole tensors
-    # gathered. Reported now, where the user is, not at run time.
-    remarks = [d for d in hp.Module.parse(ctx, str(module), "hp.torch").run(
-        "builtin.module(dtensor-propagate)")
-        if "runs replicated" in d or ": warning:" in d]
-    for r in remarks:
-        warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
-
-    input_specs = [(tuple(a.shape), a.dtype, ps) for a, ps in zip(args, input_ps)]
-    state_specs = {n: (tuple(state[n].shape), state[n].dtype, placed[n]) for n in names}
-    output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
-    text = str(module)
-    driver = _driver(mesh, input_specs + list(state_specs.values()), output_specs)
-    full = hp.Module.parse(ctx, text[:text.rstrip().rindex("}")] + driver + "}\n",
-                           "hp.torch")
-    full.verify()
-    buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
-    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks,
-                   {a: c for a, c in canonical.items() if a != c})
+    return module
 
 
 # Symbols the program defines itself.

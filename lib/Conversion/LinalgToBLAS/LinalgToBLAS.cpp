@@ -10,13 +10,13 @@
 
 #include "hp/Conversion/Passes.h"
 #include "hp/Runtime/ContractionPlan.h"
+#include "hp/Support/RootBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <array>
 
@@ -49,13 +49,6 @@ bool isMultiplyAdd(linalg::LinalgOp op) {
          (mul.getLhs() == b && mul.getRhs() == a);
 }
 
-/// The buffer `v` is a view of (through subviews, casts, transposes).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// For a contraction the runtime takes, its loop spec: for each loop, the
 /// memref dim of A, B and C it indexes (-1 for none). Every loop must be a
 /// batch (A, B, C), m (A, C), n (B, C) or k (A, B) loop, with at least one
@@ -68,9 +61,9 @@ loopSpec(linalg::LinalgOp op) {
     return std::nullopt;
   // A BLAS reads its inputs whole before writing; loops see their own
   // writes. Views of one buffer as input and output keep the loops.
-  Value out = rootBuffer(op.getDpsInits()[0]);
+  Value out = hp::rootBuffer(op.getDpsInits()[0]);
   if (llvm::any_of(op.getDpsInputs(),
-                   [&](Value in) { return rootBuffer(in) == out; }))
+                   [&](Value in) { return hp::rootBuffer(in) == out; }))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   if (!llvm::all_of(maps, [](AffineMap m) {

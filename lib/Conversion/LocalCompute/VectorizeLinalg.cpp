@@ -13,13 +13,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
+#include "hp/Support/RootBuffer.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -28,9 +29,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #include <limits>
 
@@ -145,13 +145,6 @@ struct MaskedReductionToSelect : OpRewritePattern<vector::MaskOp> {
   }
 };
 
-/// The buffer `v` is a view of (through subviews, casts, transposes).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
 /// A tile loop that reduces each tile into one loop-invariant element:
 ///   %a = transfer_read %dst ... : vector<1xT>
 ///   %r = vector.reduction <kind>, %v, (extract %a[0])
@@ -197,10 +190,10 @@ LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
       !read->hasOneUse())
     return failure();
   // Nothing else in the loop may read the element being accumulated.
-  Value root = rootBuffer(write.getBase());
+  Value root = hp::rootBuffer(write.getBase());
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto r = dyn_cast<vector::TransferReadOp>(op);
-        r && r != read && rootBuffer(r.getBase()) == root)
+        r && r != read && hp::rootBuffer(r.getBase()) == root)
       return failure();
   vector::CombiningKind kind = reduction.getKind();
   Value tile = reduction.getVector();

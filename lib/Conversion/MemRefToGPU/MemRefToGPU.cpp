@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
+#include "hp/Support/RootBuffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -59,20 +60,6 @@ void copy(OpBuilder &b, Location loc, Value dst, Value src) {
   gpu::MemcpyOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), dst, src);
 }
 
-/// The buffer a memref value views: through casts and views to an
-/// allocation or a block argument.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else if (auto cast = dyn_cast<memref::CastOp>(def))
-      v = cast.getSource();
-    else
-      break;
-  }
-  return v;
-}
-
 /// Buffers that only host code touches (element loads and stores,
 /// deallocation, passing to functions that do the same): the bookkeeping of
 /// ownership-based deallocation. They stay in host memory; moving them to the
@@ -96,14 +83,16 @@ public:
           continue;
         if (llvm::all_of(sites, [&](func::CallOp call) {
               return host.contains(
-                  rootBuffer(call.getOperand(arg.getArgNumber())));
+                  hp::rootBuffer(call.getOperand(arg.getArgNumber())));
             }))
           host.insert(arg);
       }
     }
   }
 
-  bool isHost(Value memref) const { return host.contains(rootBuffer(memref)); }
+  bool isHost(Value memref) const {
+    return host.contains(hp::rootBuffer(memref));
+  }
 
 private:
   bool onlyHostUses(Value v) {
@@ -146,6 +135,119 @@ private:
   DenseSet<Value> visiting;
 };
 
+/// Reports the copies of layouts that gpu.memcpy cannot copy, rather than
+/// mishandling them; returns whether `fn` has none.
+bool copiesAreWhole(func::FuncOp fn) {
+  bool whole = true;
+  fn.walk([&](memref::CopyOp op) {
+    auto s = cast<MemRefType>(op.getSource().getType());
+    auto t = cast<MemRefType>(op.getTarget().getType());
+    if (!s.getLayout().isIdentity() || !t.getLayout().isIdentity()) {
+      op.emitOpError("copies a strided view; device buffers are copied "
+                     "whole (gpu.memcpy) in the GPU pipeline");
+      whole = false;
+    }
+  });
+  return whole;
+}
+
+/// Allocations, deallocations and copies of buffers that device code
+/// touches become their gpu counterparts; constants get a device copy.
+void moveBuffersToDevice(func::FuncOp fn, const HostBuffers &hostBuffers) {
+  SmallVector<Operation *> toErase;
+  fn.walk([&](Operation *op) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (hostBuffers.isHost(alloc))
+        return;
+      auto device = gpu::AllocOp::create(b, loc, alloc.getType(), Type(),
+                                         ValueRange(), alloc.getDynamicSizes(),
+                                         alloc.getSymbolOperands());
+      alloc.replaceAllUsesWith(device.getMemref());
+      toErase.push_back(alloc);
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      if (hostBuffers.isHost(dealloc.getMemref()))
+        return;
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange(), dealloc.getMemref());
+      toErase.push_back(dealloc);
+    } else if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {
+      copy(b, loc, copyOp.getTarget(), copyOp.getSource());
+      toErase.push_back(copyOp);
+    } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+      // Constants live in host memory; kernels read a device copy.
+      if (hostBuffers.isHost(global))
+        return;
+      b.setInsertionPointAfter(global);
+      Value device = deviceAlloc(b, loc, global.getResult());
+      global.getResult().replaceAllUsesExcept(device,
+                                              SmallPtrSet<Operation *, 1>{});
+      copy(b, loc, device, global.getResult());
+      // The copy dies with its block, unless the block passes it on.
+      Operation *terminator = global->getBlock()->getTerminator();
+      if (llvm::is_contained(terminator->getOperands(), device))
+        return;
+      b.setInsertionPoint(terminator);
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange(), device);
+    }
+  });
+  for (Operation *op : toErase)
+    op->erase();
+}
+
+/// Host element accesses of device buffers go through a host copy; a store
+/// copies it back.
+void stageHostAccesses(func::FuncOp fn, const HostBuffers &hostBuffers) {
+  fn.walk([&](Operation *op) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if ((!load && !store) || op->getParentOfType<gpu::LaunchOp>())
+      return;
+    OpOperand &accessed =
+        load ? load.getMemrefMutable() : store.getMemrefMutable();
+    Value device = accessed.get();
+    if (hostBuffers.isHost(device))
+      return;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Value host = hostAlloc(b, loc, device);
+    copy(b, loc, host, device);
+    accessed.set(host);
+    b.setInsertionPointAfter(op);
+    if (store)
+      copy(b, loc, device, host);
+    memref::DeallocOp::create(b, loc, host);
+  });
+}
+
+/// The entry's buffer arguments arrive in host memory and its buffer
+/// results leave in host memory.
+void copyAtEntryBoundary(func::FuncOp fn) {
+  Block &entry = fn.getBody().front();
+  OpBuilder b(&entry, entry.begin());
+  for (BlockArgument arg : entry.getArguments()) {
+    if (!isa<MemRefType>(arg.getType()))
+      continue;
+    Value device = deviceAlloc(b, fn.getLoc(), arg);
+    arg.replaceAllUsesExcept(device, device.getDefiningOp());
+    copy(b, fn.getLoc(), device, arg);
+  }
+  fn.walk([&](func::ReturnOp ret) {
+    OpBuilder rb(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        continue;
+      Value host = hostAlloc(rb, ret.getLoc(), operand.get());
+      copy(rb, ret.getLoc(), host, operand.get());
+      Value result = host;
+      if (host.getType() != operand.get().getType())
+        result = memref::CastOp::create(rb, ret.getLoc(),
+                                        operand.get().getType(), host);
+      operand.set(result);
+    }
+  });
+}
+
 struct ConvertMemRefToGPUPass
     : hp::impl::ConvertMemRefToGPUBase<ConvertMemRefToGPUPass> {
   using Base::Base;
@@ -156,7 +258,6 @@ struct ConvertMemRefToGPUPass
 
 void ConvertMemRefToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
-  bool failedAny = false;
   // A library module has no `main`; any other entry point must exist (also
   // when hp-lower-to-gpu passes it on).
   if (entryPoint != "main" &&
@@ -167,113 +268,19 @@ void ConvertMemRefToGPUPass::runOnOperation() {
   }
   HostBuffers hostBuffers(module);
 
+  // After the first error, the remaining functions are only checked.
+  bool failedAny = false;
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isExternal())
       continue;
-    // Layouts that gpu.memcpy cannot copy are reported, not mishandled.
-    fn.walk([&](memref::CopyOp op) {
-      auto s = cast<MemRefType>(op.getSource().getType());
-      auto t = cast<MemRefType>(op.getTarget().getType());
-      if (!s.getLayout().isIdentity() || !t.getLayout().isIdentity()) {
-        op.emitOpError("copies a strided view; device buffers are copied "
-                       "whole (gpu.memcpy) in the GPU pipeline");
-        failedAny = true;
-      }
-    });
+    if (!copiesAreWhole(fn))
+      failedAny = true;
     if (failedAny)
       continue;
-
-    SmallVector<Operation *> toErase;
-    fn.walk([&](Operation *op) {
-      OpBuilder b(op);
-      Location loc = op->getLoc();
-      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        if (hostBuffers.isHost(alloc))
-          return;
-        auto device = gpu::AllocOp::create(
-            b, loc, alloc.getType(), Type(), ValueRange(),
-            alloc.getDynamicSizes(), alloc.getSymbolOperands());
-        alloc.replaceAllUsesWith(device.getMemref());
-        toErase.push_back(alloc);
-      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        if (hostBuffers.isHost(dealloc.getMemref()))
-          return;
-        gpu::DeallocOp::create(b, loc, Type(), ValueRange(),
-                               dealloc.getMemref());
-        toErase.push_back(dealloc);
-      } else if (auto copyOp = dyn_cast<memref::CopyOp>(op)) {
-        copy(b, loc, copyOp.getTarget(), copyOp.getSource());
-        toErase.push_back(copyOp);
-      } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
-        // Constants live in host memory; kernels read a device copy.
-        if (hostBuffers.isHost(global))
-          return;
-        b.setInsertionPointAfter(global);
-        Value device = deviceAlloc(b, loc, global.getResult());
-        global.getResult().replaceAllUsesExcept(
-            device, SmallPtrSet<Operation *, 1>{});
-        copy(b, loc, device, global.getResult());
-        // The copy dies with its block, unless the block passes it on.
-        Operation *terminator = global->getBlock()->getTerminator();
-        if (llvm::is_contained(terminator->getOperands(), device))
-          return;
-        b.setInsertionPoint(terminator);
-        gpu::DeallocOp::create(b, loc, Type(), ValueRange(), device);
-      }
-    });
-    for (Operation *op : toErase)
-      op->erase();
-
-    // Host element accesses of device buffers go through a host copy; a
-    // store copies it back.
-    fn.walk([&](Operation *op) {
-      auto load = dyn_cast<memref::LoadOp>(op);
-      auto store = dyn_cast<memref::StoreOp>(op);
-      if ((!load && !store) || op->getParentOfType<gpu::LaunchOp>())
-        return;
-      OpOperand &accessed =
-          load ? load.getMemrefMutable() : store.getMemrefMutable();
-      Value device = accessed.get();
-      if (hostBuffers.isHost(device))
-        return;
-      OpBuilder b(op);
-      Location loc = op->getLoc();
-      Value host = hostAlloc(b, loc, device);
-      copy(b, loc, host, device);
-      accessed.set(host);
-      b.setInsertionPointAfter(op);
-      if (store)
-        copy(b, loc, device, host);
-      memref::DeallocOp::create(b, loc, host);
-    });
-
-    if (fn.getSymName() != entryPoint)
-      continue;
-    // The entry's buffer arguments arrive in host memory and its buffer
-    // results leave in host memory.
-    Block &entry = fn.getBody().front();
-    OpBuilder b(&entry, entry.begin());
-    for (BlockArgument arg : entry.getArguments()) {
-      if (!isa<MemRefType>(arg.getType()))
-        continue;
-      Value device = deviceAlloc(b, fn.getLoc(), arg);
-      arg.replaceAllUsesExcept(device, device.getDefiningOp());
-      copy(b, fn.getLoc(), device, arg);
-    }
-    fn.walk([&](func::ReturnOp ret) {
-      OpBuilder rb(ret);
-      for (OpOperand &operand : ret->getOpOperands()) {
-        if (!isa<MemRefType>(operand.get().getType()))
-          continue;
-        Value host = hostAlloc(rb, ret.getLoc(), operand.get());
-        copy(rb, ret.getLoc(), host, operand.get());
-        Value result = host;
-        if (host.getType() != operand.get().getType())
-          result = memref::CastOp::create(rb, ret.getLoc(),
-                                          operand.get().getType(), host);
-        operand.set(result);
-      }
-    });
+    moveBuffersToDevice(fn, hostBuffers);
+    stageHostAccesses(fn, hostBuffers);
+    if (fn.getSymName() == entryPoint)
+      copyAtEntryBoundary(fn);
   }
   if (failedAny)
     signalPassFailure();

@@ -9,7 +9,7 @@
 
 #include "hp/Dialect/DTensor/Utils/PlanChecker.h"
 
-#include "PlanTestSupport.h"
+#include "hp/Testing/PlanTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PlanBruteForce.h"
-#include "PlanTestSupport.h"
+#include "hp/Testing/PlanBruteForce.h"
+#include "hp/Testing/PlanTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -16,6 +16,37 @@ using namespace hp::dtensor;
 
 namespace {
 
+/// What the local body sees for the operand `arg`: a DTensor is first
+/// redistributed to the placements its declaration gives (when those
+/// differ), then taken to its local type; anything else passes as it is.
+Value enterLocal(PatternRewriter &rewriter, Location loc, Value arg,
+                 Type localType, llvm::function_ref<ArrayAttr()> declared) {
+  auto type = dyn_cast<DTensorType>(arg.getType());
+  if (!type)
+    return arg;
+  Value global = arg;
+  ArrayAttr placements = declared();
+  if (placements && placements != type.getPlacements())
+    global = RedistributeOp::create(rewriter, loc,
+                                    type.withPlacements(placements), global);
+  return ToLocalOp::create(rewriter, loc, localType, global);
+}
+
+/// The op's results from what the local body gives: a result whose type
+/// differs from its local value wraps it with from_local.
+SmallVector<Value> leaveLocal(PatternRewriter &rewriter, Location loc,
+                              ValueRange locals, ValueRange results) {
+  SmallVector<Value> values;
+  for (auto [local, result] : llvm::zip_equal(locals, results)) {
+    if (local.getType() == result.getType())
+      values.push_back(local);
+    else
+      values.push_back(
+          FromLocalOp::create(rewriter, loc, result.getType(), local));
+  }
+  return values;
+}
+
 /// Relies on the verifier: block argument types are the local types,
 /// declared placements differ only with redistribute_inputs, and a result
 /// whose type differs from its yielded value is a wrapped tensor.
@@ -31,33 +62,16 @@ struct ExpandLocalRegion : OpRewritePattern<LocalRegionOp> {
     Location loc = op.getLoc();
     Block &body = op.getBodyBlock();
     SmallVector<Value> entryValues;
-    for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
-      auto type = dyn_cast<DTensorType>(arg.getType());
-      if (!type) {
-        entryValues.push_back(arg);
-        continue;
-      }
-      Value global = arg;
-      ArrayAttr declared = op.getDeclaredInPlacements(i);
-      if (declared && declared != type.getPlacements())
-        global = RedistributeOp::create(rewriter, loc,
-                                        type.withPlacements(declared), global);
-      entryValues.push_back(ToLocalOp::create(
-          rewriter, loc, body.getArgument(i).getType(), global));
-    }
+    for (auto [i, arg] : llvm::enumerate(op.getArgs()))
+      entryValues.push_back(
+          enterLocal(rewriter, loc, arg, body.getArgument(i).getType(),
+                     [&] { return op.getDeclaredInPlacements(i); }));
 
     auto yield = cast<YieldOp>(body.getTerminator());
     rewriter.inlineBlockBefore(&body, op, entryValues);
     rewriter.setInsertionPoint(op);
-    SmallVector<Value> results;
-    for (auto [yielded, result] :
-         llvm::zip_equal(yield.getValues(), op.getResults())) {
-      if (yielded.getType() == result.getType())
-        results.push_back(yielded);
-      else
-        results.push_back(
-            FromLocalOp::create(rewriter, loc, result.getType(), yielded));
-    }
+    SmallVector<Value> results =
+        leaveLocal(rewriter, loc, yield.getValues(), op.getResults());
     rewriter.eraseOp(yield);
     rewriter.replaceOp(op, results);
     return success();
@@ -71,43 +85,28 @@ struct ExpandLocalCall : OpRewritePattern<LocalCallOp> {
 
   LogicalResult matchAndRewrite(LocalCallOp op,
                                 PatternRewriter &rewriter) const override {
-    auto callee =
-        SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, op.getCalleeAttr());
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        op, op.getCalleeAttr());
     if (!callee)
       return rewriter.notifyMatchFailure(op, "no callee");
     FunctionType type = callee.getFunctionType();
     Location loc = op.getLoc();
-    SmallVector<Value> operands;
-    for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
-      auto dtensor = dyn_cast<DTensorType>(arg.getType());
-      if (!dtensor) {
-        operands.push_back(arg);
-        continue;
-      }
-      Value global = arg;
+    // The callee names its arguments; in_placements is keyed by those names.
+    auto declared = [&](unsigned i) -> ArrayAttr {
       auto name = callee.getArgAttrOfType<StringAttr>(
           i, LocalCallOp::getArgNameAttrName());
-      ArrayAttr declared;
-      if (name && op.getInPlacementsAttr())
-        declared = dyn_cast_or_null<ArrayAttr>(
-            op.getInPlacementsAttr().get(name.getValue()));
-      if (declared && declared != dtensor.getPlacements())
-        global = RedistributeOp::create(rewriter, loc,
-                                        dtensor.withPlacements(declared), global);
-      operands.push_back(
-          ToLocalOp::create(rewriter, loc, type.getInput(i), global));
-    }
+      if (!name || !op.getInPlacementsAttr())
+        return {};
+      return dyn_cast_or_null<ArrayAttr>(
+          op.getInPlacementsAttr().get(name.getValue()));
+    };
+    SmallVector<Value> operands;
+    for (auto [i, arg] : llvm::enumerate(op.getArgs()))
+      operands.push_back(enterLocal(rewriter, loc, arg, type.getInput(i),
+                                    [&] { return declared(i); }));
     auto call = func::CallOp::create(rewriter, loc, callee, operands);
-    SmallVector<Value> results;
-    for (auto [local, result] :
-         llvm::zip_equal(call.getResults(), op.getResults())) {
-      if (local.getType() == result.getType())
-        results.push_back(local);
-      else
-        results.push_back(
-            FromLocalOp::create(rewriter, loc, result.getType(), local));
-    }
-    rewriter.replaceOp(op, results);
+    rewriter.replaceOp(
+        op, leaveLocal(rewriter, loc, call.getResults(), op.getResults()));
     return success();
   }
 };

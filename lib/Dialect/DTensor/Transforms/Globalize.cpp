@@ -61,6 +61,30 @@ ArrayAttr replicated(MLIRContext *ctx, const MeshInfo &mesh) {
   return ArrayAttr::get(ctx, r);
 }
 
+/// Whether an unannotated value of `type` becomes a (replicated) DTensor;
+/// anything else passes through unchanged, as global_region allows.
+bool isPlaceable(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isMovableElementType(tensor.getElementType());
+}
+
+/// The DTensor type of the tensor type `type` on `mesh`.
+Type dtensorOf(Type type, FlatSymbolRefAttr mesh, ArrayAttr placements) {
+  auto t = cast<RankedTensorType>(type);
+  return DTensorType::get(type.getContext(), t.getShape(), t.getElementType(),
+                          mesh, placements);
+}
+
+/// The global view of a function's signature, and what its body returns.
+struct GlobalSignature {
+  SmallVector<Type> argTypes;
+  SmallVector<Type> resultTypes;
+  /// The values the global_region yields (the results that stay).
+  SmallVector<Value> yielded;
+  /// dtensor.constrain pins: a value and its placements, in result order.
+  SmallVector<std::pair<Value, ArrayAttr>> pins;
+};
+
 struct DTensorGlobalizePass
     : hp::dtensor::impl::DTensorGlobalizeBase<DTensorGlobalizePass> {
   void runOnOperation() override {
@@ -76,18 +100,12 @@ struct DTensorGlobalizePass
   }
 
   LogicalResult globalize(func::FuncOp fn, SymbolTableCollection &symbols);
+  /// The function's return, if `fn` can be rewritten; else an error.
+  FailureOr<func::ReturnOp> checkRewritable(func::FuncOp fn);
 };
 
-LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
-                                              SymbolTableCollection &symbols) {
-  MLIRContext *ctx = fn.getContext();
-  auto meshRef = dyn_cast<FlatSymbolRefAttr>(fn->getAttr(kMeshAttr));
-  if (!meshRef)
-    return fn.emitError() << "'" << kMeshAttr
-                          << "' must name a dtensor.mesh (@name)";
-  MeshInfo mesh = lookupMesh(fn, meshRef, symbols);
-  if (!mesh)
-    return failure();
+FailureOr<func::ReturnOp>
+DTensorGlobalizePass::checkRewritable(func::FuncOp fn) {
   if (fn.isExternal())
     return fn.emitError() << "'" << kMeshAttr
                           << "' on a declaration: there is no body to place";
@@ -102,42 +120,38 @@ LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
   auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   if (!ret)
     return fn.emitError() << "the body must end with func.return";
+  return ret;
+}
 
-  auto dtensorOf = [&](Type type, ArrayAttr placements) -> Type {
-    auto t = cast<RankedTensorType>(type);
-    return DTensorType::get(ctx, t.getShape(), t.getElementType(), meshRef,
-                            placements);
-  };
-
-  // Arguments: a tensor becomes a DTensor (replicated unless annotated);
-  // anything else passes through unchanged, as global_region allows.
-  SmallVector<Type> argTypes;
+/// Arguments: a tensor becomes a DTensor (replicated unless annotated);
+/// anything else passes through unchanged.
+LogicalResult globalArguments(func::FuncOp fn, FlatSymbolRefAttr meshRef,
+                              const MeshInfo &mesh, GlobalSignature &sig) {
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
     Attribute attr = fn.getArgAttr(i, kPlacementsAttr);
     if (fn.getArgAttr(i, kConstrainAttr))
       return fn.emitError() << "argument #" << i << ": '" << kConstrainAttr
                             << "' applies to results only";
-    if (!attr && (!isa<RankedTensorType>(type) ||
-                  !isMovableElementType(
-                      cast<RankedTensorType>(type).getElementType()))) {
-      argTypes.push_back(type);
+    if (!attr && !isPlaceable(type)) {
+      sig.argTypes.push_back(type);
       continue;
     }
     ArrayAttr placements =
-        attr ? checkedPlacements(fn, attr, type, mesh,
-                                 "argument #" + Twine(i))
-             : replicated(ctx, mesh);
+        attr ? checkedPlacements(fn, attr, type, mesh, "argument #" + Twine(i))
+             : replicated(fn.getContext(), mesh);
     if (!placements)
       return failure();
-    argTypes.push_back(dtensorOf(type, placements));
+    sig.argTypes.push_back(dtensorOf(type, meshRef, placements));
   }
+  return success();
+}
 
-  // Results: an output (a DTensor, replicated unless annotated, or a
-  // non-tensor as it is) or, with dtensor.constrain, a pin on an inner value
-  // that leaves the signature.
-  SmallVector<Type> resultTypes;
-  SmallVector<Value> yielded;
-  SmallVector<std::pair<Value, ArrayAttr>> pins;
+/// Results: an output (a DTensor, replicated unless annotated, or a
+/// non-tensor as it is) or, with dtensor.constrain, a pin on an inner value
+/// that leaves the signature.
+LogicalResult globalResults(func::FuncOp fn, func::ReturnOp ret,
+                            FlatSymbolRefAttr meshRef, const MeshInfo &mesh,
+                            GlobalSignature &sig) {
   for (auto [i, type] : llvm::enumerate(fn.getResultTypes())) {
     Attribute place = fn.getResultAttr(i, kPlacementsAttr);
     Attribute pin = fn.getResultAttr(i, kConstrainAttr);
@@ -149,26 +163,29 @@ LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
       ArrayAttr placements = checkedPlacements(fn, pin, type, mesh, what);
       if (!placements)
         return failure();
-      pins.push_back({ret.getOperand(i), placements});
+      sig.pins.push_back({ret.getOperand(i), placements});
       continue;
     }
-    yielded.push_back(ret.getOperand(i));
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!place && (!tensor || !isMovableElementType(tensor.getElementType()))) {
-      resultTypes.push_back(type);
+    sig.yielded.push_back(ret.getOperand(i));
+    if (!place && !isPlaceable(type)) {
+      sig.resultTypes.push_back(type);
       continue;
     }
-    ArrayAttr placements = place ? checkedPlacements(fn, place, type, mesh, what)
-                                 : replicated(ctx, mesh);
+    ArrayAttr placements = place
+                               ? checkedPlacements(fn, place, type, mesh, what)
+                               : replicated(fn.getContext(), mesh);
     if (!placements)
       return failure();
-    resultTypes.push_back(dtensorOf(type, placements));
+    sig.resultTypes.push_back(dtensorOf(type, meshRef, placements));
   }
+  return success();
+}
 
-  // Pins: each pinned value's uses read the constrained value instead, in
-  // the order given (the last pin on a value is what its uses see).
-  OpBuilder b(ctx);
-  for (auto [value, placements] : pins) {
+/// Pins: each pinned value's uses read the constrained value instead, in
+/// the order given (the last pin on a value is what its uses see).
+void insertPins(func::ReturnOp ret, GlobalSignature &sig) {
+  OpBuilder b(ret.getContext());
+  for (auto [value, placements] : sig.pins) {
     b.setInsertionPointAfterValue(value);
     auto c = ConstrainOp::create(b, value.getLoc(), value.getType(), value,
                                  placements);
@@ -176,44 +193,73 @@ LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
       return use.getOwner() != c && use.getOwner() != ret;
     });
     // A later pin on the same value chains after this one.
-    for (auto &later : pins)
+    for (auto &later : sig.pins)
       if (later.first == value)
         later.first = c.getResult();
-    for (Value &y : yielded)
+    for (Value &y : sig.yielded)
       if (y == value)
         y = c.getResult();
   }
+}
 
-  // The old body becomes the global_region's body; a new entry block calls
-  // it and returns its results.
+/// The old body becomes the global_region's body; a new entry block calls
+/// it and returns its results.
+void moveBodyIntoGlobalRegion(func::FuncOp fn, func::ReturnOp ret,
+                              FlatSymbolRefAttr meshRef,
+                              const GlobalSignature &sig) {
+  OpBuilder b(fn.getContext());
   Block *body = &fn.getBody().front();
   auto *entry = new Block();
   Location loc = fn.getLoc();
-  for (Type t : argTypes)
+  for (Type t : sig.argTypes)
     entry->addArgument(t, loc);
   b.setInsertionPointToStart(entry);
-  auto region = GlobalRegionOp::create(b, loc, resultTypes,
+  auto region = GlobalRegionOp::create(b, loc, sig.resultTypes,
                                        entry->getArguments(), meshRef);
   b.setInsertionPoint(ret);
-  YieldOp::create(b, ret.getLoc(), yielded);
+  YieldOp::create(b, ret.getLoc(), sig.yielded);
   ret.erase();
   body->moveBefore(&region.getBody(), region.getBody().end());
   fn.getBody().push_back(entry);
   b.setInsertionPointToEnd(entry);
   func::ReturnOp::create(b, loc, region.getResults());
+}
 
-  // The new signature, without the pins' results and the annotations.
+/// The new signature, without the pins' results and the annotations.
+void setGlobalSignature(func::FuncOp fn, const GlobalSignature &sig) {
+  MLIRContext *ctx = fn.getContext();
   SmallVector<DictionaryAttr> resultAttrs;
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
     if (!fn.getResultAttr(i, kConstrainAttr))
       resultAttrs.push_back(fn.getResultAttrDict(i));
-  fn.setType(FunctionType::get(ctx, argTypes, resultTypes));
+  fn.setType(FunctionType::get(ctx, sig.argTypes, sig.resultTypes));
   fn.setAllResultAttrs(resultAttrs);
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
     fn.removeArgAttr(i, StringAttr::get(ctx, kPlacementsAttr));
   for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
     fn.removeResultAttr(i, StringAttr::get(ctx, kPlacementsAttr));
   fn->removeAttr(kMeshAttr);
+}
+
+LogicalResult DTensorGlobalizePass::globalize(func::FuncOp fn,
+                                              SymbolTableCollection &symbols) {
+  auto meshRef = dyn_cast<FlatSymbolRefAttr>(fn->getAttr(kMeshAttr));
+  if (!meshRef)
+    return fn.emitError() << "'" << kMeshAttr
+                          << "' must name a dtensor.mesh (@name)";
+  MeshInfo mesh = lookupMesh(fn, meshRef, symbols);
+  if (!mesh)
+    return failure();
+  FailureOr<func::ReturnOp> ret = checkRewritable(fn);
+  if (failed(ret))
+    return failure();
+  GlobalSignature sig;
+  if (failed(globalArguments(fn, meshRef, mesh, sig)) ||
+      failed(globalResults(fn, *ret, meshRef, mesh, sig)))
+    return failure();
+  insertPins(*ret, sig);
+  moveBodyIntoGlobalRegion(fn, *ret, meshRef, sig);
+  setGlobalSignature(fn, sig);
   return success();
 }
 

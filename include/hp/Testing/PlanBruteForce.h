@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_UNITTESTS_PLANBRUTEFORCE_H
-#define HP_UNITTESTS_PLANBRUTEFORCE_H
+#ifndef HP_TESTING_PLANBRUTEFORCE_H
+#define HP_TESTING_PLANBRUTEFORCE_H
 
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
@@ -65,4 +65,4 @@ inline double bruteForceCost(const Problem &p, const Options &o) {
 
 } // namespace hp::dtensor::plan::testing
 
-#endif // HP_UNITTESTS_PLANBRUTEFORCE_H
+#endif // HP_TESTING_PLANBRUTEFORCE_H

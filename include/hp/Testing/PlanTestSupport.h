@@ -2,12 +2,13 @@
 //
 // Shared by the planner and checker tests and bench/plan_quality: short
 // placement constructors, a Problem from its parts, and every placement
-// list of a mesh rank.
+// list of a mesh rank. (include/hp/Testing holds what hp's unit tests and
+// benchmarks share, as llvm/Testing does for LLVM.)
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_UNITTESTS_PLANTESTSUPPORT_H
-#define HP_UNITTESTS_PLANTESTSUPPORT_H
+#ifndef HP_TESTING_PLANTESTSUPPORT_H
+#define HP_TESTING_PLANTESTSUPPORT_H
 
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 
@@ -102,4 +103,4 @@ stridedVariants(const std::vector<std::vector<Placement>> &base,
 
 } // namespace hp::dtensor::plan::testing
 
-#endif // HP_UNITTESTS_PLANTESTSUPPORT_H
+#endif // HP_TESTING_PLANTESTSUPPORT_H
