@@ -110,26 +110,24 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertStridedCopyToLinalg(copies));
   // The rest of linalg as vector-register loops where the vectorizer can.
   pm.addNestedPass<func::FuncOp>(createVectorizeLinalgOnBuffers());
+  // Then down to the LLVM dialect, in this order. Vector lowering
+  // (vector.print of small integers, multi-dim transfers) creates arith and
+  // ub ops, so it goes before their conversions; what LLVM has no intrinsic
+  // for (erf: exact GELU; atan, cbrt, ...) calls the C library, which every
+  // rank's process has loaded.
   pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createConvertLinalgToLoopsPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertNCCLToLLVM());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  // Vector lowering (vector.print of small integers, multi-dim transfers)
-  // creates arith and ub ops, so it goes before their conversions.
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  // What LLVM has no intrinsic for (erf: exact GELU; atan, cbrt, ...) calls
-  // the C library, which every rank's process has loaded.
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  using PassFactory = std::unique_ptr<Pass> (*)();
+  for (PassFactory create : std::initializer_list<PassFactory>{
+           createConvertLinalgToLoopsPass,
+           createSCFToControlFlowPass, memref::createExpandStridedMetadataPass,
+           createLowerAffinePass, hp::createConvertNCCLToLLVM,
+           createFinalizeMemRefToLLVMConversionPass,
+           createConvertVectorToLLVMPass, createArithToLLVMConversionPass,
+           createConvertMathToLLVMPass, createConvertMathToLibmPass,
+           createUBToLLVMConversionPass, createConvertFuncToLLVMPass,
+           createConvertControlFlowToLLVMPass, createConvertIndexToLLVMPass,
+           createReconcileUnrealizedCastsPass})
+    pm.addPass(create());
   if (!options.keepLayoutAttrs)
     pm.addPass(dtensor::createDTensorDropLayoutAttrs());
   pm.addPass(createCheckLoweredToLLVM());

@@ -418,6 +418,22 @@ private:
   }
 
   std::string applyStep(const Step &step, int64_t stepIndex);
+  /// `part(u)` of every member `u` concatenated along `dim` in group order,
+  /// into `result`; step `k` fails with `error` if the parts differ off
+  /// that dim.
+  template <typename F>
+  std::string concatInto(BlockT &result, const std::vector<int64_t> &members,
+                         int64_t dim, F part, int64_t k,
+                         llvm::StringRef error) {
+    std::vector<BlockT> parts;
+    for (int64_t u : members)
+      parts.push_back(part(u));
+    std::optional<BlockT> out = concat(parts, dim);
+    if (!out)
+      return fail(k, error);
+    result = std::move(*out);
+    return "";
+  }
   /// What device `t` holds after `step` (step number `k`), in `result`; an
   /// error if the step cannot mean anything there.
   std::string applyOnDevice(const Step &step, int64_t k, int64_t t,
@@ -491,17 +507,11 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
   int64_t position;
   std::vector<int64_t> members = group(t, step.axes, &position);
   switch (step.kind) {
-  case Step::AllGather: {
+  case Step::AllGather:
     // The members' blocks concatenated along dim, in group order.
-    std::vector<BlockT> parts;
-    for (int64_t u : members)
-      parts.push_back(blocks[u]);
-    std::optional<BlockT> out = concat(parts, step.dim);
-    if (!out)
-      return fail(k, "all_gather of blocks that differ off the gather dim");
-    result = std::move(*out);
-    break;
-  }
+    return concatInto(
+        result, members, step.dim, [&](int64_t u) { return blocks[u]; },
+        k, "all_gather of blocks that differ off the gather dim");
   case Step::AllReduce:
   case Step::ReduceScatter: {
     if (!aligned(members))
@@ -528,17 +538,13 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
       return fail(k, "all_to_all with a bad split dim");
     // Member u sends piece `position` of its block along dstDim; the
     // received pieces are concatenated along dim in group order.
-    std::vector<BlockT> parts;
-    for (int64_t u : members) {
+    auto pieceOf = [&](int64_t u) {
       const BlockT &b = blocks[u];
       auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
-      parts.push_back(slice(b, step.dstDim, o, l));
-    }
-    std::optional<BlockT> out = concat(parts, step.dim);
-    if (!out)
-      return fail(k, "all_to_all pieces differ off the concat dim");
-    result = std::move(*out);
-    break;
+      return slice(b, step.dstDim, o, l);
+    };
+    return concatInto(result, members, step.dim, pieceOf,
+                      k, "all_to_all pieces differ off the concat dim");
   }
   case Step::Chunk: {
     if (step.axes.size() != 1)
@@ -554,18 +560,16 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
       return fail(k, "fill acts on one mesh axis");
     // This rank's block at its place among the group's blocks along dim;
     // the op's identity where the others' blocks are.
-    std::vector<BlockT> parts;
-    for (int64_t u : members) {
+    auto filled = [&](int64_t u) {
       BlockT b = blocks[u];
       if (u != t)
-        std::fill(b.value.begin(), b.value.end(), identity(arith, step.reduceOp));
-      parts.push_back(std::move(b));
-    }
-    std::optional<BlockT> out = concat(parts, step.dim);
-    if (!out)
-      return fail(k, "fill of blocks that differ off the filled dim");
-    result = std::move(*out);
-    break;
+        std::fill(b.value.begin(), b.value.end(),
+                  identity(arith, step.reduceOp));
+      return b;
+    };
+    return concatInto(
+        result, members, step.dim, filled,
+        k, "fill of blocks that differ off the filled dim");
   }
   case Step::Permute: {
     if (static_cast<int64_t>(step.order.size()) != rank)
