@@ -115,6 +115,19 @@ static std::optional<int64_t> checkMeshShape(Location loc, StringRef fn,
   return numDevices;
 }
 
+/// Every entry of `list` is a placement; the ODS check that follows would
+/// not say which entry is not.
+static bool checkPlacements(Location loc, StringRef fn,
+                            ArrayRef<Attribute> list) {
+  for (auto [i, a] : llvm::enumerate(list))
+    if (!isa<PlacementAttrInterface>(a)) {
+      misuse(loc, fn) << "placements entry #" << i << " is " << a
+                      << ", not a placement";
+      return false;
+    }
+  return true;
+}
+
 static bool isPlacementList(Attribute attr) {
   auto list = dyn_cast_or_null<ArrayAttr>(attr);
   return list && llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>);
@@ -298,6 +311,7 @@ MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
   if (!checkArray(loc, __func__, "shape", rank, shape) ||
       !unwrapList(loc, __func__, "placements", numPlacements, placements,
                   list) ||
+      !checkPlacements(loc, __func__, list) ||
       !checkString(loc, __func__, "mesh", mesh, /*allowEmpty=*/false))
     return {nullptr};
   if (mlirTypeIsNull(elementType)) {
@@ -532,7 +546,8 @@ MlirOperation hpDTensorLocalCallOpCreate(
       b, location, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
       operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)), in, out,
       redistributeInputs ? b.getUnitAttr() : UnitAttr(),
-      unchecked ? b.getUnitAttr() : UnitAttr());
+      unchecked ? b.getUnitAttr() : UnitAttr(), /*arg_attrs=*/ArrayAttr(),
+      /*res_attrs=*/ArrayAttr());
   return wrap(op.getOperation());
 }
 
@@ -648,14 +663,9 @@ MlirOperation hpDTensorConstrainOpCreate(MlirLocation loc, MlirValue input,
     return {nullptr};
   }
   if (!unwrapList(location, fn, "placements", numPlacements, placements,
-                  list))
+                  list) ||
+      !checkPlacements(location, fn, list))
     return {nullptr};
-  for (auto [i, a] : llvm::enumerate(list))
-    if (!isa<PlacementAttrInterface>(a)) {
-      misuse(location, fn) << "placements entry #" << i << " is " << a
-                           << ", not a placement";
-      return {nullptr};
-    }
   OpBuilder b(location.getContext());
   Value value = unwrap(input);
   return wrap(ConstrainOp::create(b, location, value.getType(), value,
