@@ -102,6 +102,17 @@ public:
   }
 
   /// Unwraps `count` handles at `data` into `out`, refusing a null entry.
+  /// Every entry of `list` is a placement; the ODS check that follows
+  /// would not say which entry is not.
+  bool checkPlacements(ArrayRef<Attribute> list) const {
+    for (auto [i, a] : llvm::enumerate(list))
+      if (!isa<PlacementAttrInterface>(a)) {
+        misuse() << "placements entry #" << i << " is " << a
+                 << ", not a placement";
+        return false;
+      }
+    return true;
+  }
   template <typename CType, typename T>
   bool unwrapList(StringRef what, intptr_t count, const CType *data,
                   SmallVectorImpl<T> &out) const {
@@ -336,6 +347,7 @@ MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
   SmallVector<Attribute> list;
   if (!call.checkArray("shape", rank, shape) ||
       !call.unwrapList("placements", numPlacements, placements, list) ||
+      !call.checkPlacements(list) ||
       !call.checkString("mesh", mesh, /*allowEmpty=*/false))
     return {nullptr};
   if (mlirTypeIsNull(elementType)) {
@@ -558,7 +570,8 @@ MlirOperation hpDTensorLocalCallOpCreate(
       b, call.loc, results, FlatSymbolRefAttr::get(ctx, unwrap(callee)),
       operands, FlatSymbolRefAttr::get(ctx, unwrap(mesh)), in, out,
       redistributeInputs ? b.getUnitAttr() : UnitAttr(),
-      unchecked ? b.getUnitAttr() : UnitAttr());
+      unchecked ? b.getUnitAttr() : UnitAttr(), /*arg_attrs=*/ArrayAttr(),
+      /*res_attrs=*/ArrayAttr());
   return wrap(op.getOperation());
 }
 
@@ -667,14 +680,9 @@ MlirOperation hpDTensorConstrainOpCreate(MlirLocation loc, MlirValue input,
                   << ", not a ranked tensor";
     return {nullptr};
   }
-  if (!call.unwrapList("placements", numPlacements, placements, list))
+  if (!call.unwrapList("placements", numPlacements, placements, list) ||
+      !call.checkPlacements(list))
     return {nullptr};
-  for (auto [i, a] : llvm::enumerate(list))
-    if (!isa<PlacementAttrInterface>(a)) {
-      call.misuse() << "placements entry #" << i << " is " << a
-                    << ", not a placement";
-      return {nullptr};
-    }
   OpBuilder b(call.getContext());
   Value value = unwrap(input);
   return wrap(ConstrainOp::create(b, call.loc, value.getType(), value,

@@ -192,7 +192,7 @@ static void types(MlirContext ctx) {
   EXPECT_NULL_TYPE("type integer placement",
                    hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 2,
                                     withInt));
-  // CHECK: diag: {{.*}}3 : i64
+  // CHECK: diag: hpDTensorTypeGet: placements entry #1 is 3 : i64, not a placement
   // CHECK-NEXT: type integer placement: null=1 diags=1
   EXPECT_NULL_TYPE("type no placements",
                    hpDTensorTypeGet(ctx, 2, shape, f32, str("mesh"), 0, NULL));

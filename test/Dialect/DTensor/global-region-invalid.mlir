@@ -253,7 +253,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 func.func @local_element_type(%x: tensor<8xi1>) {
   dtensor.global_region on @tp args(%x) : (tensor<8xi1>) -> () {
   ^bb0(%g: tensor<8xi1>):
-    // expected-error @+1 {{operand #0 ('g'): dtensor element type 'i1' is not one NCCL can move}}
+    // expected-error @+1 {{operand #0 ('g'): dtensor element type 'i1' is not one a DTensor can hold}}
     %p = dtensor.local_region on @tp args(%g as "g") in_placements = {g = [shard<0>]} out_placements = [shard<0>]
         : (tensor<8xi1>) -> tensor<8xi1> {
     ^bb0(%l: tensor<2xi1>):
@@ -262,4 +262,13 @@ func.func @local_element_type(%x: tensor<8xi1>) {
     dtensor.yield
   }
   return
+}
+
+// -----
+
+// The placement list's element kind is an ODS constraint.
+func.func @constrain_not_placements(%t: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'dtensor.constrain' op attribute 'placements' failed to satisfy constraint: list of placements}}
+  %c = "dtensor.constrain"(%t) <{placements = [1 : i64]}> : (tensor<8xf32>) -> tensor<8xf32>
+  return %c : tensor<8xf32>
 }

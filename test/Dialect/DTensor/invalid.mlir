@@ -97,31 +97,31 @@ func.func @no_placements(%a: !dtensor.tensor<4xf32, @m, []>) { return }
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{dtensor element type 'memref<2xf32>' is not one NCCL can move}}
+// expected-error @+1 {{dtensor element type 'memref<2xf32>' is not one a DTensor can hold}}
 func.func @bad_element(%a: !dtensor.tensor<4xmemref<2xf32>, @m, [replicate]>) { return }
 
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{dtensor element type 'vector<2xf32>' is not one NCCL can move}}
+// expected-error @+1 {{dtensor element type 'vector<2xf32>' is not one a DTensor can hold}}
 func.func @vector_element(%a: !dtensor.tensor<4xvector<2xf32>, @m, [replicate]>) { return }
 
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{dtensor element type 'index' is not one NCCL can move}}
+// expected-error @+1 {{dtensor element type 'index' is not one a DTensor can hold}}
 func.func @index_element(%a: !dtensor.tensor<4xindex, @m, [replicate]>) { return }
 
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{dtensor element type 'complex<f32>' is not one NCCL can move}}
+// expected-error @+1 {{dtensor element type 'complex<f32>' is not one a DTensor can hold}}
 func.func @complex_element(%a: !dtensor.tensor<4xcomplex<f32>, @m, [replicate]>) { return }
 
 // -----
 
 dtensor.mesh @m shape = [2]
-// expected-error @+1 {{dtensor element type 'i16' is not one NCCL can move}}
+// expected-error @+1 {{dtensor element type 'i16' is not one a DTensor can hold}}
 func.func @i16_element(%a: !dtensor.tensor<4xi16, @m, [replicate]>) { return }
 
 // -----
@@ -333,7 +333,7 @@ func.func @out_flat_many(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
 
 dtensor.mesh @m shape = [2]
 func.func @out_mixed(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{out_placements must be a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
+  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
   %r:2 = dtensor.local_region on @m args(%x as "x") out_placements = [shard<0>, none]
       : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8xf32, @m, [shard<0>]>, i64) {
   ^bb0(%l: tensor<4xf32>):
@@ -404,6 +404,18 @@ func.func @names_count(%y: tensor<2xf32>) {
   ^bb0(%k: tensor<2xf32>):
     dtensor.yield
   }) : (tensor<2xf32>) -> ()
+  return
+}
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @out_entry_kind(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
+  %r = "dtensor.local_region"(%x) <{mesh = @m, arg_names = ["x"], out_placements = [[1 : i64]]}> ({
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield %l : tensor<4xf32>
+  }) : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [shard<0>]>
   return
 }
 

@@ -187,3 +187,15 @@ func.func @c(%x: tensor<2x8xf32>, %k: f32) {
   %y = dtensor.local_call @f(%x, %k) on @m : (tensor<2x8xf32>, f32) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+// local_call: out_placements is flat or per output (an ODS constraint, as on
+// local_region).
+dtensor.mesh @m shape = [4] names = ["tp"]
+func.func private @f(tensor<2x8xf32> {dtensor.arg_name = "x"}) -> (tensor<2x8xf32>, i64)
+func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{'dtensor.local_call' op attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
+  %y, %n = dtensor.local_call @f(%x) on @m out_placements = [shard<0>, none] : (!dtensor.tensor<8x8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8x8xf32, @m, [shard<0>]>, i64)
+  return
+}

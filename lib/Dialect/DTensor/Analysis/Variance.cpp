@@ -34,19 +34,18 @@ bool Variance::join(const Variance &other) {
 uint64_t hp::dtensor::layoutVarianceBits(DTensorType type,
                                          ArrayRef<int64_t> meshShape) {
   uint64_t bits = 0;
-  for (auto [a, p] : llvm::enumerate(type.getPlacements()))
-    if (isa<ShardAttr, StridedShardAttr, PartialAttr>(p) && a < meshShape.size() &&
-        meshShape[a] > 1 && a < 64)
+  for (auto [a, p] : llvm::enumerate(type.getPlacementList()))
+    if (!p.isReplicate() && a < meshShape.size() && meshShape[a] > 1 && a < 64)
       bits |= uint64_t(1) << a;
   return bits;
 }
 
 SmallVector<uint64_t, 4> hp::dtensor::layoutDimAxes(DTensorType type) {
   SmallVector<uint64_t, 4> dims(type.getRank(), 0);
-  for (auto [a, p] : llvm::enumerate(type.getPlacements()))
-    if (int64_t d = getShardedDim(p); d != kNotSharded)
-      if (d < type.getRank() && a < 64)
-        dims[d] |= uint64_t(1) << a;
+  for (auto [a, p] : llvm::enumerate(type.getPlacementList()))
+    if (std::optional<int64_t> d = p.getShardedDim())
+      if (*d < type.getRank() && a < 64)
+        dims[*d] |= uint64_t(1) << a;
   return dims;
 }
 

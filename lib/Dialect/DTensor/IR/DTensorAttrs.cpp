@@ -47,28 +47,23 @@ StridedShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 // #dtensor.sharding<@mesh, [shard<0>, replicate], global = [8, 16]>
 Attribute ShardingAttr::parse(AsmParser &parser, Type) {
-  Attribute meshAttr;
+  FlatSymbolRefAttr mesh;
   ArrayAttr placements;
   SmallVector<int64_t> shape;
   SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseAttribute(meshAttr))
-    return {};
-  auto mesh = dyn_cast<FlatSymbolRefAttr>(meshAttr);
-  if (!mesh) {
-    parser.emitError(loc, "expected a flat mesh symbol like @mesh");
-    return {};
-  }
-  if (parser.parseComma() || parsePlacementList(parser, placements) ||
+  if (parser.parseLess() || parseMeshSymbol(parser, mesh) ||
+      parser.parseComma() || parsePlacementList(parser, placements) ||
       parser.parseComma() || parser.parseKeyword("global") ||
       parser.parseEqual() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                     [&]() -> ParseResult {
-        if (succeeded(parser.parseOptionalQuestion())) {
-          shape.push_back(ShapedType::kDynamic);
-          return success();
-        }
-        return parser.parseInteger(shape.emplace_back());
-      }) ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&]() -> ParseResult {
+            if (succeeded(parser.parseOptionalQuestion())) {
+              shape.push_back(ShapedType::kDynamic);
+              return success();
+            }
+            return parser.parseInteger(shape.emplace_back());
+          }) ||
       parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(loc); },
@@ -108,22 +103,24 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // Placement syntax without the `#dtensor.` prefix.
 //===----------------------------------------------------------------------===//
 
+ParseResult hp::dtensor::parseMeshSymbol(AsmParser &parser,
+                                         FlatSymbolRefAttr &mesh) {
+  SMLoc loc = parser.getCurrentLocation();
+  Attribute attr;
+  if (parser.parseAttribute(attr))
+    return failure();
+  mesh = dyn_cast<FlatSymbolRefAttr>(attr);
+  if (!mesh)
+    return parser.emitError(loc, "expected a flat mesh symbol like @mesh");
+  return success();
+}
+
 void hp::dtensor::printPlacement(AsmPrinter &printer, Attribute placement) {
-  if (auto shard = dyn_cast<ShardAttr>(placement)) {
-    printer << "shard";
-    shard.print(printer);
-  } else if (auto strided = dyn_cast<StridedShardAttr>(placement)) {
-    printer << "strided_shard";
-    strided.print(printer);
-  } else if (isa<ReplicateAttr>(placement)) {
-    printer << "replicate";
-  } else if (auto partial = dyn_cast<PartialAttr>(placement)) {
-    printer << "partial";
-    partial.print(printer);
-  } else {
-    // Only reachable through generic IR that failed verification.
+  // The dialect's own printer without its `#dtensor.` prefix; anything else
+  // (generic IR that failed verification) prints in full.
+  if (!isa<PlacementAttrInterface>(placement) ||
+      failed(generatedAttributePrinter(placement, printer)))
     printer.printAttribute(placement);
-  }
 }
 
 void hp::dtensor::printPlacementList(AsmPrinter &printer, ArrayAttr list) {
@@ -145,13 +142,15 @@ ParseResult hp::dtensor::parsePlacement(AsmParser &parser,
       return parser.emitError(loc, "expected a placement, got ") << placement;
     return success();
   }
-  if (keyword == "shard")
+  // The keyword is read already (a bare `1 : i64` must reach the branch
+  // above), so the dialect's generated parser, which reads it, cannot be used.
+  if (keyword == ShardAttr::getMnemonic())
     placement = ShardAttr::parse(parser, Type());
-  else if (keyword == "strided_shard")
+  else if (keyword == StridedShardAttr::getMnemonic())
     placement = StridedShardAttr::parse(parser, Type());
-  else if (keyword == "replicate")
+  else if (keyword == ReplicateAttr::getMnemonic())
     placement = ReplicateAttr::get(parser.getContext());
-  else if (keyword == "partial")
+  else if (keyword == PartialAttr::getMnemonic())
     placement = PartialAttr::parse(parser, Type());
   else
     return parser.emitError(loc, "expected a placement (shard<d>, "
@@ -181,17 +180,13 @@ std::string hp::dtensor::placementListToString(ArrayAttr list) {
   llvm::raw_string_ostream os(s);
   os << '[';
   llvm::interleaveComma(list, os, [&](Attribute p) {
-    if (auto shard = dyn_cast<ShardAttr>(p))
-      os << "shard<" << shard.getDim() << ">";
-    else if (auto strided = dyn_cast<StridedShardAttr>(p))
-      os << "strided_shard<" << strided.getDim() << ", "
-         << strided.getSplitFactor() << ">";
-    else if (isa<ReplicateAttr>(p))
-      os << "replicate";
-    else if (auto partial = dyn_cast<PartialAttr>(p))
-      os << "partial<" << stringifyReduceOp(partial.getReduceOp()) << ">";
-    else
-      os << p;
+    // As printPlacement writes it: the attribute without `#dtensor.`.
+    std::string text;
+    llvm::raw_string_ostream(text) << p;
+    StringRef shown(text);
+    if (isa<PlacementAttrInterface>(p))
+      shown.consume_front("#dtensor.");
+    os << shown;
   });
   os << ']';
   return s;
@@ -204,35 +199,36 @@ hp::dtensor::verifyPlacements(function_ref<InFlightDiagnostic()> emitError,
   if (meshRank >= 0 && static_cast<int64_t>(placements.size()) != meshRank)
     return emitError() << what << " has " << placements.size()
                        << " placements, but the mesh has rank " << meshRank;
-  for (Attribute p : placements) {
-    if (!isa<PlacementAttrInterface>(p))
-      return emitError() << what << " has a non-placement entry " << p;
-    int64_t dim = getShardedDim(p);
-    if (dim != kNotSharded && tensorRank >= 0 && dim >= tensorRank)
+  for (Attribute attr : placements) {
+    // Op attributes and DTensor types are checked by ODS; this also takes
+    // lists straight from user attributes.
+    auto p = dyn_cast<PlacementAttrInterface>(attr);
+    if (!p)
+      return emitError() << what << " has a non-placement entry " << attr;
+    std::optional<int64_t> dim = p.getShardedDim();
+    if (dim && tensorRank >= 0 && *dim >= tensorRank)
       return emitError() << what << ": "
-                         << (isa<StridedShardAttr>(p) ? "strided_shard"
-                                                      : "shard")
-                         << " dim " << dim
+                         << (p.isStridedShard() ? "strided_shard" : "shard")
+                         << " dim " << *dim
                          << " is out of range for a tensor of rank "
                          << tensorRank;
   }
   return success();
 }
 
-int64_t hp::dtensor::getShardedDim(Attribute placement) {
-  if (auto shard = dyn_cast<ShardAttr>(placement))
-    return shard.getDim();
-  if (auto strided = dyn_cast<StridedShardAttr>(placement))
-    return strided.getDim();
-  return kNotSharded;
+SmallVector<int64_t> hp::dtensor::getShardedDims(ArrayAttr placements) {
+  return llvm::map_to_vector(placements.getAsRange<PlacementAttrInterface>(),
+                             [](PlacementAttrInterface p) {
+                               return p.getShardedDim().value_or(kNotSharded);
+                             });
 }
 
 SmallVector<SmallVector<int64_t, 4>, 4>
 hp::dtensor::getSplitOrder(ArrayAttr placements, int64_t tensorRank) {
-  SmallVector<int64_t> dims = llvm::map_to_vector(placements, getShardedDim);
   SmallVector<bool> strided = llvm::map_to_vector(
-      placements, [](Attribute p) { return isa<StridedShardAttr>(p); });
-  return nestingOrder(dims, strided, tensorRank);
+      placements.getAsRange<PlacementAttrInterface>(),
+      [](PlacementAttrInterface p) { return p.isStridedShard(); });
+  return nestingOrder(getShardedDims(placements), strided, tensorRank);
 }
 
 LogicalResult
@@ -240,9 +236,11 @@ hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef what, ArrayAttr placements,
                                  ArrayRef<int64_t> meshShape,
                                  ArrayRef<int64_t> globalShape) {
-  for (auto [m, p] : llvm::enumerate(placements)) {
-    auto strided = dyn_cast<StridedShardAttr>(p);
-    if (!strided)
+  SmallVector<int64_t> shardDims = getShardedDims(placements);
+  for (auto [m, p] :
+       llvm::enumerate(placements.getAsRange<PlacementAttrInterface>())) {
+    std::optional<int64_t> factor = p.getStridedSplitFactor();
+    if (!factor)
       continue;
     // Upstream grids have no device limit: products saturate.
     auto times = [](int64_t a, int64_t b) {
@@ -250,22 +248,21 @@ hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
       return llvm::MulOverflow(a, b, r) ? std::numeric_limits<int64_t>::max()
                                         : r;
     };
-    int64_t d = strided.getDim(), later = 1, all = meshShape[m];
+    int64_t d = shardDims[m], later = 1, all = meshShape[m];
     for (size_t k = m + 1; k < placements.size(); ++k)
-      if (getShardedDim(placements[k]) == d)
+      if (shardDims[k] == d)
         later = times(later, meshShape[k]);
-    if (strided.getSplitFactor() != later)
-      return emitError() << what << ": strided_shard<" << d << ", "
-                         << strided.getSplitFactor() << "> on mesh dim " << m
-                         << " needs split factor " << later
+    if (*factor != later)
+      return emitError() << what << ": strided_shard<" << d << ", " << *factor
+                         << "> on mesh dim " << m << " needs split factor "
+                         << later
                          << ", the product of the sizes of the later mesh "
                             "dims that shard tensor dim "
                          << d << " (it splits inside them)";
-    if (strided.getSplitFactor() == 1 ||
-        d >= static_cast<int64_t>(globalShape.size()))
+    if (*factor == 1 || d >= static_cast<int64_t>(globalShape.size()))
       continue;
     for (size_t k = 0; k < m; ++k)
-      if (getShardedDim(placements[k]) == d)
+      if (shardDims[k] == d)
         all = times(all, meshShape[k]);
     all = times(all, later);
     if (ShapedType::isDynamic(globalShape[d]))
@@ -286,10 +283,12 @@ hp::dtensor::verifyStridedShards(function_ref<InFlightDiagnostic()> emitError,
 
 bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
                                       int64_t *badMeshDim) {
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(from, to))) {
-    auto a = dyn_cast<PartialAttr>(std::get<0>(pair));
-    auto b = dyn_cast<PartialAttr>(std::get<1>(pair));
-    if (a && b && a.getReduceOp() != b.getReduceOp()) {
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(from.getAsRange<PlacementAttrInterface>(),
+                                 to.getAsRange<PlacementAttrInterface>()))) {
+    std::optional<ReduceOp> opA = std::get<0>(pair).getPendingReduceOp();
+    std::optional<ReduceOp> opB = std::get<1>(pair).getPendingReduceOp();
+    if (opA && opB && *opA != *opB) {
       if (badMeshDim)
         *badMeshDim = i;
       return false;
@@ -299,16 +298,16 @@ bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
 }
 
 SmallVector<plan::Placement, 4> hp::dtensor::toPlanPlacements(ArrayAttr list) {
-  return llvm::map_to_vector<4>(list, [](Attribute attr) {
-    if (auto shard = dyn_cast<ShardAttr>(attr))
-      return plan::Placement::shard(shard.getDim());
-    if (auto strided = dyn_cast<StridedShardAttr>(attr))
-      return plan::Placement::stridedShard(strided.getDim(),
-                                           strided.getSplitFactor());
-    if (auto partial = dyn_cast<PartialAttr>(attr))
-      return plan::Placement::partial(partial.getReduceOp());
-    return plan::Placement::replicate();
-  });
+  return llvm::map_to_vector<4>(
+      list.getAsRange<PlacementAttrInterface>(), [](PlacementAttrInterface p) {
+        if (std::optional<int64_t> factor = p.getStridedSplitFactor())
+          return plan::Placement::stridedShard(*p.getShardedDim(), *factor);
+        if (std::optional<int64_t> dim = p.getShardedDim())
+          return plan::Placement::shard(*dim);
+        if (std::optional<ReduceOp> op = p.getPendingReduceOp())
+          return plan::Placement::partial(*op);
+        return plan::Placement::replicate();
+      });
 }
 
 ArrayAttr hp::dtensor::toPlacementsAttr(MLIRContext *ctx,

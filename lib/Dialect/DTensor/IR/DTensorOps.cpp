@@ -370,6 +370,25 @@ void RedistributeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // LocalRegionOp
 //===----------------------------------------------------------------------===//
 
+/// The dtensor.yield that ends the body of `op` (a local_region or
+/// global_region), with one value per result; null after an error.
+static YieldOp verifyBodyYield(Operation *op) {
+  Block &block = op->getRegion(0).front();
+  auto yield =
+      dyn_cast_or_null<YieldOp>(block.empty() ? nullptr : &block.back());
+  if (!yield) {
+    op->emitOpError("body must end with dtensor.yield");
+    return {};
+  }
+  if (yield.getValues().size() != op->getNumResults()) {
+    yield.emitOpError() << "yields " << yield.getValues().size()
+                        << " values, but the " << op->getName().stripDialect()
+                        << " has " << op->getNumResults() << " results";
+    return {};
+  }
+  return yield;
+}
+
 /// Names that print bare in `in_placements`; others are quoted.
 static bool isBareName(StringRef name) {
   if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
@@ -377,94 +396,96 @@ static bool isBareName(StringRef name) {
   return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-/// in_placements = {name = [..] | none, ...}, out_placements = [..],
-/// redistribute_inputs, unchecked: the contract clauses of local_region and
-/// local_call.
+/// `{name = [..] | none, ...}`, the value of in_placements.
+static ParseResult parseInPlacements(OpAsmParser &parser,
+                                     DictionaryAttr &dict) {
+  Builder &b = parser.getBuilder();
+  SmallVector<NamedAttribute> entries;
+  auto parseEntry = [&]() -> ParseResult {
+    std::string key;
+    SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeywordOrString(&key))
+      return failure();
+    if (key.empty())
+      return parser.emitError(keyLoc, "in_placements keys must not be empty");
+    if (llvm::any_of(entries, [&](const NamedAttribute &e) {
+          return e.getName().getValue() == key;
+        }))
+      return parser.emitError(keyLoc)
+             << "in_placements names '" << key << "' more than once";
+    if (parser.parseEqual())
+      return failure();
+    Attribute value = b.getUnitAttr();
+    if (failed(parser.parseOptionalKeyword("none"))) {
+      ArrayAttr list;
+      if (parsePlacementList(parser, list))
+        return failure();
+      value = list;
+    }
+    entries.emplace_back(b.getStringAttr(key), value);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces,
+                                     parseEntry))
+    return failure();
+  dict = b.getDictionaryAttr(entries);
+  return success();
+}
+
+/// One out_placements entry: a placement (flat form), or a placement list
+/// or `none` (per-output form).
+static ParseResult parseOutEntry(OpAsmParser &parser, Attribute &entry) {
+  if (succeeded(parser.parseOptionalKeyword("none"))) {
+    entry = parser.getBuilder().getUnitAttr();
+    return success();
+  }
+  if (failed(parser.parseOptionalLSquare()))
+    return parsePlacement(parser, entry);
+  SmallVector<Attribute> list;
+  auto parseOne = [&] { return parsePlacement(parser, list.emplace_back()); };
+  if (failed(parser.parseOptionalRSquare()) &&
+      (parser.parseCommaSeparatedList(parseOne) || parser.parseRSquare()))
+    return failure();
+  entry = parser.getBuilder().getArrayAttr(list);
+  return success();
+}
+
+/// `[placement, ...]` (flat) or `[[..] | none, ...]` (per output), the value
+/// of out_placements.
+static ParseResult parseOutPlacements(OpAsmParser &parser, ArrayAttr &out) {
+  SmallVector<Attribute> entries;
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
+        return parseOutEntry(parser, entries.emplace_back());
+      }))
+    return failure();
+  out = parser.getBuilder().getArrayAttr(entries);
+  return success();
+}
+
+/// in_placements = {..}, out_placements = [..], redistribute_inputs,
+/// unchecked: the contract clauses of local_region and local_call.
 static ParseResult parseContractClauses(OpAsmParser &parser,
                                         OperationState &result,
                                         StringAttr inName, StringAttr outName,
                                         StringAttr redistributeName,
                                         StringAttr uncheckedName) {
-  Builder &b = parser.getBuilder();
-  MLIRContext *ctx = b.getContext();
-  // in_placements = {name = [..] | none, ...}
+  UnitAttr unit = parser.getBuilder().getUnitAttr();
   if (succeeded(parser.parseOptionalKeyword("in_placements"))) {
-    SmallVector<NamedAttribute> entries;
-    if (parser.parseEqual() ||
-        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Braces,
-                                       [&]() -> ParseResult {
-          std::string key;
-          SMLoc keyLoc = parser.getCurrentLocation();
-          if (parser.parseKeywordOrString(&key))
-            return failure();
-          if (key.empty())
-            return parser.emitError(keyLoc,
-                                    "in_placements keys must not be empty");
-          if (llvm::any_of(entries, [&](const NamedAttribute &e) {
-                return e.getName().getValue() == key;
-              }))
-            return parser.emitError(keyLoc) << "in_placements names '" << key
-                                            << "' more than once";
-          if (parser.parseEqual())
-            return failure();
-          Attribute value;
-          if (succeeded(parser.parseOptionalKeyword("none"))) {
-            value = UnitAttr::get(ctx);
-          } else {
-            ArrayAttr list;
-            if (parsePlacementList(parser, list))
-              return failure();
-            value = list;
-          }
-          entries.emplace_back(b.getStringAttr(key), value);
-          return success();
-        }))
+    DictionaryAttr in;
+    if (parser.parseEqual() || parseInPlacements(parser, in))
       return failure();
-    result.addAttribute(inName,
-                        b.getDictionaryAttr(entries));
+    result.addAttribute(inName, in);
   }
-
-  // out_placements = [placement, ...] | [[..] | none, ...]
   if (succeeded(parser.parseOptionalKeyword("out_placements"))) {
-    SmallVector<Attribute> entries;
-    if (parser.parseEqual() ||
-        parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
-          if (succeeded(parser.parseOptionalKeyword("none"))) {
-            entries.push_back(UnitAttr::get(ctx));
-            return success();
-          }
-          Attribute entry;
-          if (failed(parser.parseOptionalLSquare())) {
-            if (parsePlacement(parser, entry))
-              return failure();
-            entries.push_back(entry);
-            return success();
-          }
-          SmallVector<Attribute> list;
-          if (failed(parser.parseOptionalRSquare())) {
-            if (parser.parseCommaSeparatedList([&] {
-                  if (parsePlacement(parser, entry))
-                    return failure();
-                  list.push_back(entry);
-                  return success();
-                }) ||
-                parser.parseRSquare())
-              return failure();
-          }
-          entries.push_back(b.getArrayAttr(list));
-          return success();
-        }))
+    ArrayAttr out;
+    if (parser.parseEqual() || parseOutPlacements(parser, out))
       return failure();
-    result.addAttribute(outName,
-                        b.getArrayAttr(entries));
+    result.addAttribute(outName, out);
   }
-
   if (succeeded(parser.parseOptionalKeyword("redistribute_inputs")))
-    result.addAttribute(redistributeName,
-                        UnitAttr::get(ctx));
+    result.addAttribute(redistributeName, unit);
   if (succeeded(parser.parseOptionalKeyword("unchecked")))
-    result.addAttribute(uncheckedName, UnitAttr::get(ctx));
-
+    result.addAttribute(uncheckedName, unit);
   return success();
 }
 
@@ -692,62 +713,58 @@ struct Contract {
 };
 } // namespace
 
-/// The rules that need no symbol: declarations well formed, the local
-/// argument and result types of non-DTensor values, the output forms.
-static LogicalResult verifyContract(const Contract &c) {
-  if (c.in) {
-    StringRef previous;
-    for (auto [i, entry] : llvm::enumerate(c.in)) {
-      // The dictionary is sorted, so duplicates are neighbours.
-      if (entry.getName().getValue().empty())
-        return c.error() << "in_placements keys must not be empty";
-      if (i > 0 && entry.getName().getValue() == previous)
-        return c.error() << "in_placements names '" << previous
-                         << "' more than once";
-      previous = entry.getName().getValue();
-      auto list = dyn_cast<ArrayAttr>(entry.getValue());
-      if (!isa<UnitAttr>(entry.getValue()) &&
-          (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
-        return c.error() << "in_placements entry '"
-                         << entry.getName().getValue()
-                         << "' must be a placement list or none";
-    }
+/// in_placements entries are placement lists or none, under distinct
+/// non-empty names.
+static LogicalResult verifyInDeclarations(const Contract &c) {
+  if (!c.in)
+    return success();
+  StringRef previous;
+  for (auto [i, entry] : llvm::enumerate(c.in)) {
+    // The dictionary is sorted, so duplicates are neighbours.
+    StringRef name = entry.getName().getValue();
+    if (name.empty())
+      return c.error() << "in_placements keys must not be empty";
+    if (i > 0 && name == previous)
+      return c.error() << "in_placements names '" << previous
+                       << "' more than once";
+    previous = name;
+    auto list = dyn_cast<ArrayAttr>(entry.getValue());
+    if (!isa<UnitAttr>(entry.getValue()) &&
+        (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
+      return c.error() << "in_placements entry '" << name
+                       << "' must be a placement list or none";
   }
+  return success();
+}
 
+/// out_placements, whose entry kinds ODS checks, has one entry per output
+/// or is flat over a single output.
+static LogicalResult verifyOutForm(const Contract &c) {
+  if (!c.out)
+    return success();
   unsigned numResults = c.resultTypes.size();
-  if (c.out) {
-    if (c.out.empty())
-      return c.error() << "out_placements must not be empty";
-    bool perOutput = llvm::any_of(c.out, llvm::IsaPred<ArrayAttr, UnitAttr>);
-    if (perOutput) {
-      for (Attribute entry : c.out) {
-        auto list = dyn_cast<ArrayAttr>(entry);
-        if (isa<UnitAttr>(entry) ||
-            (list && llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
-          continue;
-        return c.error() << "out_placements must be a list of placements "
-                            "(flat form) or of placement lists and none "
-                            "(per-output form), not a mix";
-      }
-      if (c.out.size() != numResults)
-        return c.error() << "out_placements count " << c.out.size()
-                         << " does not match output count " << numResults;
-    } else if (numResults != 1) {
-      return c.error()
-             << "flat out_placements only valid for single-output functions, "
-                "got "
-             << numResults << " outputs";
-    }
-  }
+  if (c.out.empty())
+    return c.error() << "out_placements must not be empty";
+  if (!c.flatOut() && c.out.size() != numResults)
+    return c.error() << "out_placements count " << c.out.size()
+                     << " does not match output count " << numResults;
+  if (c.flatOut() && numResults != 1)
+    return c.error()
+           << "flat out_placements only valid for single-output functions, "
+              "got "
+           << numResults << " outputs";
+  return success();
+}
 
+/// Non-DTensor operands enter the computation unchanged.
+static LogicalResult verifyPlainArgs(const Contract &c) {
   unsigned numArgs = c.argTypes.size();
+  bool region = c.localArgWord == "block argument";
   if (c.localArgTypes.size() != numArgs)
-    return c.error() << (c.localArgWord == "block argument" ? "body" : "callee")
-                     << " has " << c.localArgTypes.size()
-                     << " arguments, but the "
-                     << (c.localArgWord == "block argument" ? "region"
-                                                             : "call")
-                     << " has " << numArgs << " operands";
+    return c.error() << (region ? "body" : "callee") << " has "
+                     << c.localArgTypes.size() << " arguments, but the "
+                     << (region ? "region" : "call") << " has " << numArgs
+                     << " operands";
   for (unsigned i = 0; i < numArgs; ++i) {
     Type operandType = c.argTypes[i];
     if (isa<DTensorType>(operandType))
@@ -759,7 +776,12 @@ static LogicalResult verifyContract(const Contract &c) {
                           "unchanged as "
                        << operandType;
   }
+  return success();
+}
 
+/// Each result is the yielded value, unwrapped or wrapped as out_placements
+/// says (the mesh-dependent part is in verifyContractOnMesh).
+static LogicalResult verifyResultKinds(const Contract &c) {
   bool wraps = c.wraps();
   for (auto [i, yielded, resultType] :
        llvm::enumerate(c.yieldedTypes, c.resultTypes)) {
@@ -800,57 +822,72 @@ static LogicalResult verifyContract(const Contract &c) {
   return success();
 }
 
-/// The rules that need the mesh.
-static LogicalResult verifyContractOnMesh(const Contract &c,
-                                          SymbolTableCollection &symbolTable) {
-  MeshInfo mesh = lookupMesh(c.op, c.mesh, symbolTable);
-  if (!mesh)
-    return failure();
-  int64_t meshRank = mesh.getRank();
+/// The rules that need no symbol: declarations well formed, the local
+/// argument and result types of non-DTensor values, the output forms.
+static LogicalResult verifyContract(const Contract &c) {
+  return success(succeeded(verifyInDeclarations(c)) &&
+                 succeeded(verifyOutForm(c)) && succeeded(verifyPlainArgs(c)) &&
+                 succeeded(verifyResultKinds(c)));
+}
+
+/// The placement rules that need the mesh and the global shape.
+static LogicalResult verifyOnMesh(const Contract &c, const MeshInfo &mesh,
+                                  const Twine &what, ArrayAttr placements,
+                                  int64_t tensorRank,
+                                  ArrayRef<int64_t> globalShape) {
   auto err = [&] { return c.error(); };
+  std::string label = what.str();
+  return success(succeeded(verifyPlacements(err, label, placements,
+                                            mesh.getRank(), tensorRank)) &&
+                 succeeded(verifyStridedShards(err, label, placements,
+                                               mesh.getShape(), globalShape)));
+}
 
-  // Declarations are checked against the mesh, and against the operand's
-  // rank when the name is bound.
-  if (c.in) {
-    for (NamedAttribute entry : c.in) {
-      auto list = dyn_cast<ArrayAttr>(entry.getValue());
-      if (!list)
-        continue;
-      int64_t tensorRank = -1;
-      ArrayRef<int64_t> globalShape;
-      for (auto [argType, name] : llvm::zip(c.argTypes, c.names))
-        if (name == entry.getName().getValue()) {
-          if (auto d = dyn_cast<DTensorType>(argType)) {
-            tensorRank = d.getRank();
-            globalShape = d.getShape();
-          } else if (auto t = dyn_cast<RankedTensorType>(argType)) {
-            tensorRank = t.getRank();
-          }
+/// Declarations are checked against the mesh, and against the operand's
+/// rank when the name is bound. A key that names no argument is an optional
+/// argument that was not passed, which is legal; a near miss of an argument
+/// name is likelier a typo, so say so.
+static LogicalResult verifyInDeclarationsOnMesh(const Contract &c,
+                                                const MeshInfo &mesh) {
+  if (!c.in)
+    return success();
+  for (NamedAttribute entry : c.in) {
+    auto list = dyn_cast<ArrayAttr>(entry.getValue());
+    if (!list)
+      continue;
+    int64_t tensorRank = -1;
+    ArrayRef<int64_t> globalShape;
+    for (auto [argType, name] : llvm::zip(c.argTypes, c.names))
+      if (name == entry.getName().getValue()) {
+        if (auto d = dyn_cast<DTensorType>(argType)) {
+          tensorRank = d.getRank();
+          globalShape = d.getShape();
+        } else if (auto t = dyn_cast<RankedTensorType>(argType)) {
+          tensorRank = t.getRank();
         }
-      std::string what =
-          ("in_placements entry '" + entry.getName().getValue() + "'").str();
-      if (failed(verifyPlacements(err, what, list, meshRank, tensorRank)) ||
-          failed(verifyStridedShards(err, what, list, mesh.getShape(),
-                                     globalShape)))
-        return failure();
-    }
+      }
+    if (failed(verifyOnMesh(
+            c, mesh, "in_placements entry '" + entry.getName().getValue() + "'",
+            list, tensorRank, globalShape)))
+      return failure();
   }
+  for (NamedAttribute entry : c.in) {
+    StringRef key = entry.getName().getValue();
+    bool bound = llvm::is_contained(c.names, key);
+    StringRef closest = closestName(key, c.names);
+    if (!bound && !closest.empty())
+      c.op->emitWarning() << "in_placements names '" << key
+                          << "', which no argument has (an optional "
+                             "argument that was not passed?); did you mean '"
+                          << closest << "'?";
+  }
+  return success();
+}
 
-  // A key that names no argument is an optional argument that was not
-  // passed, which is legal; a near miss of an argument name is likelier a
-  // typo, so say so.
-  if (c.in)
-    for (NamedAttribute entry : c.in) {
-      StringRef key = entry.getName().getValue();
-      bool bound = llvm::is_contained(c.names, key);
-      StringRef closest = closestName(key, c.names);
-      if (!bound && !closest.empty())
-        c.op->emitWarning() << "in_placements names '" << key
-                            << "', which no argument has (an optional "
-                               "argument that was not passed?); did you mean '"
-                            << closest << "'?";
-    }
-
+/// A DTensor operand is on the contract's mesh and enters as the local type
+/// of its placements, or of its declared ones.
+static LogicalResult verifyOperandsOnMesh(const Contract &c,
+                                          const MeshInfo &mesh) {
   for (auto [i, argType] : llvm::enumerate(c.argTypes)) {
     auto type = dyn_cast<DTensorType>(argType);
     if (!type)
@@ -859,16 +896,12 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
       return c.error() << "operand " << c.label(i) << " is on mesh "
                        << type.getMesh() << ", but the "
                        << (c.localArgWord == "block argument" ? "region"
-                                                               : "call")
+                                                              : "call")
                        << " is on " << c.mesh;
-    if (failed(verifyPlacements(err, "operand " + c.label(i),
-                                type.getPlacements(), meshRank,
-                                type.getRank())) ||
-        failed(verifyStridedShards(err, "operand " + c.label(i),
-                                   type.getPlacements(), mesh.getShape(),
-                                   type.getShape())))
-      return failure();
     ArrayAttr placements = type.getPlacements();
+    if (failed(verifyOnMesh(c, mesh, "operand " + c.label(i), placements,
+                            type.getRank(), type.getShape())))
+      return failure();
     if (ArrayAttr declared = c.declaredIn(i)) {
       if (declared != placements && !c.redistributeInputs)
         return c.error()
@@ -893,7 +926,13 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
                        << c.localArgTypes[i]
                        << ", but the operand's local type is " << local;
   }
+  return success();
+}
 
+/// A wrapped result is a DTensor on the contract's mesh whose local type is
+/// the yielded one.
+static LogicalResult verifyResultsOnMesh(const Contract &c,
+                                         const MeshInfo &mesh) {
   if (!c.wraps())
     return success();
   for (auto [i, yielded, resultType] :
@@ -906,11 +945,8 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
       return c.error() << "result #" << i << " has type " << resultType
                        << ", but wrapping " << yielded
                        << " needs a !dtensor.tensor on the mesh " << c.mesh;
-    std::string what = "out_placements entry #" + std::to_string(i);
-    if (failed(verifyPlacements(err, what, placements, meshRank,
-                                dtensor.getRank())) ||
-        failed(verifyStridedShards(err, what, placements, mesh.getShape(),
-                                   dtensor.getShape())))
+    if (failed(verifyOnMesh(c, mesh, "out_placements entry #" + Twine(i),
+                            placements, dtensor.getRank(), dtensor.getShape())))
       return failure();
     RankedTensorType local = getLocalType(dtensor, mesh);
     if (local != yielded)
@@ -919,6 +955,17 @@ static LogicalResult verifyContractOnMesh(const Contract &c,
                        << c.yieldWord << " " << yielded;
   }
   return success();
+}
+
+/// The rules that need the mesh.
+static LogicalResult verifyContractOnMesh(const Contract &c,
+                                          SymbolTableCollection &symbolTable) {
+  MeshInfo mesh = lookupMesh(c.op, c.mesh, symbolTable);
+  if (!mesh)
+    return failure();
+  return success(succeeded(verifyInDeclarationsOnMesh(c, mesh)) &&
+                 succeeded(verifyOperandsOnMesh(c, mesh)) &&
+                 succeeded(verifyResultsOnMesh(c, mesh)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1029,16 +1076,8 @@ LogicalResult LocalRegionOp::verify() {
     if (!seen.insert(name).second)
       return emitOpError() << "duplicate argument name '" << name << "'";
   }
-  Block &block = getBodyBlock();
-  auto yield = dyn_cast_or_null<YieldOp>(
-      block.empty() ? nullptr : &block.back());
-  if (!yield)
-    return emitOpError("body must end with dtensor.yield");
-  if (yield.getValues().size() != getNumResults())
-    return yield.emitOpError()
-           << "yields " << yield.getValues().size()
-           << " values, but the local_region has " << getNumResults()
-           << " results";
+  if (!verifyBodyYield(*this))
+    return failure();
   if (isGlobalView() && failed(verifyGlobalView(*this)))
     return failure();
   return verifyContract(contractOf(*this));
@@ -1098,15 +1137,9 @@ LogicalResult GlobalRegionOp::verify() {
                            << arg.getType() << ", but operand #" << i
                            << " enters as its global type " << global;
   }
-  auto yield =
-      dyn_cast_or_null<YieldOp>(block.empty() ? nullptr : &block.back());
+  YieldOp yield = verifyBodyYield(*this);
   if (!yield)
-    return emitOpError("body must end with dtensor.yield");
-  if (yield.getValues().size() != getNumResults())
-    return yield.emitOpError()
-           << "yields " << yield.getValues().size()
-           << " values, but the global_region has " << getNumResults()
-           << " results";
+    return failure();
   for (auto [i, value, type] :
        llvm::enumerate(yield.getValues(), getResultTypes())) {
     Type global = getGlobalType(type);
@@ -1187,8 +1220,6 @@ LogicalResult ConstrainOp::verify() {
     if (isa<LocalRegionOp>(p))
       return emitOpError("pins a global value; inside a local_region values "
                          "are per-rank");
-  if (!llvm::all_of(getPlacements(), llvm::IsaPred<PlacementAttrInterface>))
-    return emitOpError("placements must be a list of placements");
   return success();
 }
 
@@ -1219,13 +1250,6 @@ resolveAxes(Operation *op, FlatSymbolRefAttr meshName, ArrayAttr axes,
     indices.push_back(index);
   }
   return indices;
-}
-
-static int64_t groupSizeOf(const MeshInfo &mesh, ArrayRef<int64_t> axes) {
-  int64_t n = 1;
-  for (int64_t a : axes)
-    n *= mesh.shape[a];
-  return n;
 }
 
 /// Checks `result` against the shape the collective produces: each entry
@@ -1273,7 +1297,7 @@ verifyAxisCollective(OpTy op, SymbolTableCollection &symbolTable,
   if (failed(axes))
     return failure();
   return verifyCollectiveShape(op, op.getInput().getType(), op.getType(),
-                               groupSizeOf(mesh, *axes), scale);
+                               groupSize(mesh.getShape(), *axes), scale);
 }
 
 LogicalResult
@@ -1408,4 +1432,18 @@ LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(verifyContract(c)))
     return failure();
   return verifyContractOnMesh(c, symbolTable);
+}
+
+CallInterfaceCallable LocalCallOp::getCallableForCallee() {
+  return getCalleeAttr();
+}
+
+void LocalCallOp::setCalleeFromCallable(CallInterfaceCallable callee) {
+  setCalleeAttr(cast<FlatSymbolRefAttr>(cast<SymbolRefAttr>(callee)));
+}
+
+Operation::operand_range LocalCallOp::getArgOperands() { return getArgs(); }
+
+MutableOperandRange LocalCallOp::getArgOperandsMutable() {
+  return getArgsMutable();
 }

@@ -34,24 +34,14 @@ void DTensorDialect::registerTypes() {
 Type DTensorType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
-  Attribute meshAttr;
+  FlatSymbolRefAttr mesh;
   ArrayAttr placements;
-  SMLoc meshLoc;
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/true,
                                 /*withTrailingX=*/true) ||
-      parser.parseType(elementType) || parser.parseComma())
-    return {};
-  meshLoc = parser.getCurrentLocation();
-  if (parser.parseAttribute(meshAttr))
-    return {};
-  auto mesh = dyn_cast<FlatSymbolRefAttr>(meshAttr);
-  if (!mesh) {
-    parser.emitError(meshLoc, "expected a flat mesh symbol like @mesh");
-    return {};
-  }
-  if (parser.parseComma() || parsePlacementList(parser, placements) ||
-      parser.parseGreater())
+      parser.parseType(elementType) || parser.parseComma() ||
+      parseMeshSymbol(parser, mesh) || parser.parseComma() ||
+      parsePlacementList(parser, placements) || parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), shape, elementType, mesh, placements);
@@ -84,9 +74,10 @@ LogicalResult DTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << kMaxDimSize << " elements";
   }
   if (!elementType || !isMovableElementType(elementType))
-    return emitError() << "dtensor element type " << elementType
-                       << " is not one NCCL can move (f16, bf16, f32, f64, "
-                          "f8E4M3FN, f8E5M2, or 8-, 32- or 64-bit integers)";
+    return emitError()
+           << "dtensor element type " << elementType
+           << " is not one a DTensor can hold (f16, bf16, f32, f64, "
+              "f8E4M3FN, f8E5M2, or 8-, 32- or 64-bit integers)";
   if (!mesh)
     return emitError() << "dtensor needs a mesh symbol";
   if (placements.empty())
@@ -111,9 +102,9 @@ RankedTensorType hp::dtensor::getLocalType(ArrayRef<int64_t> globalShape,
                                            ArrayAttr placements) {
   // Local sizes do not depend on the nesting order: a strided split is
   // even (verifyStridedShards) or lays out like a shard.
-  SmallVector<int64_t> shardDims = llvm::map_to_vector(placements, getShardedDim);
   return RankedTensorType::get(
-      Layout::ofShardDims(globalShape, meshShape, shardDims).localShape(),
+      Layout::ofShardDims(globalShape, meshShape, getShardedDims(placements))
+          .localShape(),
       elementType);
 }
 

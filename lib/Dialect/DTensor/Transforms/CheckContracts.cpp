@@ -31,14 +31,13 @@ std::string quoted(StringRef s) { return ("'" + s + "'").str(); }
 /// bias gradient summed over a data-parallel axis it was already reduced
 /// over is this bug). Idempotent ops (avg, max, min) are right.
 LogicalResult checkPartialOfCopies(Operation *op, size_t result, size_t a,
-                                   Attribute placement, const Variance &v,
-                                   const MeshInfo &mesh) {
-  auto partial = dyn_cast<PartialAttr>(placement);
-  if (!partial || v.varies(a) ||
-      (partial.getReduceOp() != ReduceOp::Sum &&
-       partial.getReduceOp() != ReduceOp::Prod))
+                                   PlacementAttrInterface placement,
+                                   const Variance &v, const MeshInfo &mesh) {
+  std::optional<ReduceOp> reduction = placement.getPendingReduceOp();
+  if (!reduction || v.varies(a) ||
+      (*reduction != ReduceOp::Sum && *reduction != ReduceOp::Prod))
     return success();
-  bool sum = partial.getReduceOp() == ReduceOp::Sum;
+  bool sum = *reduction == ReduceOp::Sum;
   std::string axis = quoted(mesh.names[a]);
   return op->emitOpError()
          << "out_placements declare result #" << result << " "
@@ -94,12 +93,13 @@ LogicalResult checkContract(Operation *op, FlatSymbolRefAttr meshName,
     v.origins.resize(mesh.getRank());
     for (Value value : values)
       v.join(analysis.get(value));
-    for (auto [a, p] : llvm::enumerate(placements)) {
+    for (auto [a, p] :
+         llvm::enumerate(placements.getAsRange<PlacementAttrInterface>())) {
       if (mesh.shape[a] == 1)
         continue;
       if (failed(checkPartialOfCopies(op, i, a, p, v, mesh)))
         return failure();
-      if (!isa<ReplicateAttr>(p) || !v.varies(a))
+      if (!p.isReplicate() || !v.varies(a))
         continue;
       std::string axis = quoted(mesh.names[a]);
       InFlightDiagnostic diag = op->emitOpError()

@@ -50,7 +50,9 @@ std::string draw(DTensorType type, ArrayRef<int64_t> meshShape) {
     os << " " << devices << " devices, too many to draw";
     return text;
   }
-  bool partial = llvm::any_of(type.getPlacements(), llvm::IsaPred<PartialAttr>);
+  bool partial =
+      llvm::any_of(type.getPlacementList(),
+                   [](PlacementAttrInterface p) { return p.isPartial(); });
   ArrayRef<int64_t> shape = type.getShape();
   Layout layout{llvm::to_vector<4>(shape), llvm::to_vector<4>(meshShape),
                 getSplitOrder(type.getPlacements(), type.getRank())};

@@ -10,6 +10,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -32,7 +33,9 @@ struct Placement;
 struct Problem;
 } // namespace plan
 
-
+/// Parses the mesh symbol of a DTensor type or sharding (`@mesh`).
+mlir::ParseResult parseMeshSymbol(mlir::AsmParser &parser,
+                                  mlir::FlatSymbolRefAttr &mesh);
 /// Prints a placement without the `#dtensor.` prefix (`shard<0>`).
 void printPlacement(mlir::AsmPrinter &printer, mlir::Attribute placement);
 /// Prints `[shard<0>, replicate]`.
@@ -66,7 +69,10 @@ struct MeshInfo {
   explicit operator bool() const { return op != nullptr; }
 };
 
-/// Whether a DTensor may hold `type`: the element types NCCL moves.
+/// Whether a DTensor may hold elements of `type`: f16, bf16, f32, f64,
+/// f8E4M3FN, f8E5M2 and 8-, 32- and 64-bit integers, the element types the
+/// dialect's collectives move whole (its own documented rule). A lowering
+/// with a narrower list checks that itself, as convert-shard-to-nccl does.
 bool isMovableElementType(mlir::Type type);
 
 /// Checks every DTensor type in `scope` that no dtensor op verifies (function
@@ -96,9 +102,9 @@ verifyPlacements(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                  llvm::StringRef what, mlir::ArrayAttr placements,
                  int64_t meshRank, int64_t tensorRank);
 
-/// The tensor dim a shard or strided_shard placement splits, or
-/// kNotSharded.
-int64_t getShardedDim(mlir::Attribute placement);
+/// Per mesh dim, the tensor dim its placement splits, or kNotSharded: the
+/// layout model's view of a placement list.
+llvm::SmallVector<int64_t> getShardedDims(mlir::ArrayAttr placements);
 
 /// Per tensor dim, the mesh dims that split it, outermost first: mesh-dim
 /// order, except that a strided_shard splits inside the later mesh dims

@@ -10,9 +10,56 @@ def DTensor_PlacementAttrInterface : AttrInterface<"PlacementAttrInterface"> {
   let description = [{
     Implemented by the attributes that describe how a tensor is laid out along
     one mesh dimension: `shard<d>`, `strided_shard<d, f>`, `replicate` and
-    `partial<op>`.
+    `partial<op>`. Code asks a placement what it does through these methods
+    rather than by casting to each kind.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The tensor dim this placement splits (`shard`, `strided_shard`), or
+        none.
+      }], "std::optional<int64_t>", "getShardedDim", (ins), "",
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The split factor of a `strided_shard`, or none for the other kinds
+        (a `shard` included).
+      }], "std::optional<int64_t>", "getStridedSplitFactor", (ins), "",
+      [{ return std::nullopt; }]>,
+    InterfaceMethod<[{
+        The reduction a `partial` placement is pending, or none.
+      }], "std::optional<::hp::dtensor::ReduceOp>", "getPendingReduceOp",
+      (ins), "", [{ return std::nullopt; }]>,
+    InterfaceMethod<"Whether this is `replicate`.", "bool", "isReplicate",
+      (ins), "", [{ return false; }]>,
+  ];
+  let extraClassDeclaration = [{
+    bool isSharded() { return getShardedDim().has_value(); }
+    bool isStridedShard() { return getStridedSplitFactor().has_value(); }
+    bool isPartial() { return getPendingReduceOp().has_value(); }
   }];
 }
+
+/// A list of placements, one per mesh dimension; checked by ODS wherever an
+/// op attribute or an attribute/type parameter is one.
+def DTensor_PlacementArrayAttr
+    : TypedArrayAttrBase<DTensor_PlacementAttrInterface, "list of placements"> {
+  string cppType = "::mlir::ArrayAttr";
+}
+
+/// An entry of a per-output `out_placements`: a placement list, or `none`.
+def DTensor_PlacementListOrNone
+    : AnyAttrOf<[DTensor_PlacementArrayAttr, UnitAttr],
+                "placement list or none">;
+def DTensor_PerOutputPlacementsAttr
+    : TypedArrayAttrBase<DTensor_PlacementListOrNone,
+                         "list of placement lists and none">;
+
+/// `out_placements` of local_region and local_call: flat (one placement
+/// list, single output) or per output.
+def DTensor_OutPlacementsAttr
+    : ArrayAttrBase<Or<[DTensor_PlacementArrayAttr.predicate,
+                        DTensor_PerOutputPlacementsAttr.predicate]>,
+                    "a list of placements (flat form) or of placement lists "
+                    "and none (per-output form), not a mix">;
 
 class DTensor_Placement<string name, string attrMnemonic>
     : AttrDef<DTensor_Dialect, name, [DTensor_PlacementAttrInterface]> {
@@ -34,6 +81,9 @@ def DTensor_ShardAttr : DTensor_Placement<"Shard", "shard"> {
   let parameters = (ins "int64_t":$dim);
   let assemblyFormat = "`<` $dim `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    std::optional<int64_t> getShardedDim() const { return getDim(); }
+  }];
 }
 
 def DTensor_StridedShardAttr
@@ -65,6 +115,12 @@ def DTensor_StridedShardAttr
   let parameters = (ins "int64_t":$dim, "int64_t":$splitFactor);
   let assemblyFormat = "`<` $dim `,` $splitFactor `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    std::optional<int64_t> getShardedDim() const { return getDim(); }
+    std::optional<int64_t> getStridedSplitFactor() const {
+      return getSplitFactor();
+    }
+  }];
 }
 
 def DTensor_ReplicateAttr : DTensor_Placement<"Replicate", "replicate"> {
@@ -72,6 +128,9 @@ def DTensor_ReplicateAttr : DTensor_Placement<"Replicate", "replicate"> {
   let description = [{
     `#dtensor.replicate`: every coordinate of the mesh dimension holds the
     whole tensor (along that mesh dimension).
+  }];
+  let extraClassDeclaration = [{
+    bool isReplicate() const { return true; }
   }];
 }
 
@@ -84,6 +143,11 @@ def DTensor_PartialAttr : DTensor_Placement<"Partial", "partial"> {
   }];
   let parameters = (ins EnumParameter<DTensor_ReduceOp>:$reduceOp);
   let assemblyFormat = "`<` $reduceOp `>`";
+  let extraClassDeclaration = [{
+    std::optional<ReduceOp> getPendingReduceOp() const {
+      return getReduceOp();
+    }
+  }];
 }
 
 def DTensor_ShardingAttr : AttrDef<DTensor_Dialect, "Sharding"> {
@@ -101,7 +165,7 @@ def DTensor_ShardingAttr : AttrDef<DTensor_Dialect, "Sharding"> {
   }];
   let parameters = (ins
     "::mlir::FlatSymbolRefAttr":$mesh,
-    "::mlir::ArrayAttr":$placements,
+    DTensor_PlacementArrayAttr:$placements,
     ArrayRefParameter<"int64_t", "global shape">:$globalShape
   );
   let hasCustomAssemblyFormat = 1;

@@ -8,6 +8,7 @@ include "hp/Dialect/DTensor/IR/DTensorAttrs.td"
 include "hp/Dialect/DTensor/IR/DTensorTypes.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/BuiltinAttributes.td"
 
@@ -174,7 +175,7 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
                        FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$arg_names,
                        OptionalAttr<DictionaryAttr>:$in_placements,
-                       OptionalAttr<ArrayAttr>:$out_placements,
+                       OptionalAttr<DTensor_OutPlacementsAttr>:$out_placements,
                        UnitAttr:$redistribute_inputs,
                        UnitAttr:$unchecked);
   let results = (outs Variadic<AnyType>:$results);
@@ -201,7 +202,8 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
 }
 
 def DTensor_LocalCallOp : DTensor_Op<"local_call", [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<CallOpInterface>]> {
   let summary = "a call of a local function behind a named placement contract";
   let description = [{
     ```mlir
@@ -223,14 +225,24 @@ def DTensor_LocalCallOp : DTensor_Op<"local_call", [
     yield: its argument types must be the local types, its results are
     wrapped by `out_placements`. `unchecked` turns off
     `dtensor-check-contracts`, which checks the callee's body.
+
+    It is a `CallOpInterface` op, so the call graph and interprocedural
+    analyses see the callee as called from here. Its operands are the call's
+    arguments as they are given, before the contract's unwrapping (a DTensor
+    operand enters the callee as its local tensor), and a wrapped result is
+    not the callee's value itself. `dtensor` has no inliner interface, so the
+    inliner leaves the call alone. `arg_attrs` and `res_attrs` are the
+    interface's per-argument and per-result attributes, unused by hp.
   }];
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<AnyType>:$args,
                        FlatSymbolRefAttr:$mesh,
                        OptionalAttr<DictionaryAttr>:$in_placements,
-                       OptionalAttr<ArrayAttr>:$out_placements,
+                       OptionalAttr<DTensor_OutPlacementsAttr>:$out_placements,
                        UnitAttr:$redistribute_inputs,
-                       UnitAttr:$unchecked);
+                       UnitAttr:$unchecked,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
   let results = (outs Variadic<AnyType>:$results);
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
@@ -310,7 +322,8 @@ def DTensor_ConstrainOp : DTensor_Op<"constrain", [Pure,
     placement per dim of the region's mesh; shard dims within the tensor's
     rank; a partial placement only on a value propagation can make partial.
   }];
-  let arguments = (ins AnyRankedTensor:$input, ArrayAttr:$placements);
+  let arguments = (ins AnyRankedTensor:$input,
+                       DTensor_PlacementArrayAttr:$placements);
   let results = (outs AnyRankedTensor:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

@@ -3,7 +3,7 @@
 #ifndef HP_DIALECT_DTENSOR_IR_DTENSORTYPES_TD
 #define HP_DIALECT_DTENSOR_IR_DTENSORTYPES_TD
 
-include "hp/Dialect/DTensor/IR/DTensorBase.td"
+include "hp/Dialect/DTensor/IR/DTensorAttrs.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 def DTensor_DTensorType : TypeDef<DTensor_Dialect, "DTensor"> {
@@ -14,8 +14,11 @@ def DTensor_DTensorType : TypeDef<DTensor_Dialect, "DTensor"> {
     *global* shape, the element type, the mesh symbol and one placement per
     mesh dimension (the `#dtensor.` prefix is dropped inside the list).
 
-    Constraints checked by the type: at least one placement; every entry is a
-    placement attribute; every `shard<d>` has `d < rank`. Checked by the ops
+    Constraints checked by the type: the element type is one a DTensor can
+    hold (f16, bf16, f32, f64, f8E4M3FN, f8E5M2, or an 8-, 32- or 64-bit
+    integer: the types its collectives move as whole elements); at least one
+    placement; every entry is a placement attribute (an ODS constraint);
+    every `shard<d>` has `d < rank`. Checked by the ops
     that use the type (the mesh is a symbol, so types cannot see it): the mesh
     exists and the number of placements equals the mesh rank.
 
@@ -26,7 +29,7 @@ def DTensor_DTensorType : TypeDef<DTensor_Dialect, "DTensor"> {
     ArrayRefParameter<"int64_t", "global shape">:$shape,
     "::mlir::Type":$elementType,
     "::mlir::FlatSymbolRefAttr":$mesh,
-    "::mlir::ArrayAttr":$placements
+    DTensor_PlacementArrayAttr:$placements
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
