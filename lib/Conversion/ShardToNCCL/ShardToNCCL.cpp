@@ -6,6 +6,11 @@
 // runs afterwards as usual. NCCL works on the leading dimension in rank
 // order; other axes are moved to the front with linalg.transpose and back.
 //
+// The pass is one dialect conversion after which no shard op is left; what
+// hp cannot lower is reported, located, before it (checkSupported), so the
+// patterns take their ops as given. The grids, which the patterns read,
+// become nccl.grids last.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
