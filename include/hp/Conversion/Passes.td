@@ -79,8 +79,8 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     axis that is not leading is transposed into and out of a staging tensor.
     Communicators are `nccl.comm @grid axes = [...]` in the collective's
     `grid_axes` order. `shard.process_linear_index` becomes `nccl.comm_rank`
-    of the whole-grid communicator; `all_slice` and `process_multi_index`
-    are lowered by upstream's patterns to it. The input may come from hp's
+    of the whole-grid communicator; `process_multi_index` is lowered to it
+    by upstream's pattern. The input may come from hp's
     passes or from upstream `shard-partition`: every op of the 22.x `shard`
     dialect is handled (docs/Passes.md has the table). It is one dialect
     conversion: no `shard` op is left afterwards, and `!shard.sharding`
@@ -102,7 +102,6 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
-    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::tensor::TensorDialect",

@@ -59,8 +59,7 @@ verifyDeviceList(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
   llvm::SmallSet<int64_t, 16> seen;
   for (int64_t rank : devices) {
     if (!seen.insert(rank).second)
-      return emitError() << "devices lists rank " << rank
-                         << " more than once";
+      return emitError() << "devices lists rank " << rank << " more than once";
     if (rank - base >= numDevices)
       return emitError() << "devices must be a permutation of a contiguous "
                             "rank range starting at "

@@ -109,7 +109,8 @@ struct CommLowering : ConvertOpToLLVMPattern<CommOp> {
   LogicalResult
   matchAndRewrite(CommOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &b) const override {
-    auto grid = SymbolTable::lookupNearestSymbolFrom<GridOp>(op, op.getGridAttr());
+    auto grid =
+        SymbolTable::lookupNearestSymbolFrom<GridOp>(op, op.getGridAttr());
     if (!grid)
       return b.notifyMatchFailure(op, "grid not found");
     Location loc = op.getLoc();
@@ -174,8 +175,7 @@ struct CommSizeLowering : ConvertOpToLLVMPattern<CommSizeOp> {
 
 /// One nccl op: one checked call of its NCCL function on the buffers'
 /// pointers and element counts.
-template <typename OpTy>
-struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
+template <typename OpTy> struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
@@ -232,9 +232,9 @@ struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
                          : LLVM::TruncOp::create(b, loc, b.getI32Type(),
                                                  adaptor.getDynamicRoot())
                                .getResult();
-        callChecked(b, loc, op, "ncclBroadcast",
-                    {send, recv, sendCount, type, root, comm,
-                     stream(b, loc, op)});
+        callChecked(
+            b, loc, op, "ncclBroadcast",
+            {send, recv, sendCount, type, root, comm, stream(b, loc, op)});
       }
     }
     b.eraseOp(op);

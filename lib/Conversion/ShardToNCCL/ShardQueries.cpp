@@ -109,48 +109,49 @@ struct GridShapeLowering : OpRewritePattern<shard::GridShapeOp> {
 /// down and up in the group of `split_axes` (row-major over the listed axes,
 /// as hp's groups are), -1 past either end. Upstream defines it for one
 /// axis; several axes step through their combined group.
-struct NeighborsLowering
-    : OpRewritePattern<shard::NeighborsLinearIndicesOp> {
+struct NeighborsLowering : OpRewritePattern<shard::NeighborsLinearIndicesOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(shard::NeighborsLinearIndicesOp op,
                                 PatternRewriter &b) const override {
-  shard::GridOp grid = gridOf(op, op.getGridAttr());
-  ArrayRef<int16_t> axes = op.getSplitAxes();
-  Location loc = op.getLoc();
-  SmallVector<Value> shape = axisSizes(b, loc, grid, allAxes(grid));
-  SmallVector<Value> device(op.getDevice());
-  SmallVector<Value> groupSizes, groupIndex;
-  for (int16_t a : axes) {
-    groupSizes.push_back(shape[a]);
-    groupIndex.push_back(device[a]);
-  }
-  Value g = linearize(b, loc, groupIndex, groupSizes);
-  // The device whose group index is `target`, other coordinates unchanged.
-  auto deviceAt = [&](Value target) {
-    SmallVector<Value> coord = device;
-    auto digits = affine::AffineDelinearizeIndexOp::create(
-        b, loc, target, ValueRange(groupSizes));
-    for (auto [a, digit] : llvm::zip(axes, digits.getResults()))
-      coord[a] = digit;
-    return linearize(b, loc, coord, shape);
-  };
-  Value one = constIndex(b, loc, 1), minusOne = constIndex(b, loc, -1);
-  Value zero = constIndex(b, loc, 0);
-  // Clamp before stepping so that no index leaves the grid, then select.
-  Value hasDown =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, g, zero);
-  Value downIndex = arith::SelectOp::create(
-      b, loc, hasDown, arith::SubIOp::create(b, loc, g, one), g);
-  Value last = arith::SubIOp::create(b, loc, product(b, loc, groupSizes), one);
-  Value hasUp =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g, last);
-  Value upIndex = arith::SelectOp::create(
-      b, loc, hasUp, arith::AddIOp::create(b, loc, g, one), g);
-  Value down =
-      arith::SelectOp::create(b, loc, hasDown, deviceAt(downIndex), minusOne);
-  Value up = arith::SelectOp::create(b, loc, hasUp, deviceAt(upIndex), minusOne);
-  b.replaceOp(op, ValueRange{down, up});
-  return success();
+    shard::GridOp grid = gridOf(op, op.getGridAttr());
+    ArrayRef<int16_t> axes = op.getSplitAxes();
+    Location loc = op.getLoc();
+    SmallVector<Value> shape = axisSizes(b, loc, grid, allAxes(grid));
+    SmallVector<Value> device(op.getDevice());
+    SmallVector<Value> groupSizes, groupIndex;
+    for (int16_t a : axes) {
+      groupSizes.push_back(shape[a]);
+      groupIndex.push_back(device[a]);
+    }
+    Value g = linearize(b, loc, groupIndex, groupSizes);
+    // The device whose group index is `target`, other coordinates unchanged.
+    auto deviceAt = [&](Value target) {
+      SmallVector<Value> coord = device;
+      auto digits = affine::AffineDelinearizeIndexOp::create(
+          b, loc, target, ValueRange(groupSizes));
+      for (auto [a, digit] : llvm::zip(axes, digits.getResults()))
+        coord[a] = digit;
+      return linearize(b, loc, coord, shape);
+    };
+    Value one = constIndex(b, loc, 1), minusOne = constIndex(b, loc, -1);
+    Value zero = constIndex(b, loc, 0);
+    // Clamp before stepping so that no index leaves the grid, then select.
+    Value hasDown =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, g, zero);
+    Value downIndex = arith::SelectOp::create(
+        b, loc, hasDown, arith::SubIOp::create(b, loc, g, one), g);
+    Value last =
+        arith::SubIOp::create(b, loc, product(b, loc, groupSizes), one);
+    Value hasUp =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, g, last);
+    Value upIndex = arith::SelectOp::create(
+        b, loc, hasUp, arith::AddIOp::create(b, loc, g, one), g);
+    Value down =
+        arith::SelectOp::create(b, loc, hasDown, deviceAt(downIndex), minusOne);
+    Value up =
+        arith::SelectOp::create(b, loc, hasUp, deviceAt(upIndex), minusOne);
+    b.replaceOp(op, ValueRange{down, up});
+    return success();
   }
 };
 
@@ -190,16 +191,16 @@ LogicalResult checkShardShape(shard::ShardShapeOp op) {
                << " axes";
   int64_t devices = op.getDevice().size();
   if (devices != grid.getRank())
-    return op.emitOpError() << "takes one device index per axis of @"
-                            << grid.getSymName() << " (" << grid.getRank()
-                            << "), got " << devices;
+    return op.emitOpError()
+           << "takes one device index per axis of @" << grid.getSymName()
+           << " (" << grid.getRank() << "), got " << devices;
   int64_t offsets = sharding.getStaticShardedDimsOffsets().size();
   if (offsets == 0)
     return success();
   // The verifier allows offsets only on static grids.
   int64_t needed = 0;
-  for (int64_t d = 0, e = std::min<int64_t>(op.getDims().size(),
-                                            splitAxes.size());
+  for (int64_t d = 0,
+               e = std::min<int64_t>(op.getDims().size(), splitAxes.size());
        d < e; ++d)
     if (!splitAxes[d].empty())
       needed += positionsOf(grid, splitAxes[d].asArrayRef()) + 1;
@@ -247,7 +248,8 @@ struct ShardShapeLowering : OpRewritePattern<shard::ShardShapeOp> {
         index.push_back(device[a]);
       Value idx = linearize(b, loc, index, sizes);
       if (offsets.empty()) {
-        result.push_back(evenShardSize(b, loc, dim, product(b, loc, sizes), idx));
+        result.push_back(
+            evenShardSize(b, loc, dim, product(b, loc, sizes), idx));
         continue;
       }
       int64_t n = positionsOf(grid, axes);
@@ -261,13 +263,13 @@ struct ShardShapeLowering : OpRewritePattern<shard::ShardShapeOp> {
 
   /// Upstream's even split: `dim` / `count`, one more on the last
   /// `dim` % `count` shards.
-  static Value evenShardSize(OpBuilder &b, Location loc, Value dim,
-                             Value count, Value idx) {
+  static Value evenShardSize(OpBuilder &b, Location loc, Value dim, Value count,
+                             Value idx) {
     Value base = arith::DivUIOp::create(b, loc, dim, count);
     Value extra = arith::RemUIOp::create(b, loc, dim, count);
     Value firstLong = arith::SubIOp::create(b, loc, count, extra);
-    Value isLong = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                         idx, firstLong);
+    Value isLong = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, idx,
+                                         firstLong);
     Value add = arith::SelectOp::create(b, loc, isLong, constIndex(b, loc, 1),
                                         constIndex(b, loc, 0));
     return arith::AddIOp::create(b, loc, base, add);
@@ -294,9 +296,8 @@ struct ShardShapeLowering : OpRewritePattern<shard::ShardShapeOp> {
 /// shard.shard only annotates: its result is its source.
 struct ShardLowering : OpConversionPattern<shard::ShardOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shard::ShardOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(shard::ShardOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     // The sharding operand has become no value at all.
     b.replaceOpWithMultiple(op, {adaptor.getSrc()});
     return success();
@@ -305,12 +306,10 @@ struct ShardLowering : OpConversionPattern<shard::ShardOp> {
 
 /// shard.sharding and get_sharding make a sharding value, which the type
 /// converter drops: they are replaced by no value.
-template <typename OpTy>
-struct ShardingErasure : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ShardingErasure : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(OpTy op,
-                  typename OpConversionPattern<OpTy>::OneToNOpAdaptor,
+  matchAndRewrite(OpTy op, typename OpConversionPattern<OpTy>::OneToNOpAdaptor,
                   ConversionPatternRewriter &b) const override {
     b.replaceOpWithMultiple(op, {ValueRange()});
     return success();
@@ -320,12 +319,10 @@ struct ShardingErasure : OpConversionPattern<OpTy> {
 /// A function signature without its !shard.sharding arguments and results,
 /// which keep their attributes. (Upstream's signature conversion keeps
 /// attributes by position, so they would move to other arguments.)
-struct SignatureLowering
-    : OpInterfaceConversionPattern<FunctionOpInterface> {
+struct SignatureLowering : OpInterfaceConversionPattern<FunctionOpInterface> {
   using OpInterfaceConversionPattern::OpInterfaceConversionPattern;
-  LogicalResult
-  matchAndRewrite(FunctionOpInterface fn, ArrayRef<Value>,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(FunctionOpInterface fn, ArrayRef<Value>,
+                                ConversionPatternRewriter &b) const override {
     auto type = dyn_cast<FunctionType>(fn.getFunctionType());
     if (!type)
       return failure();
@@ -359,8 +356,8 @@ struct SignatureLowering
 /// shard_shape read it at compile time; the type conversion drops it from
 /// calls, returns and signatures.
 bool dropsSharding(Operation *user) {
-  return isa<shard::ShardOp, shard::ShardShapeOp, func::ReturnOp,
-             func::CallOp>(user);
+  return isa<shard::ShardOp, shard::ShardShapeOp, func::ReturnOp, func::CallOp>(
+      user);
 }
 
 } // namespace
@@ -376,9 +373,9 @@ LogicalResult hp::checkShardQuery(Operation *op) {
   if (auto n = dyn_cast<shard::NeighborsLinearIndicesOp>(op)) {
     shard::GridOp grid = gridOf(op, n.getGridAttr());
     if (n.getDevice().size() != static_cast<size_t>(grid.getRank()))
-      return op->emitOpError() << "takes one index per grid axis ("
-                               << grid.getRank() << "), got "
-                               << n.getDevice().size();
+      return op->emitOpError()
+             << "takes one index per grid axis (" << grid.getRank() << "), got "
+             << n.getDevice().size();
   }
   return success();
 }

@@ -17,7 +17,6 @@
 
 #include "ShardQueries.h"
 
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/Slices.h"
@@ -145,14 +144,16 @@ public:
   }
   /// a * n, a / n and a - n: a constant when both are.
   OpFoldResult mul(OpFoldResult a, OpFoldResult n) {
-    return fold<arith::MulIOp>(a, n, [](int64_t x, int64_t y) { return x * y; });
+    return fold<arith::MulIOp>(a, n,
+                               [](int64_t x, int64_t y) { return x * y; });
   }
   OpFoldResult div(OpFoldResult a, OpFoldResult n) {
     return fold<arith::DivUIOp>(a, n,
                                 [](int64_t x, int64_t y) { return x / y; });
   }
   OpFoldResult sub(OpFoldResult a, OpFoldResult n) {
-    return fold<arith::SubIOp>(a, n, [](int64_t x, int64_t y) { return x - y; });
+    return fold<arith::SubIOp>(a, n,
+                               [](int64_t x, int64_t y) { return x - y; });
   }
   template <typename ArithOp>
   OpFoldResult fold(OpFoldResult a, OpFoldResult n,
@@ -306,8 +307,7 @@ std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
 
 /// A shard op whose one result `lower` computes; the value is cast to the
 /// op's declared type where the shapes agree but the types differ.
-template <typename OpTy>
-struct ValueLowering : OpRewritePattern<OpTy> {
+template <typename OpTy> struct ValueLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   virtual Value lower(OpTy op, Emitter &e) const = 0;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const final {
@@ -319,8 +319,7 @@ struct ValueLowering : OpRewritePattern<OpTy> {
 
 /// all_gather, and gather: the root's result is the all_gather's; elsewhere
 /// it is undefined, so every rank may as well hold it.
-template <typename OpTy>
-struct GatherLowering : ValueLowering<OpTy> {
+template <typename OpTy> struct GatherLowering : ValueLowering<OpTy> {
   using ValueLowering<OpTy>::ValueLowering;
   Value lower(OpTy op, Emitter &e) const override {
     return emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(),
@@ -533,9 +532,9 @@ struct HaloExchange {
   /// `recv` written into the slab at `at` where `keep` holds.
   void place(int64_t d, Value recv, OpFoldResult at, OpFoldResult size,
              Value keep) {
-    Value inserted = tensor::InsertSliceOp::create(
-        e.b, e.loc, e.toTensor(recv), t, slabOffsets(d, at),
-        slabSizes(d, size), strides);
+    Value inserted = tensor::InsertSliceOp::create(e.b, e.loc, e.toTensor(recv),
+                                                   t, slabOffsets(d, at),
+                                                   slabSizes(d, size), strides);
     t = arith::SelectOp::create(e.b, e.loc, keep, inserted, t);
   }
 
@@ -551,8 +550,7 @@ struct HaloExchange {
     Value me = CommRankOp::create(b, loc, b.getIndexType(), comm);
     Value last = arith::SubIOp::create(
         b, loc, e.value(n), arith::ConstantIndexOp::create(b, loc, 1));
-    Value down = e.addMod(me, last, n),
-          up = e.addMod(me, b.getIndexAttr(1), n);
+    Value down = e.addMod(me, last, n), up = e.addMod(me, b.getIndexAttr(1), n);
     Value sendDown, sendUp, recvUpper, recvLower;
     if (!isZero(hi)) {
       sendDown = e.toBuffer(slab(d, lo, hi));
@@ -570,8 +568,7 @@ struct HaloExchange {
     emitGroup(e, comm, transfers);
     if (recvUpper)
       place(d, recvUpper, e.sub(full[d], hi), hi,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, me,
-                                  last));
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, me, last));
     if (recvLower)
       place(d, recvLower, b.getIndexAttr(0), lo,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, me,
@@ -804,8 +801,19 @@ struct AllToAllLowering : ValueLowering<shard::AllToAllOp> {
   }
 };
 
-struct ProcessLinearIndexLowering
-    : ValueLowering<shard::ProcessLinearIndexOp> {
+/// all_slice: no communication, this rank keeps its in-group block.
+/// (Upstream's lowering slices with run-time sizes, which the slice
+/// verifier refuses on an empty dim once they fold; emitOwnBlock's slice
+/// takes that case.)
+struct AllSliceLowering : ValueLowering<shard::AllSliceOp> {
+  using ValueLowering::ValueLowering;
+  Value lower(shard::AllSliceOp op, Emitter &e) const override {
+    return emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
+                        op.getInput(), op.getSliceAxis().getSExtValue());
+  }
+};
+
+struct ProcessLinearIndexLowering : ValueLowering<shard::ProcessLinearIndexOp> {
   using ValueLowering::ValueLowering;
   Value lower(shard::ProcessLinearIndexOp op, Emitter &e) const override {
     PatternRewriter &b = e.b;
@@ -1009,10 +1017,9 @@ LogicalResult checkSupported(Operation *op) {
 /// refers to any more is erased.
 void replaceGrids(ModuleOp module) {
   OpBuilder b(module.getContext());
-  auto devices = hp::dtensor::DTensorDialect::DevicesAttrHelper(
-      module.getContext());
-  for (auto grid :
-       llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
+  auto devices =
+      hp::dtensor::DTensorDialect::DevicesAttrHelper(module.getContext());
+  for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
     if (!SymbolTable::symbolKnownUseEmpty(grid, module)) {
       b.setInsertionPoint(grid);
       GridOp::create(b, grid.getLoc(), grid.getSymName(), grid.getShape(),
@@ -1022,32 +1029,25 @@ void replaceGrids(ModuleOp module) {
   }
 }
 
-/// all_slice and process_multi_index by upstream's lowerings, to
-/// process_linear_index, grid_shape and arithmetic, which the conversion
-/// takes. Only those ops and the ones their patterns make are rewritten;
-/// nothing is folded.
+/// process_multi_index by upstream's lowering, to process_linear_index,
+/// grid_shape and arithmetic, which the conversion takes. Only those ops
+/// are rewritten; nothing is folded.
 LogicalResult lowerByUpstream(ModuleOp module) {
-  auto isUpstreams = [](Operation *op) {
-    return isa<shard::AllSliceOp, shard::ProcessMultiIndexOp>(op);
-  };
   SmallVector<Operation *> ops;
-  module.walk([&](Operation *op) {
-    if (isUpstreams(op))
-      ops.push_back(op);
-  });
+  module.walk([&](shard::ProcessMultiIndexOp op) { ops.push_back(op); });
   SymbolTableCollection symbolTables;
   RewritePatternSet patterns(module.getContext());
-  shard::populateAllOpLoweringPatterns(patterns, symbolTables);
+  shard::populateProcessMultiIndexOpLoweringPatterns(patterns, symbolTables);
   GreedyRewriteConfig config;
-  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps)
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps)
       .enableFolding(false)
       .enableConstantCSE(false);
   if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
     return failure();
-  // The patterns replace the ops' uses and leave the ops, now dead, to a
+  // The pattern replaces the op's uses and leaves the op, now dead, to a
   // dead-code elimination this strict driver does not run.
-  module.walk([&](Operation *op) {
-    if (isUpstreams(op) && op->use_empty())
+  module.walk([](shard::ProcessMultiIndexOp op) {
+    if (op->use_empty())
       op->erase();
   });
   return success();
@@ -1094,8 +1094,8 @@ struct ConvertShardToNCCLPass
 void hp::populateShardToNCCLPatterns(RewritePatternSet &patterns) {
   patterns.add<GatherLowering<shard::AllGatherOp>, ReduceScatterLowering,
                AllReduceLowering, AllToAllLowering, BroadcastLowering,
-               GatherLowering<shard::GatherOp>, ScatterLowering,
-               ReduceLowering, SendLowering, RecvLowering, ShiftLowering,
-               UpdateHaloLowering, ProcessLinearIndexLowering>(
+               GatherLowering<shard::GatherOp>, ScatterLowering, ReduceLowering,
+               SendLowering, RecvLowering, ShiftLowering, UpdateHaloLowering,
+               AllSliceLowering, ProcessLinearIndexLowering>(
       patterns.getContext());
 }

@@ -67,13 +67,11 @@ func.func @all_to_all(%x: tensor<2x8xi32>) -> tensor<8x2xi32> {
   return %r : tensor<8x2xi32>
 }
 
-// all_slice: local, from this rank's index in the group (upstream's
-// lowering: the coordinate on axis 1 of the whole-grid rank).
+// all_slice: local, from this rank's index in the group.
 // CHECK-LABEL: func @all_slice
-// CHECK: %[[C:.*]] = nccl.comm @g axes = [0, 1] : !nccl.comm
-// CHECK: %[[R:.*]] = nccl.comm_rank %[[C]] : index
-// CHECK: %[[I:.*]]:2 = affine.delinearize_index %[[R]] into (2, 4) : index, index
-// CHECK: %[[OFF:.*]] = arith.muli %[[I]]#1, %{{.*}} : index
+// CHECK: %[[C:.*]] = nccl.comm @g axes = [1] : !nccl.comm
+// CHECK: %[[I:.*]] = nccl.comm_rank %[[C]] : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[I]], %{{.*}} : index
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[OFF]]] [3, 2] [1, 1] : tensor<3x8xf32> to tensor<3x2xf32>
 // CHECK-NOT: nccl.all
 func.func @all_slice(%x: tensor<3x8xf32>) -> tensor<3x2xf32> {

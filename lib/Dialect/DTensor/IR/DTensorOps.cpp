@@ -62,23 +62,20 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
     return success();
   auto grid = dyn_cast<shard::GridOp>(op);
   if (!grid)
-    return op->emitOpError() << "'" << name
-                             << "' is only meaningful on a shard.grid";
+    return op->emitOpError()
+           << "'" << name << "' is only meaningful on a shard.grid";
   auto emitError = [&] { return op->emitOpError(); };
   if (isNames) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names)
-      return emitError() << "'" << name
-                         << "' must be an array of strings";
+      return emitError() << "'" << name << "' must be an array of strings";
     return hp::verifyAxisNames(emitError, "grid", names, grid.getRank());
   }
   auto devices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
   if (!devices)
-    return emitError() << "'" << name
-                       << "' must be a DenseI64ArrayAttr";
+    return emitError() << "'" << name << "' must be a DenseI64ArrayAttr";
   if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
-    return emitError() << "'" << name
-                       << "' needs a grid of static shape";
+    return emitError() << "'" << name << "' needs a grid of static shape";
   return hp::verifyDeviceList(emitError, "grid", devices.asArrayRef(),
                               ShapedType::getNumElements(grid.getShape()));
 }
@@ -208,8 +205,8 @@ LogicalResult MeshOp::verify() {
   }
   auto emitError = [&] { return emitOpError(); };
   if (auto names = getNames();
-      names && failed(hp::verifyAxisNames(emitError, "mesh", *names,
-                                          shape.size())))
+      names &&
+      failed(hp::verifyAxisNames(emitError, "mesh", *names, shape.size())))
     return failure();
   if (auto devices = getDevices();
       devices &&

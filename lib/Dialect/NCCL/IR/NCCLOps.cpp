@@ -76,22 +76,21 @@ static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
                                   bool needsRank) {
   auto type = cast<MemRefType>(buffer.getType());
   if (getNCCLDataType(type.getElementType()) < 0)
-    return op->emitOpError() << name << " element type "
-                             << type.getElementType()
-                             << " has no NCCL data type";
+    return op->emitOpError()
+           << name << " element type " << type.getElementType()
+           << " has no NCCL data type";
   // A dynamic strided layout is how buffers come out of bufferization;
   // nccl-contiguous-buffers settles them before the lowering to calls.
   if (!type.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(type.getLayout()))
-    return op->emitOpError() << name
-                             << " must have an identity or strided layout, got "
-                             << type;
+    return op->emitOpError()
+           << name << " must have an identity or strided layout, got " << type;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (isa<StridedLayoutAttr>(type.getLayout()) &&
       succeeded(type.getStridesAndOffset(strides, offset)) &&
-      llvm::none_of(strides, ShapedType::isDynamic) &&
-      type.hasStaticShape() && !isProvablyContiguous(type))
+      llvm::none_of(strides, ShapedType::isDynamic) && type.hasStaticShape() &&
+      !isProvablyContiguous(type))
     return op->emitOpError() << name << " is not contiguous: " << type;
   if (needsRank && type.getRank() == 0)
     return op->emitOpError() << name << " must have a leading dimension";
@@ -100,7 +99,6 @@ static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
 
 #define GET_OP_CLASSES
 #include "hp/Dialect/NCCL/IR/NCCLOps.cpp.inc"
-
 
 //===----------------------------------------------------------------------===//
 // grid
@@ -149,8 +147,7 @@ OpFoldResult CommSizeOp::fold(FoldAdaptor) {
 }
 
 LogicalResult CommOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto grid =
-      symbolTable.lookupNearestSymbolFrom<GridOp>(*this, getGridAttr());
+  auto grid = symbolTable.lookupNearestSymbolFrom<GridOp>(*this, getGridAttr());
   if (!grid)
     return emitOpError() << "'" << getGridAttr()
                          << "' does not name an nccl.grid";
@@ -174,7 +171,6 @@ static int64_t groupSizeOf(Value comm) {
     return op.getGroupSize();
   return -1;
 }
-
 
 static bool sameOrDynamic(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
@@ -212,7 +208,6 @@ static LogicalResult verifyPair(Operation *op, Value send, Value recv,
            << (recvIsLarger ? "send's" : "recv's") << " " << small;
   return success();
 }
-
 
 LogicalResult AllGatherOp::verify() {
   return verifyPair(*this, getSend(), getRecv(), getComm(),
