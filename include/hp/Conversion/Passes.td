@@ -71,15 +71,19 @@ def ConvertShardToNCCL : Pass<"convert-shard-to-nccl", "::mlir::ModuleOp"> {
     along the leading dimension in rank order, so a gather, scatter or split
     axis that is not leading is transposed into and out of a staging tensor.
     Communicators are `nccl.comm @grid axes = [...]` in the collective's
-    `grid_axes` order. `shard.process_multi_index` and
-    `process_linear_index` become `nccl.comm_rank` of the whole-grid
-    communicator. The input may come from hp's passes or from upstream
-    `shard-partition`: every op of the 22.x `shard` dialect is handled
-    (docs/Passes.md has the table). `update_halo` exchanges halos with the
+    `grid_axes` order. `shard.process_linear_index` becomes `nccl.comm_rank`
+    of the whole-grid communicator; `process_multi_index` is lowered to it
+    by upstream's pattern. The input may come from hp's
+    passes or from upstream `shard-partition`: every op of the 22.x `shard`
+    dialect is handled (docs/Passes.md has the table). It is one dialect
+    conversion: no `shard` op is left afterwards, and `!shard.sharding`
+    values are dropped by its type converter, from signatures, calls and
+    returns too. Each `shard.grid` a communicator names becomes the
+    `nccl.grid` of that name, with the shape and the verified
+    `dtensor.devices` list the runtime needs; any other grid is erased. `update_halo` exchanges halos with the
     split-axis neighbours in one `nccl.group` per split dim; reductions
     whose result element type differs accumulate in the wider type; the
-    grid and sharding queries become index arithmetic; sharding values are
-    erased, from signatures and calls too. What hp cannot lower (an element
+    grid and sharding queries become index arithmetic. What hp cannot lower (an element
     type or reduction NCCL lacks, an all_to_all split not divisible by its
     group, a halo list without a pair per split dim, a sharding value an op
     needs at run time) is a located error, before anything is rewritten.
@@ -147,7 +151,8 @@ def ConvertNCCLToLLVM : Pass<"convert-nccl-to-llvm", "::mlir::ModuleOp"> {
     `ncclSend`, `ncclRecv`, `ncclGroupStart`/`End`) with its data type and
     reduction enums, followed by a check of its result. `nccl.comm` becomes a
     call of the runtime's `hpNcclComm`, which creates each (grid, axes)
-    communicator once per process. Memrefs must be contiguous; the buffer
+    communicator once per process; the `nccl.grid` it names becomes LLVM
+    globals (name, shape, device list) and is erased. Memrefs must be contiguous; the buffer
     pointer is the aligned pointer plus offset.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];

@@ -125,9 +125,9 @@ struct MeshToGrid : OpConversionPattern<MeshOp> {
     auto grid = b.replaceOpWithNewOp<shard::GridOp>(op, op.getSymName(),
                                                     op.getShape());
     if (auto names = op.getNamesAttr())
-      grid->setAttr("dtensor.axis_names", names);
+      DTensorDialect::AxisNamesAttrHelper(getContext()).setAttr(grid, names);
     if (auto devices = op.getDevicesAttr())
-      grid->setAttr("dtensor.devices", devices);
+      DTensorDialect::DevicesAttrHelper(getContext()).setAttr(grid, devices);
     return success();
   }
 };

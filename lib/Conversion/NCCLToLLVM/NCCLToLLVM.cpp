@@ -7,7 +7,6 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -111,28 +110,28 @@ struct CommLowering : ConvertOpToLLVMPattern<CommOp> {
   matchAndRewrite(CommOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &b) const override {
     auto grid =
-        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+        SymbolTable::lookupNearestSymbolFrom<GridOp>(op, op.getGridAttr());
     if (!grid)
       return b.notifyMatchFailure(op, "grid not found");
     Location loc = op.getLoc();
-    StringRef name = grid.getSymName();
-    std::string axesName = "__hp_axes_" + name.str();
-    for (int64_t a : op.getAxes())
+    std::string name = grid.getSymName().str();
+    // The runtime takes 64-bit axes; an empty global array is not valid
+    // LLVM IR, so a group of no axes passes one unread entry.
+    SmallVector<int64_t> axes(op.getAxes().begin(), op.getAxes().end());
+    std::string axesName = "__hp_axes_" + name;
+    for (int64_t a : axes)
       axesName += "_" + std::to_string(a);
-    Value devices;
-    if (auto list = grid->getAttrOfType<DenseI64ArrayAttr>("dtensor.devices"))
-      devices = i64Array(b, loc, op, "__hp_devices_" + name.str(),
-                         list.asArrayRef());
-    else
-      devices = LLVM::ZeroOp::create(b, loc, ptrType(getContext()));
-    SmallVector<int64_t> axes(op.getAxes());
     if (axes.empty())
-      axes.push_back(0); // an empty global array is not valid LLVM IR
+      axes.push_back(0);
+    Value devices =
+        grid.getDevices()
+            ? i64Array(b, loc, op, "__hp_devices_" + name, *grid.getDevices())
+            : LLVM::ZeroOp::create(b, loc, ptrType(getContext())).getResult();
     Value comm = callFn(
         b, loc, op, "hpNcclComm", ptrType(getContext()),
         {cString(b, loc, op, "__hp_grid_", name), i64(b, loc, grid.getRank()),
-         i64Array(b, loc, op, "__hp_shape_" + name.str(), grid.getShape()),
-         devices, i64(b, loc, op.getAxes().size()),
+         i64Array(b, loc, op, "__hp_shape_" + name, grid.getShape()), devices,
+         i64(b, loc, op.getAxes().size()),
          i64Array(b, loc, op, axesName, axes)});
     b.replaceOp(op, comm);
     return success();
@@ -174,8 +173,9 @@ struct CommSizeLowering : ConvertOpToLLVMPattern<CommSizeOp> {
   }
 };
 
-template <typename OpTy>
-struct CollectiveLowering : ConvertOpToLLVMPattern<OpTy> {
+/// One nccl op: one checked call of its NCCL function on the buffers'
+/// pointers and element counts.
+template <typename OpTy> struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
@@ -183,68 +183,60 @@ struct CollectiveLowering : ConvertOpToLLVMPattern<OpTy> {
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
-    const LLVMTypeConverter &converter = *this->getTypeConverter();
-    auto sendType = cast<MemRefType>(op.getSend().getType());
-    auto recvType = cast<MemRefType>(op.getRecv().getType());
-    auto [send, sendCount] =
-        bufferOf(b, loc, converter, adaptor.getSend(), sendType);
-    auto [recv, recvCount] =
-        bufferOf(b, loc, converter, adaptor.getRecv(), recvType);
+    // Pointer and element count of a buffer operand.
+    auto buffer = [&](Value original, Value converted) {
+      return bufferOf(b, loc, *this->getTypeConverter(), converted,
+                      cast<MemRefType>(original.getType()));
+    };
+    auto dataTypeOf = [&](Value original) {
+      return dataType(b, loc, cast<MemRefType>(original.getType()));
+    };
+    auto redOp = [&](RedOp red) {
+      return i32(b, loc, static_cast<int64_t>(red));
+    };
     Value comm = adaptor.getComm();
-    Value type = dataType(b, loc, sendType);
-    if constexpr (std::is_same_v<OpTy, AllGatherOp>) {
-      callChecked(b, loc, op, "ncclAllGather",
-                  {send, recv, sendCount, type, comm, stream(b, loc, op)});
-    } else if constexpr (std::is_same_v<OpTy, ReduceScatterOp>) {
-      callChecked(b, loc, op, "ncclReduceScatter",
-                  {send, recv, recvCount, type,
-                   i32(b, loc, static_cast<int64_t>(op.getOp())), comm,
+    if constexpr (std::is_same_v<OpTy, SendOp> ||
+                  std::is_same_v<OpTy, RecvOp>) {
+      auto [ptr, count] = buffer(op.getBuffer(), adaptor.getBuffer());
+      Value peer =
+          LLVM::TruncOp::create(b, loc, b.getI32Type(), adaptor.getPeer());
+      callChecked(b, loc, op,
+                  std::is_same_v<OpTy, SendOp> ? "ncclSend" : "ncclRecv",
+                  {ptr, count, dataTypeOf(op.getBuffer()), peer, comm,
                    stream(b, loc, op)});
-    } else if constexpr (std::is_same_v<OpTy, AllReduceOp>) {
-      callChecked(b, loc, op, "ncclAllReduce",
-                  {send, recv, sendCount, type,
-                   i32(b, loc, static_cast<int64_t>(op.getOp())), comm,
-                   stream(b, loc, op)});
-    } else if constexpr (std::is_same_v<OpTy, AllToAllOp>) {
-      // ncclAlltoAll counts the elements sent to each peer.
-      Value n = groupSize(b, loc, op, op.getComm(), comm);
-      Value perPeer = LLVM::UDivOp::create(b, loc, sendCount, n);
-      callChecked(b, loc, op, "ncclAlltoAll",
-                  {send, recv, perPeer, type, comm, stream(b, loc, op)});
     } else {
-      static_assert(std::is_same_v<OpTy, BroadcastOp>);
-      Value root = op.getRoot()
-                       ? i32(b, loc, static_cast<int64_t>(*op.getRoot()))
-                       : LLVM::TruncOp::create(b, loc, b.getI32Type(),
-                                               adaptor.getDynamicRoot())
-                             .getResult();
-      callChecked(b, loc, op, "ncclBroadcast",
-                  {send, recv, sendCount, type, root, comm,
-                   stream(b, loc, op)});
+      auto [send, sendCount] = buffer(op.getSend(), adaptor.getSend());
+      auto [recv, recvCount] = buffer(op.getRecv(), adaptor.getRecv());
+      Value type = dataTypeOf(op.getSend());
+      if constexpr (std::is_same_v<OpTy, AllGatherOp>) {
+        callChecked(b, loc, op, "ncclAllGather",
+                    {send, recv, sendCount, type, comm, stream(b, loc, op)});
+      } else if constexpr (std::is_same_v<OpTy, ReduceScatterOp>) {
+        callChecked(b, loc, op, "ncclReduceScatter",
+                    {send, recv, recvCount, type, redOp(op.getOp()), comm,
+                     stream(b, loc, op)});
+      } else if constexpr (std::is_same_v<OpTy, AllReduceOp>) {
+        callChecked(b, loc, op, "ncclAllReduce",
+                    {send, recv, sendCount, type, redOp(op.getOp()), comm,
+                     stream(b, loc, op)});
+      } else if constexpr (std::is_same_v<OpTy, AllToAllOp>) {
+        // ncclAlltoAll counts the elements sent to each peer.
+        Value n = groupSize(b, loc, op, op.getComm(), comm);
+        Value perPeer = LLVM::UDivOp::create(b, loc, sendCount, n);
+        callChecked(b, loc, op, "ncclAlltoAll",
+                    {send, recv, perPeer, type, comm, stream(b, loc, op)});
+      } else {
+        static_assert(std::is_same_v<OpTy, BroadcastOp>);
+        Value root = op.getRoot()
+                         ? i32(b, loc, static_cast<int64_t>(*op.getRoot()))
+                         : LLVM::TruncOp::create(b, loc, b.getI32Type(),
+                                                 adaptor.getDynamicRoot())
+                               .getResult();
+        callChecked(
+            b, loc, op, "ncclBroadcast",
+            {send, recv, sendCount, type, root, comm, stream(b, loc, op)});
+      }
     }
-    b.eraseOp(op);
-    return success();
-  }
-};
-
-template <typename OpTy>
-struct PointToPointLowering : ConvertOpToLLVMPattern<OpTy> {
-  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    auto type = cast<MemRefType>(op.getBuffer().getType());
-    auto [ptr, count] = bufferOf(b, loc, *this->getTypeConverter(),
-                                 adaptor.getBuffer(), type);
-    Value peer =
-        LLVM::TruncOp::create(b, loc, b.getI32Type(), adaptor.getPeer());
-    callChecked(b, loc, op,
-                std::is_same_v<OpTy, SendOp> ? "ncclSend" : "ncclRecv",
-                {ptr, count, dataType(b, loc, type), peer, adaptor.getComm(),
-                 stream(b, loc, op)});
     b.eraseOp(op);
     return success();
   }
@@ -271,7 +263,8 @@ struct ConvertNCCLToLLVMPass
     // NCCL reads a pointer and a count: only a provably contiguous buffer
     // means what its type says.
     WalkResult strided = getOperation().walk([](Operation *op) {
-      if (op->getDialect() && !isa<NCCLDialect>(op->getDialect()))
+      if ((op->getDialect() && !isa<NCCLDialect>(op->getDialect())) ||
+          isa<GridOp>(op))
         return WalkResult::advance();
       // Calls and their string constants are emitted into a function.
       if (!op->getParentOfType<FunctionOpInterface>()) {
@@ -300,21 +293,15 @@ struct ConvertNCCLToLLVMPass
     LLVMConversionTarget target(getContext());
     target.addIllegalDialect<NCCLDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // Grids are read while their communicators are lowered; their shapes
+    // and device lists then live in LLVM globals.
+    target.addLegalOp<GridOp>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
-    // The grids' shapes and device lists now live in LLVM globals; once no
-    // shard op is left, the grid symbols are dead and would stop translation.
-    bool shardLeft = false;
-    getOperation().walk([&](Operation *op) {
-      if (op->getName().getDialectNamespace() == "shard" &&
-          !isa<shard::GridOp>(op))
-        shardLeft = true;
-    });
-    if (!shardLeft)
-      for (auto grid : llvm::make_early_inc_range(
-               getOperation().getOps<shard::GridOp>()))
-        grid.erase();
+    for (auto grid :
+         llvm::make_early_inc_range(getOperation().getOps<GridOp>()))
+      grid.erase();
   }
 };
 
@@ -323,9 +310,8 @@ struct ConvertNCCLToLLVMPass
 void hp::populateNCCLToLLVMConversionPatterns(LLVMTypeConverter &converter,
                                               RewritePatternSet &patterns) {
   patterns.add<CommLowering, CommRankLowering, CommSizeLowering, GroupLowering,
-               CollectiveLowering<AllGatherOp>,
-               CollectiveLowering<ReduceScatterOp>,
-               CollectiveLowering<AllReduceOp>, CollectiveLowering<AllToAllOp>,
-               CollectiveLowering<BroadcastOp>, PointToPointLowering<SendOp>,
-               PointToPointLowering<RecvOp>>(converter);
+               CallLowering<AllGatherOp>, CallLowering<ReduceScatterOp>,
+               CallLowering<AllReduceOp>, CallLowering<AllToAllOp>,
+               CallLowering<BroadcastOp>, CallLowering<SendOp>,
+               CallLowering<RecvOp>>(converter);
 }

@@ -5,14 +5,24 @@
 
 #include "mlir/IR/Operation.h"
 
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+} // namespace mlir
+
 namespace hp {
 
-/// Lowers the shard ops that ask about the grid or a sharding to arithmetic
-/// (grid_shape, neighbors_linear_indices, shard_shape) and erases the
-/// compile-time sharding metadata (shard.sharding, shard.shard, get_sharding,
-/// and !shard.sharding arguments and results of functions and calls).
-/// Reports, located, what has no runtime meaning in hp.
-mlir::LogicalResult lowerShardQueries(mlir::Operation *root);
+/// Reports, located, what of a grid or sharding query, or of a use of a
+/// sharding value, has no runtime meaning in hp.
+mlir::LogicalResult checkShardQuery(mlir::Operation *op);
+
+/// The patterns that lower the shard ops that ask about the grid or a
+/// sharding to arithmetic (grid_shape, neighbors_linear_indices,
+/// shard_shape) and erase the compile-time sharding metadata
+/// (shard.sharding, shard.shard, get_sharding); `converter` learns to drop
+/// !shard.sharding, from signatures, calls and returns too.
+void populateShardQueryPatterns(mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
 
 } // namespace hp
 

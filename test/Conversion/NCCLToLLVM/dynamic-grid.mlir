@@ -5,7 +5,7 @@
 
 // CHECK-DAG: llvm.mlir.global private constant @__hp_shape_g(dense<[2, -9223372036854775808]> : tensor<2xi64>)
 // CHECK-DAG: llvm.func @ncclCommCount(!llvm.ptr, !llvm.ptr) -> i32
-shard.grid @g(shape = 2x?)
+nccl.grid @g(shape = 2x?)
 
 // CHECK-LABEL: func.func @size
 // CHECK: %[[C:.*]] = llvm.call @hpNcclComm

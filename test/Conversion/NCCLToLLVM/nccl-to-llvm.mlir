@@ -1,7 +1,7 @@
 // RUN: hp-opt %s -convert-nccl-to-llvm | FileCheck %s
 
 // The grid becomes LLVM globals for the runtime; the op is gone.
-// CHECK-NOT: shard.grid
+// CHECK-NOT: nccl.grid
 // CHECK-DAG: llvm.mlir.global private constant @__hp_axes_g_1(dense<1> : tensor<1xi64>)
 // CHECK-DAG: llvm.mlir.global private constant @__hp_shape_g(dense<[2, 4]> : tensor<2xi64>)
 // CHECK-DAG: llvm.mlir.global private constant @__hp_grid_g("g\00")
@@ -18,7 +18,7 @@
 // CHECK-DAG: llvm.func @ncclGroupEnd() -> i32
 // CHECK-DAG: llvm.func @hpNcclComm(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK-DAG: llvm.func @hpNcclCheck(i32, !llvm.ptr)
-shard.grid @g(shape = 2x4) {dtensor.devices = array<i64: 0, 2, 4, 6, 1, 3, 5, 7>}
+nccl.grid @g(shape = 2x4) devices = [0, 2, 4, 6, 1, 3, 5, 7]
 
 // CHECK-LABEL: func.func @calls
 func.func @calls(%a: memref<2x6xf32>, %b: memref<8x6xf32>, %h: memref<?xbf16>, %p: index) -> index {

@@ -1,6 +1,6 @@
 // RUN: hp-opt %s -split-input-file -nccl-contiguous-buffers | FileCheck %s
 
-shard.grid @g(shape = 4)
+nccl.grid @g(shape = 4)
 
 // A strided column block cast to the dynamic layout convert-shard-to-nccl
 // asks for: not contiguous, so it is copied into a contiguous buffer first.
@@ -21,7 +21,7 @@ func.func @strided_send(%b: memref<7x5xi32>, %n: index, %r: memref<7x?xi32>) {
 
 // -----
 
-shard.grid @g(shape = 4)
+nccl.grid @g(shape = 4)
 
 // A row block is contiguous whatever its offset: used as it is, no copy.
 // CHECK-LABEL: func @row_block
@@ -38,7 +38,7 @@ func.func @row_block(%b: memref<8x5xf32>, %i: index, %r: memref<8x5xf32>) {
 
 // -----
 
-shard.grid @g(shape = 4)
+nccl.grid @g(shape = 4)
 
 // A fresh identity buffer behind the cast: the cast goes, no copy.
 // CHECK-LABEL: func @identity
@@ -54,7 +54,7 @@ func.func @identity(%a: memref<4xf32>, %p: index) {
 
 // -----
 
-shard.grid @g(shape = 4)
+nccl.grid @g(shape = 4)
 
 // A received buffer that is not contiguous is received into a contiguous
 // one and copied back after the call.
@@ -71,7 +71,7 @@ func.func @strided_recv(%a: memref<4xf32, strided<[2]>>, %p: index) {
 
 // -----
 
-shard.grid @g(shape = 4)
+nccl.grid @g(shape = 4)
 
 // Inside nccl.group (its calls are issued together) no copy may sit
 // between the calls: staging goes before the group, copy-back after it.

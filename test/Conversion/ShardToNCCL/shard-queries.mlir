@@ -128,3 +128,17 @@ func.func @caller(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %u = call @takes_sharding(%t, %s) : (tensor<2x4xf32>, !shard.sharding) -> tensor<2x4xf32>
   return %u : tensor<2x4xf32>
 }
+
+// -----
+
+// The other arguments and results keep their own attributes.
+// CHECK-LABEL: func private @ext
+// CHECK-SAME: (tensor<2xf32> {test.x = 1 : i64}) -> (tensor<2xf32> {test.z = 3 : i64})
+func.func private @ext(!shard.sharding {test.y = 2 : i64}, tensor<2xf32> {test.x = 1 : i64}) -> (!shard.sharding, tensor<2xf32> {test.z = 3 : i64})
+
+// CHECK-LABEL: func @attrs
+// CHECK-SAME: (%{{.*}}: tensor<2xf32> {test.a = 1 : i64}) -> (tensor<2xf32> {test.c = 3 : i64})
+func.func @attrs(%s: !shard.sharding {test.b = 2 : i64}, %x: tensor<2xf32> {test.a = 1 : i64}) -> (!shard.sharding, tensor<2xf32> {test.c = 3 : i64}) {
+  %t, %y = call @ext(%s, %x) : (!shard.sharding, tensor<2xf32>) -> (!shard.sharding, tensor<2xf32>)
+  return %t, %y : !shard.sharding, tensor<2xf32>
+}

@@ -151,16 +151,16 @@ func.func @send_recv(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %r : tensor<3xf32>
 }
 
-// Coordinates: the rank in each one-axis communicator; the linear index is
-// the rank in the whole-grid communicator.
+// The linear index is the rank in the whole-grid communicator; the
+// coordinates are its row-major digits (upstream's process_multi_index
+// lowering).
 // CHECK-LABEL: func @process_index
-// CHECK-DAG: %[[C0:.*]] = nccl.comm @g axes = [0] : !nccl.comm
-// CHECK-DAG: %[[C1:.*]] = nccl.comm @g axes = [1] : !nccl.comm
-// CHECK-DAG: %[[CW:.*]] = nccl.comm @g axes = [0, 1] : !nccl.comm
-// CHECK-DAG: %[[I0:.*]] = nccl.comm_rank %[[C0]] : index
-// CHECK-DAG: %[[I1:.*]] = nccl.comm_rank %[[C1]] : index
-// CHECK-DAG: %[[L:.*]] = nccl.comm_rank %[[CW]] : index
-// CHECK: return %[[I0]], %[[I1]], %[[L]]
+// CHECK: %[[CW:.*]] = nccl.comm @g axes = [0, 1] : !nccl.comm
+// CHECK: %[[L:.*]] = nccl.comm_rank %[[CW]] : index
+// CHECK: %[[I:.*]]:2 = affine.delinearize_index %[[L]] into (2, 4) : index, index
+// CHECK: %[[CW2:.*]] = nccl.comm @g axes = [0, 1] : !nccl.comm
+// CHECK: %[[L2:.*]] = nccl.comm_rank %[[CW2]] : index
+// CHECK: return %[[I]]#0, %[[I]]#1, %[[L2]]
 func.func @process_index() -> (index, index, index) {
   %i:2 = shard.process_multi_index on @g : index, index
   %l = shard.process_linear_index on @g : index
@@ -282,4 +282,21 @@ func.func @unpaired(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %s = shard.send %x on @g grid_axes = [0] destination = [1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
   %r = shard.recv %x on @g grid_axes = [1] source = [1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// The pass leaves no shard op: a grid the communicators name becomes the
+// nccl.grid of that name, with its device list; one nothing names is gone.
+// CHECK-NOT: shard.grid
+// CHECK: nccl.grid @used(shape = 2x2) devices = [3, 1, 2, 0]
+// CHECK-NOT: shard.grid
+// CHECK-NOT: @unused
+shard.grid @used(shape = 2x2) {dtensor.axis_names = ["dp", "tp"], dtensor.devices = array<i64: 3, 1, 2, 0>}
+shard.grid @unused(shape = 4)
+// CHECK-LABEL: func @grids
+// CHECK: nccl.comm @used axes = [1] : !nccl.comm
+func.func @grids(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = shard.all_reduce %x on @used grid_axes = [1] : tensor<2xf32> -> tensor<2xf32>
+  return %r : tensor<2xf32>
 }

@@ -1,7 +1,7 @@
 // nccl.comm_size folds to the group size where the grid fixes it.
 // RUN: hp-opt %s -canonicalize | FileCheck %s
 
-shard.grid @g(shape = 2x4x?)
+nccl.grid @g(shape = 2x4x?)
 
 // CHECK-LABEL: func @comm_size
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index

@@ -1,7 +1,10 @@
 // RUN: hp-opt %s | hp-opt | FileCheck %s
 // RUN: hp-opt %s --mlir-print-op-generic | hp-opt | FileCheck %s
 
-shard.grid @g(shape = 2x4)
+// CHECK: nccl.grid @g(shape = 2x4)
+// CHECK: nccl.grid @odd(shape = 2x2) devices = [0, 2, 1, 3]
+nccl.grid @g(shape = 2x4)
+nccl.grid @odd(shape = 2x2) devices = [0, 2, 1, 3]
 
 // CHECK-LABEL: func @collectives
 func.func @collectives(%a: memref<2x6xf32>, %b: memref<8x6xf32>, %c: memref<8x6xf32>,
@@ -65,7 +68,8 @@ func.func @dtypes(%a: memref<2xf16>, %b: memref<2xf64>, %c: memref<2xi8>, %d: me
 }
 
 // A grid with dynamic axes (sized at launch) has communicators too.
-shard.grid @d(shape = 2x?)
+// CHECK: nccl.grid @d(shape = 2x?)
+nccl.grid @d(shape = 2x?)
 // CHECK-LABEL: func @dynamic_grid
 func.func @dynamic_grid() -> index {
   // CHECK: %[[C:.*]] = nccl.comm @d axes = [1] : !nccl.comm

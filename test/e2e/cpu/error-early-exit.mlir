@@ -6,7 +6,7 @@
 // CHECK: hp: rank 1: exited before its entry point returned; aborting the job so that the other ranks do not wait for it
 // CHECK-NOT: timed out
 
-shard.grid @g(shape = 2)
+nccl.grid @g(shape = 2)
 func.func private @exit(i32)
 func.func @main() {
   %c0 = arith.constant 0 : index

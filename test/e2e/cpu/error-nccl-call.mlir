@@ -4,7 +4,7 @@
 // RUN: not %hp-runner -np 2 %s -e main --entry-point-result=void 2>&1 | FileCheck %s
 // CHECK: hp: rank {{[01]}}: ncclSend failed: invalid argument
 
-shard.grid @g(shape = 2)
+nccl.grid @g(shape = 2)
 func.func @main() {
   // Peers are run-time values; 7 is outside the group of 2.
   %peer = arith.constant 7 : index

@@ -4,7 +4,7 @@
 // RUN: env HP_TIMEOUT_S=1 not %hp-runner -np 2 %s -e main --entry-point-result=void 2>&1 | FileCheck %s
 // CHECK: hp: rank 0: ncclAllReduce timed out after {{[0-9.]+}} s (HP_TIMEOUT_S); do all ranks run the same program on the same mesh?
 
-shard.grid @g(shape = 2)
+nccl.grid @g(shape = 2)
 func.func @main() {
   %c0 = arith.constant 0 : index
   %buf = memref.alloc() : memref<4xf32>

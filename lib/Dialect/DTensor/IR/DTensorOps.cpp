@@ -2,6 +2,7 @@
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/DeviceList.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -36,7 +37,8 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
     info.op = grid;
     info.shape.assign(grid.getShape().begin(), grid.getShape().end());
     // A grid converted from a dtensor.mesh keeps its names as an attribute.
-    auto names = grid->getAttrOfType<ArrayAttr>("dtensor.axis_names");
+    ArrayAttr names =
+        DTensorDialect::AxisNamesAttrHelper(grid->getContext()).getAttr(grid);
     for (int64_t i = 0, e = grid.getRank(); i < e; ++i) {
       auto name = names && i < static_cast<int64_t>(names.size())
                       ? dyn_cast<StringAttr>(names[i])
@@ -45,6 +47,37 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
     }
   }
   return info;
+}
+
+/// dtensor.axis_names and dtensor.devices describe a shard.grid converted
+/// from a dtensor.mesh, by the mesh's rules; other dtensor attributes on
+/// operations are checked where they are used.
+LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  MLIRContext *ctx = op->getContext();
+  StringRef name = attr.getName().getValue();
+  bool isNames = attr.getName() == AxisNamesAttrHelper(ctx).getName();
+  bool isDevices = attr.getName() == DevicesAttrHelper(ctx).getName();
+  if (!isNames && !isDevices)
+    return success();
+  auto grid = dyn_cast<shard::GridOp>(op);
+  if (!grid)
+    return op->emitOpError()
+           << "'" << name << "' is only meaningful on a shard.grid";
+  auto emitError = [&] { return op->emitOpError(); };
+  if (isNames) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names)
+      return emitError() << "'" << name << "' must be an array of strings";
+    return hp::verifyAxisNames(emitError, "grid", names, grid.getRank());
+  }
+  auto devices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+  if (!devices)
+    return emitError() << "'" << name << "' must be a DenseI64ArrayAttr";
+  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+    return emitError() << "'" << name << "' needs a grid of static shape";
+  return hp::verifyDeviceList(emitError, "grid", devices.asArrayRef(),
+                              ShapedType::getNumElements(grid.getShape()));
 }
 
 /// The candidate closest to `key` by edit distance, if it is close enough to
@@ -170,41 +203,15 @@ LogicalResult MeshOp::verify() {
       return emitOpError() << "mesh has more than " << kMaxDevices
                            << " devices (NCCL ranks are 32-bit)";
   }
-  if (auto names = getNames()) {
-    if (names->size() != shape.size())
-      return emitOpError() << "mesh has " << names->size() << " names for "
-                           << shape.size() << " dimensions";
-    llvm::StringSet<> seen;
-    for (Attribute a : *names) {
-      StringRef name = cast<StringAttr>(a).getValue();
-      if (name.empty())
-        return emitOpError("mesh axis names must not be empty");
-      if (!seen.insert(name).second)
-        return emitOpError() << "mesh axis name '" << name
-                             << "' is used more than once";
-    }
-  }
-  if (auto devices = getDevices()) {
-    if (static_cast<int64_t>(devices->size()) != numDevices)
-      return emitOpError() << "devices lists " << devices->size()
-                           << " ranks, but the mesh has " << numDevices
-                           << " devices";
-    int64_t base = *llvm::min_element(*devices);
-    if (base < 0)
-      return emitOpError() << "devices must be non-negative ranks, got "
-                           << base;
-    llvm::SmallSet<int64_t, 16> seen;
-    for (int64_t rank : *devices) {
-      if (!seen.insert(rank).second)
-        return emitOpError() << "devices lists rank " << rank
-                             << " more than once";
-      if (rank - base >= numDevices)
-        return emitOpError()
-               << "devices must be a permutation of a contiguous rank range "
-                  "starting at "
-               << base << ", but rank " << rank << " is out of it";
-    }
-  }
+  auto emitError = [&] { return emitOpError(); };
+  if (auto names = getNames();
+      names &&
+      failed(hp::verifyAxisNames(emitError, "mesh", *names, shape.size())))
+    return failure();
+  if (auto devices = getDevices();
+      devices &&
+      failed(hp::verifyDeviceList(emitError, "mesh", *devices, numDevices)))
+    return failure();
   // The first mesh of a module also checks the DTensor types that no dtensor
   // op verifies: function signatures, block arguments, other ops' values.
   for (Operation &op : (*this)->getBlock()->getOperations())

@@ -2,8 +2,9 @@
 
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 
+#include "hp/Support/DeviceList.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -37,8 +38,20 @@ static void printRoot(OpAsmPrinter &printer, Operation *, Value dynamicRoot,
     printer << root.getInt();
 }
 
-#define GET_OP_CLASSES
-#include "hp/Dialect/NCCL/IR/NCCLOps.cpp.inc"
+/// `2x?x4`: the sizes of a grid, `?` for one given at launch.
+static ParseResult parseShape(OpAsmParser &parser, DenseI64ArrayAttr &shape) {
+  SmallVector<int64_t> sizes;
+  if (parser.parseDimensionList(sizes, /*allowDynamic=*/true,
+                                /*withTrailingX=*/false))
+    return failure();
+  shape = parser.getBuilder().getDenseI64ArrayAttr(sizes);
+  return success();
+}
+
+static void printShape(OpAsmPrinter &printer, Operation *,
+                       DenseI64ArrayAttr shape) {
+  printer.printDimensionList(shape.asArrayRef());
+}
 
 namespace {
 /// Communication through a communicator: keeps collectives alive and in
@@ -49,16 +62,71 @@ struct CommunicatorResource
 };
 } // namespace
 
+template <typename OpTy>
+static void addCollectiveEffects(
+    OpTy op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &op.getSendMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &op.getRecvMutable());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       CommunicatorResource::get());
+}
+
+static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
+                                  bool needsRank) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (getNCCLDataType(type.getElementType()) < 0)
+    return op->emitOpError()
+           << name << " element type " << type.getElementType()
+           << " has no NCCL data type";
+  // A dynamic strided layout is how buffers come out of bufferization;
+  // nccl-contiguous-buffers settles them before the lowering to calls.
+  if (!type.getLayout().isIdentity() &&
+      !isa<StridedLayoutAttr>(type.getLayout()))
+    return op->emitOpError()
+           << name << " must have an identity or strided layout, got " << type;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (isa<StridedLayoutAttr>(type.getLayout()) &&
+      succeeded(type.getStridesAndOffset(strides, offset)) &&
+      llvm::none_of(strides, ShapedType::isDynamic) && type.hasStaticShape() &&
+      !isProvablyContiguous(type))
+    return op->emitOpError() << name << " is not contiguous: " << type;
+  if (needsRank && type.getRank() == 0)
+    return op->emitOpError() << name << " must have a leading dimension";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "hp/Dialect/NCCL/IR/NCCLOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// grid
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridOp::verify() {
+  if (getShape().empty())
+    return emitOpError("shape must not be empty");
+  for (auto [i, size] : llvm::enumerate(getShape()))
+    if (!ShapedType::isDynamic(size) && size < 1)
+      return emitOpError() << "axis " << i << " has size " << size
+                           << "; sizes must be >= 1 or dynamic";
+  if (!getDevices())
+    return success();
+  if (llvm::any_of(getShape(), ShapedType::isDynamic))
+    return emitOpError("devices need a static shape");
+  return hp::verifyDeviceList([&] { return emitOpError(); }, "grid",
+                              *getDevices(),
+                              ShapedType::getNumElements(getShape()));
+}
+
 //===----------------------------------------------------------------------===//
 // comm
 //===----------------------------------------------------------------------===//
 
-static shard::GridOp lookupGrid(Operation *op, FlatSymbolRefAttr grid) {
-  return SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
-}
-
 int64_t CommOp::getGroupSize() {
-  shard::GridOp grid = lookupGrid(*this, getGridAttr());
+  auto grid =
+      SymbolTable::lookupNearestSymbolFrom<GridOp>(*this, getGridAttr());
   if (!grid)
     return -1;
   int64_t n = 1;
@@ -79,13 +147,12 @@ OpFoldResult CommSizeOp::fold(FoldAdaptor) {
 }
 
 LogicalResult CommOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(
-      *this, getGridAttr());
+  auto grid = symbolTable.lookupNearestSymbolFrom<GridOp>(*this, getGridAttr());
   if (!grid)
     return emitOpError() << "'" << getGridAttr()
-                         << "' does not name a shard.grid";
-  llvm::SmallSet<int64_t, 4> seen;
-  for (int64_t axis : getAxes()) {
+                         << "' does not name an nccl.grid";
+  llvm::SmallSet<int16_t, 4> seen;
+  for (int16_t axis : getAxes()) {
     if (axis < 0 || axis >= grid.getRank())
       return emitOpError() << "axis " << axis << " is out of range for grid "
                            << getGridAttr() << " of rank " << grid.getRank();
@@ -103,32 +170,6 @@ static int64_t groupSizeOf(Value comm) {
   if (auto op = comm.getDefiningOp<CommOp>())
     return op.getGroupSize();
   return -1;
-}
-
-static LogicalResult verifyBuffer(Operation *op, Value buffer, StringRef name,
-                                  bool needsRank) {
-  auto type = cast<MemRefType>(buffer.getType());
-  if (getNCCLDataType(type.getElementType()) < 0)
-    return op->emitOpError() << name << " element type "
-                             << type.getElementType()
-                             << " has no NCCL data type";
-  // A dynamic strided layout is how buffers come out of bufferization;
-  // nccl-contiguous-buffers settles them before the lowering to calls.
-  if (!type.getLayout().isIdentity() &&
-      !isa<StridedLayoutAttr>(type.getLayout()))
-    return op->emitOpError() << name
-                             << " must have an identity or strided layout, got "
-                             << type;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (isa<StridedLayoutAttr>(type.getLayout()) &&
-      succeeded(type.getStridesAndOffset(strides, offset)) &&
-      llvm::none_of(strides, ShapedType::isDynamic) &&
-      type.hasStaticShape() && !isProvablyContiguous(type))
-    return op->emitOpError() << name << " is not contiguous: " << type;
-  if (needsRank && type.getRank() == 0)
-    return op->emitOpError() << name << " must have a leading dimension";
-  return success();
 }
 
 static bool sameOrDynamic(int64_t a, int64_t b) {
@@ -168,41 +209,19 @@ static LogicalResult verifyPair(Operation *op, Value send, Value recv,
   return success();
 }
 
-template <typename OpTy>
-static void addCollectiveEffects(
-    OpTy op, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-                 &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(), &op.getSendMutable());
-  effects.emplace_back(MemoryEffects::Write::get(), &op.getRecvMutable());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       CommunicatorResource::get());
-}
-
 LogicalResult AllGatherOp::verify() {
   return verifyPair(*this, getSend(), getRecv(), getComm(),
                     /*recvIsLarger=*/true, /*scalesLeading=*/true);
-}
-void AllGatherOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addCollectiveEffects(*this, e);
 }
 
 LogicalResult ReduceScatterOp::verify() {
   return verifyPair(*this, getSend(), getRecv(), getComm(),
                     /*recvIsLarger=*/false, /*scalesLeading=*/true);
 }
-void ReduceScatterOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addCollectiveEffects(*this, e);
-}
 
 LogicalResult AllReduceOp::verify() {
   return verifyPair(*this, getSend(), getRecv(), getComm(),
                     /*recvIsLarger=*/false, /*scalesLeading=*/false);
-}
-void AllReduceOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addCollectiveEffects(*this, e);
 }
 
 LogicalResult AllToAllOp::verify() {
@@ -219,10 +238,6 @@ LogicalResult AllToAllOp::verify() {
                          << " must divide by the group size " << n;
   return success();
 }
-void AllToAllOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addCollectiveEffects(*this, e);
-}
 
 LogicalResult BroadcastOp::verify() {
   if (failed(verifyPair(*this, getSend(), getRecv(), getComm(),
@@ -237,28 +252,6 @@ LogicalResult BroadcastOp::verify() {
   if (root < 0 || (n > 0 && root >= n))
     return emitOpError() << "root " << root << " is not a rank of the group";
   return success();
-}
-void BroadcastOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  addCollectiveEffects(*this, e);
-}
-
-LogicalResult SendOp::verify() {
-  return verifyBuffer(*this, getBuffer(), "buffer", /*needsRank=*/false);
-}
-void SendOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  e.emplace_back(MemoryEffects::Read::get(), &getBufferMutable());
-  e.emplace_back(MemoryEffects::Write::get(), CommunicatorResource::get());
-}
-
-LogicalResult RecvOp::verify() {
-  return verifyBuffer(*this, getBuffer(), "buffer", /*needsRank=*/false);
-}
-void RecvOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &e) {
-  e.emplace_back(MemoryEffects::Write::get(), &getBufferMutable());
-  e.emplace_back(MemoryEffects::Write::get(), CommunicatorResource::get());
 }
 
 LogicalResult GroupOp::verifyRegions() {

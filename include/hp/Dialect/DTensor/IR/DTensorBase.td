@@ -24,6 +24,13 @@ def DTensor_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasCanonicalizer = 0;
+  // What a shard.grid converted from a dtensor.mesh keeps of it: the axis
+  // names (strings) and a non-default device list (row-major ranks).
+  let discardableAttrs = (ins
+    "::mlir::ArrayAttr":$axis_names,
+    "::mlir::DenseI64ArrayAttr":$devices
+  );
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

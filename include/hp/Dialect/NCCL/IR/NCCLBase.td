@@ -16,8 +16,9 @@ def NCCL_Dialect : Dialect {
     op becomes one `nccl*` call (`convert-nccl-to-llvm`). Buffers are
     contiguous memrefs; NCCL concatenates and splits them along the leading
     dimension in rank order. Communicators come from `nccl.comm`, which names
-    a `shard.grid` and the mesh axes of the group; the runtime creates each
-    (grid, axes) communicator once per process.
+    an `nccl.grid` (its shape and device list) and the mesh axes of the
+    group; the runtime creates each (grid, axes) communicator once per
+    process.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;

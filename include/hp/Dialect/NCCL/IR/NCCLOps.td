@@ -10,6 +10,35 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class NCCL_Op<string mnemonic, list<Trait> traits = []>
     : Op<NCCL_Dialect, mnemonic, traits>;
 
+def NCCL_GridOp : NCCL_Op<"grid", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "the ranks of a job as an n-dimensional grid";
+  let description = [{
+    ```mlir
+    nccl.grid @g(shape = 2x4)
+    nccl.grid @odd(shape = 2x2) devices = [0, 2, 1, 3]
+    nccl.grid @dyn(shape = 2x?)
+    ```
+    What the runtime needs of a `shard.grid` to create communicators on it;
+    `convert-shard-to-nccl` replaces each grid its collectives use by one.
+    `devices` lists the rank at each position in row-major order (default:
+    rank = linear index).
+
+    Constraints: a non-empty shape of sizes >= 1 or `?`; `devices` only on a
+    static shape, one rank per position, a permutation of a contiguous rank
+    range starting at 0 or above.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$devices);
+  let assemblyFormat = [{
+    $sym_name `(` `shape` `=` custom<Shape>($shape) `)`
+    (`devices` `=` $devices^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() { return getShape().size(); }
+  }];
+}
+
 def NCCL_CommOp : NCCL_Op<"comm", [Pure,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "this rank's communicator along some mesh axes";
@@ -30,9 +59,10 @@ def NCCL_CommOp : NCCL_Op<"comm", [Pure,
     several, the environment variable `HP_GRID_SHAPE_<grid>` (e.g. `2x4`)
     gives the whole shape (docs/Runtime.md).
 
-    Constraints: `grid` names a `shard.grid`; axes are in range and unique.
+    Constraints: `grid` names an `nccl.grid`; axes are in range and unique.
   }];
-  let arguments = (ins FlatSymbolRefAttr:$grid, DenseI64ArrayAttr:$axes);
+  // Mesh axes are shard's GridAxis (int16_t).
+  let arguments = (ins FlatSymbolRefAttr:$grid, DenseI16ArrayAttr:$axes);
   let results = (outs NCCL_CommType:$result);
   let assemblyFormat = "$grid `axes` `=` $axes attr-dict `:` type($result)";
   let extraClassDeclaration = [{
@@ -75,7 +105,18 @@ class NCCL_BufferOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def NCCL_AllGatherOp : NCCL_BufferOp<"all_gather"> {
+// A collective reads `send`, writes `recv` and uses the communicator.
+class NCCL_CollectiveOp<string mnemonic> : NCCL_BufferOp<mnemonic> {
+  let extraClassDefinition = [{
+    void $cppClass::getEffects(
+        ::llvm::SmallVectorImpl<::mlir::SideEffects::EffectInstance<
+            ::mlir::MemoryEffects::Effect>> &effects) {
+      addCollectiveEffects(*this, effects);
+    }
+  }];
+}
+
+def NCCL_AllGatherOp : NCCL_CollectiveOp<"all_gather"> {
   let summary = "ncclAllGather";
   let description = [{
     ```mlir
@@ -93,7 +134,7 @@ def NCCL_AllGatherOp : NCCL_BufferOp<"all_gather"> {
   }];
 }
 
-def NCCL_ReduceScatterOp : NCCL_BufferOp<"reduce_scatter"> {
+def NCCL_ReduceScatterOp : NCCL_CollectiveOp<"reduce_scatter"> {
   let summary = "ncclReduceScatter";
   let description = [{
     ```mlir
@@ -111,7 +152,7 @@ def NCCL_ReduceScatterOp : NCCL_BufferOp<"reduce_scatter"> {
   }];
 }
 
-def NCCL_AllReduceOp : NCCL_BufferOp<"all_reduce"> {
+def NCCL_AllReduceOp : NCCL_CollectiveOp<"all_reduce"> {
   let summary = "ncclAllReduce";
   let description = [{
     ```mlir
@@ -127,7 +168,7 @@ def NCCL_AllReduceOp : NCCL_BufferOp<"all_reduce"> {
   }];
 }
 
-def NCCL_AllToAllOp : NCCL_BufferOp<"all_to_all"> {
+def NCCL_AllToAllOp : NCCL_CollectiveOp<"all_to_all"> {
   let summary = "ncclAlltoAll";
   let description = [{
     ```mlir
@@ -145,7 +186,7 @@ def NCCL_AllToAllOp : NCCL_BufferOp<"all_to_all"> {
   }];
 }
 
-def NCCL_BroadcastOp : NCCL_BufferOp<"broadcast"> {
+def NCCL_BroadcastOp : NCCL_CollectiveOp<"broadcast"> {
   let summary = "ncclBroadcast";
   let description = [{
     ```mlir
@@ -169,7 +210,25 @@ def NCCL_BroadcastOp : NCCL_BufferOp<"broadcast"> {
   }];
 }
 
-def NCCL_SendOp : NCCL_BufferOp<"send"> {
+// A send reads its buffer, a recv writes it; both use the communicator.
+class NCCL_PointToPointOp<string mnemonic, string bufferEffect>
+    : NCCL_BufferOp<mnemonic> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyBuffer(*this, getBuffer(), "buffer", /*needsRank=*/false);
+    }
+    void $cppClass::getEffects(
+        ::llvm::SmallVectorImpl<::mlir::SideEffects::EffectInstance<
+            ::mlir::MemoryEffects::Effect>> &effects) {
+      effects.emplace_back(::mlir::MemoryEffects::}] # bufferEffect # [{::get(),
+                           &getBufferMutable());
+      effects.emplace_back(::mlir::MemoryEffects::Write::get(),
+                           CommunicatorResource::get());
+    }
+  }];
+}
+
+def NCCL_SendOp : NCCL_PointToPointOp<"send", "Read"> {
   let summary = "ncclSend";
   let description = [{
     ```mlir
@@ -182,7 +241,7 @@ def NCCL_SendOp : NCCL_BufferOp<"send"> {
   let assemblyFormat = "$buffer `to` $peer `on` $comm attr-dict `:` type($buffer)";
 }
 
-def NCCL_RecvOp : NCCL_BufferOp<"recv"> {
+def NCCL_RecvOp : NCCL_PointToPointOp<"recv", "Write"> {
   let summary = "ncclRecv";
   let description = [{
     ```mlir

@@ -1,0 +1,71 @@
+// The attributes a shard.grid keeps of the dtensor.mesh it came from
+// (dtensor.axis_names, dtensor.devices) follow the mesh's rules.
+// RUN: hp-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{'dtensor.axis_names' is only meaningful on a shard.grid}}
+func.func @not_a_grid() attributes {dtensor.axis_names = ["tp"]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dtensor.axis_names' must be an array of strings}}
+shard.grid @g(shape = 2) {dtensor.axis_names = "tp"}
+
+// -----
+
+// expected-error @+1 {{grid has 1 names for 2 dimensions}}
+shard.grid @g(shape = 2x2) {dtensor.axis_names = ["dp"]}
+
+// -----
+
+// expected-error @+1 {{grid axis names must be strings, got 1}}
+shard.grid @g(shape = 2) {dtensor.axis_names = [1]}
+
+// -----
+
+// expected-error @+1 {{grid axis names must not be empty}}
+shard.grid @g(shape = 2) {dtensor.axis_names = [""]}
+
+// -----
+
+// expected-error @+1 {{grid axis name 'tp' is used more than once}}
+shard.grid @g(shape = 2x2) {dtensor.axis_names = ["tp", "tp"]}
+
+// -----
+
+// expected-error @+1 {{'dtensor.devices' must be a DenseI64ArrayAttr}}
+shard.grid @g(shape = 2) {dtensor.devices = [1, 0]}
+
+// -----
+
+// expected-error @+1 {{'dtensor.devices' needs a grid of static shape}}
+shard.grid @g(shape = 2x?) {dtensor.devices = array<i64: 1, 0>}
+
+// -----
+
+// expected-error @+1 {{devices lists 3 ranks, but the grid has 4 devices}}
+shard.grid @g(shape = 2x2) {dtensor.devices = array<i64: 0, 1, 2>}
+
+// -----
+
+// expected-error @+1 {{devices must be non-negative ranks, got -1}}
+shard.grid @g(shape = 2) {dtensor.devices = array<i64: -1, 0>}
+
+// -----
+
+// expected-error @+1 {{devices lists rank 1 more than once}}
+shard.grid @g(shape = 2x2) {dtensor.devices = array<i64: 0, 1, 1, 3>}
+
+// -----
+
+// expected-error @+1 {{devices must be a permutation of a contiguous rank range starting at 0, but rank 4 is out of it}}
+shard.grid @g(shape = 2x2) {dtensor.devices = array<i64: 0, 1, 4, 3>}
+
+// -----
+
+// Valid, and other dtensor attributes are left to the passes that use them.
+shard.grid @g(shape = 2x2) {dtensor.axis_names = ["dp", "tp"], dtensor.devices = array<i64: 3, 1, 2, 0>}
+func.func @other() attributes {dtensor.other = 1} {
+  return
+}
