@@ -21,6 +21,8 @@
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/Slices.h"
 
+#include "hp/Support/IRArith.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -44,15 +46,15 @@ namespace {
 std::optional<RedOp> toRedOp(shard::ReductionKind kind) {
   switch (kind) {
   case shard::ReductionKind::Sum:
-    return RedOp::sum;
+    return RedOp::Sum;
   case shard::ReductionKind::Product:
-    return RedOp::prod;
+    return RedOp::Prod;
   case shard::ReductionKind::Max:
-    return RedOp::max;
+    return RedOp::Max;
   case shard::ReductionKind::Min:
-    return RedOp::min;
+    return RedOp::Min;
   case shard::ReductionKind::Average:
-    return RedOp::avg;
+    return RedOp::Avg;
   default:
     return std::nullopt;
   }
@@ -132,37 +134,22 @@ public:
         perm.push_back(d);
     return perm;
   }
-  static SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
-    SmallVector<int64_t> inv(perm.size());
-    for (auto [i, p] : llvm::enumerate(perm))
-      inv[p] = i;
-    return inv;
-  }
 
   Value value(OpFoldResult a) {
     return getValueOrCreateConstantIndexOp(b, loc, a);
   }
-  /// a * n, a / n and a - n: a constant when both are.
+  /// a * n, a / n and a - n: a constant when both are (the layout's
+  /// folding index arithmetic).
   OpFoldResult mul(OpFoldResult a, OpFoldResult n) {
-    return fold<arith::MulIOp>(a, n,
-                               [](int64_t x, int64_t y) { return x * y; });
+    return indexArith().mul(a, n);
   }
   OpFoldResult div(OpFoldResult a, OpFoldResult n) {
-    return fold<arith::DivUIOp>(a, n,
-                                [](int64_t x, int64_t y) { return x / y; });
+    return indexArith().div(a, n);
   }
   OpFoldResult sub(OpFoldResult a, OpFoldResult n) {
-    return fold<arith::SubIOp>(a, n,
-                               [](int64_t x, int64_t y) { return x - y; });
+    return indexArith().sub(a, n);
   }
-  template <typename ArithOp>
-  OpFoldResult fold(OpFoldResult a, OpFoldResult n,
-                    function_ref<int64_t(int64_t, int64_t)> constant) {
-    auto ca = getConstantIntValue(a), cn = getConstantIntValue(n);
-    if (ca && cn)
-      return b.getIndexAttr(constant(*ca, *cn));
-    return ArithOp::create(b, loc, value(a), value(n)).getResult();
-  }
+  hp::IRArith indexArith() { return hp::IRArith{b, loc}; }
   /// (a + k) mod n for an in-group rank a.
   Value addMod(Value a, OpFoldResult k, OpFoldResult n) {
     Value sum = arith::AddIOp::create(b, loc, a, value(k));
@@ -218,7 +205,7 @@ Value emitAllGather(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
   Value recv = e.alloc(recvSizes, type.getElementType());
   AllGatherOp::create(e.b, e.loc, e.toBuffer(front), recv,
                       e.comm(grid, axes));
-  return e.transpose(e.toTensor(recv), Emitter::inverse(perm));
+  return e.transpose(e.toTensor(recv), invertPermutationVector(perm));
 }
 
 /// The elementwise reduction of `input` over the group.
@@ -656,7 +643,7 @@ struct ReduceScatterLowering : ValueLowering<shard::ReduceScatterOp> {
                             e.comm(op.getGridAttr(), op.getGridAxes()), red);
     Value result = e.transpose(
         convertElements(e, e.toTensor(recv), getElementTypeOrSelf(op.getType())),
-        Emitter::inverse(perm));
+        invertPermutationVector(perm));
     return result;
   }
 };

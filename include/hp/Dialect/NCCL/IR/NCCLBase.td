@@ -28,11 +28,11 @@ def NCCL_Dialect : Dialect {
 }
 
 def NCCL_RedOp : I32EnumAttr<"RedOp", "NCCL reduction", [
-  I32EnumAttrCase<"sum", 0>,
-  I32EnumAttrCase<"prod", 1>,
-  I32EnumAttrCase<"max", 2>,
-  I32EnumAttrCase<"min", 3>,
-  I32EnumAttrCase<"avg", 4>
+  I32EnumAttrCase<"Sum", 0, "sum">,
+  I32EnumAttrCase<"Prod", 1, "prod">,
+  I32EnumAttrCase<"Max", 2, "max">,
+  I32EnumAttrCase<"Min", 3, "min">,
+  I32EnumAttrCase<"Avg", 4, "avg">
 ]> {
   // Values are ncclRedOp_t's (ncclSum = 0 ... ncclAvg = 4).
   let genSpecializedAttr = 0;
