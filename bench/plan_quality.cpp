@@ -208,10 +208,11 @@ int printOptima() {
   auto placements = [](const char *text) {
     std::vector<Placement> out;
     for (llvm::StringRef part : llvm::split(llvm::StringRef(text), ','))
-      out.push_back(part == "R"   ? Placement::replicate()
-                    : part == "P" ? Placement::partial(hp::dtensor::ReduceOp::Sum)
-                                  : Placement::shard(std::stoll(
-                                        part.drop_front().str())));
+      out.push_back(
+          part == "R" ? Placement::replicate()
+          : part == "P"
+              ? Placement::partial(hp::dtensor::ReduceOp::Sum)
+              : Placement::shard(std::stoll(part.drop_front().str())));
     return out;
   };
   while (std::scanf("%63s %63s %127s %127s", mesh, shape, src, dst) == 4) {
@@ -343,7 +344,7 @@ int main(int argc, char **argv) {
       std::vector<Placement> pl;
       for (size_t m = 0; m < mesh.size(); ++m) {
         int64_t c = static_cast<int64_t>(rng() % 6);
-        pl.push_back(c == 0 ? Placement::replicate()
+        pl.push_back(c == 0   ? Placement::replicate()
                      : c == 1 ? Placement::partial(hp::dtensor::ReduceOp::Sum)
                               : Placement::shard(c - 2));
       }

@@ -118,9 +118,9 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToSCFPass());
   using PassFactory = std::unique_ptr<Pass> (*)();
   for (PassFactory create : std::initializer_list<PassFactory>{
-           createConvertLinalgToLoopsPass,
-           createSCFToControlFlowPass, memref::createExpandStridedMetadataPass,
-           createLowerAffinePass, hp::createConvertNCCLToLLVM,
+           createConvertLinalgToLoopsPass, createSCFToControlFlowPass,
+           memref::createExpandStridedMetadataPass, createLowerAffinePass,
+           hp::createConvertNCCLToLLVM,
            createFinalizeMemRefToLLVMConversionPass,
            createConvertVectorToLLVMPass, createArithToLLVMConversionPass,
            createConvertMathToLLVMPass, createConvertMathToLibmPass,

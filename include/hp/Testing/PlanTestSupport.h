@@ -1,4 +1,5 @@
-//===- PlanTestSupport.h - placement lists and problems for tests -*- C++ -*-===//
+//===- PlanTestSupport.h - placement lists and problems for tests -*- C++
+//-*-===//
 //
 // Shared by the planner and checker tests and bench/plan_quality: short
 // placement constructors, a Problem from its parts, and every placement

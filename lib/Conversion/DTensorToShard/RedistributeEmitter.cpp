@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace hp::dtensor;
@@ -32,10 +33,10 @@ namespace {
 
 using Piece = std::pair<OpFoldResult, OpFoldResult>;
 
-class Emitter {
+class PlanEmitter {
 public:
-  Emitter(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
-          const plan::Problem &p)
+  PlanEmitter(OpBuilder &b, Location loc, FlatSymbolRefAttr grid,
+              const plan::Problem &p)
       : b(b), loc(loc), grid(grid), p(p), a{b, loc} {}
 
   Value emit(const plan::Step &step, const plan::State &before,
@@ -210,12 +211,13 @@ private:
     if (slotsArePrefix(size, axes, slot))
       return slice(y, d, a.cst(0), size);
     SmallVector<int64_t> parts = partsOf(axes);
-    return generate(y, d, size, [&](OpBuilder &nb, IRArith &na, ValueRange ivs) {
-      auto [j, q] = pieceHolding(na, size, parts, OpFoldResult(ivs[d]));
-      SmallVector<Value> at(ivs.begin(), ivs.end());
-      at[d] = na.val(na.add(na.mul(j, na.cst(slot)), q));
-      return tensor::ExtractOp::create(nb, loc, y, at).getResult();
-    });
+    return generate(
+        y, d, size, [&](OpBuilder &nb, IRArith &na, ValueRange ivs) {
+          auto [j, q] = pieceHolding(na, size, parts, OpFoldResult(ivs[d]));
+          SmallVector<Value> at(ivs.begin(), ivs.end());
+          at[d] = na.val(na.add(na.mul(j, na.cst(slot)), q));
+          return tensor::ExtractOp::create(nb, loc, y, at).getResult();
+        });
   }
 
   /// Nested layout -> slot layout: piece j of dim `d` (split over `axes`)
@@ -307,13 +309,15 @@ private:
 
   /// Linear index of this rank's digits on `axes` (first outermost).
   OpFoldResult linear(ArrayRef<int64_t> axes) {
-    auto digits = llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord(m); });
+    auto digits =
+        llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord(m); });
     return linearize(a, digits, partsOf(axes));
   }
   /// `v` written in the radices of `axes` (first outermost) into `c`.
   void setDigits(OpFoldResult v, ArrayRef<int64_t> axes,
                  SmallVectorImpl<OpFoldResult> &c) {
-    for (auto [m, digit] : llvm::zip_equal(axes, delinearize(a, v, partsOf(axes))))
+    for (auto [m, digit] :
+         llvm::zip_equal(axes, delinearize(a, v, partsOf(axes))))
       c[m] = digit;
   }
   /// A permute whose new splits refine or coarsen the old ones
@@ -341,6 +345,8 @@ private:
     OpFoldResult mergePos, replica;
     /// The sizes of this rank's block.
     SmallVector<OpFoldResult> sizes;
+    /// The point-to-point group of every send and receive.
+    IntegerAttr group;
   };
 
   Value subBlockPermute(const plan::State &before, const plan::State &after,
@@ -353,8 +359,8 @@ private:
     OpFoldResult sub = a.cst(0);
     for (int64_t d = 0; d < rank; ++d) {
       s.k.push_back(linear(after.order[d]));
-      sub = a.add(a.mul(sub, a.cst(refine[d])),
-                  a.rem(s.k[d], a.cst(refine[d])));
+      sub =
+          a.add(a.mul(sub, a.cst(refine[d])), a.rem(s.k[d], a.cst(refine[d])));
     }
     s.recvL = a.add(a.mul(sub, a.cst(groupSize(p.meshShape, after.freeAxes()))),
                     linear(after.freeAxes()));
@@ -366,6 +372,7 @@ private:
     }
     s.replica = linear(before.freeAxes());
     s.sizes = tensor::getMixedSizes(b, loc, x);
+    s.group = newP2PGroup();
     // Sends first, then receives: convert-shard-to-nccl makes one group.
     for (int64_t t = 0; t < s.rounds; ++t)
       sendRound(s, t, x);
@@ -388,15 +395,15 @@ private:
     int64_t rank = p.globalShape.size();
     SmallVector<int64_t, 4> toFree = s.after.freeAxes();
     int64_t cTo = groupSize(p.meshShape, toFree);
-    OpFoldResult l = a.add(
-        a.mul(s.replica, a.cst(s.rounds)),
-        a.rem(a.add(s.mergePos, a.cst(s.rounds - t)), a.cst(s.rounds)));
+    OpFoldResult l =
+        a.add(a.mul(s.replica, a.cst(s.rounds)),
+              a.rem(a.add(s.mergePos, a.cst(s.rounds - t)), a.cst(s.rounds)));
     SmallVector<OpFoldResult> target = myCoord();
     setDigits(a.rem(l, a.cst(cTo)), toFree, target);
     SmallVector<OpFoldResult, 4> subIndex =
         delinearize(a, a.div(l, a.cst(cTo)), s.refine);
     SmallVector<OpFoldResult> offsets(rank, a.cst(0)), sizes = s.sizes,
-                              strides(rank, a.cst(1));
+                                                       strides(rank, a.cst(1));
     for (int64_t d = 0; d < rank; ++d) {
       OpFoldResult kd =
           a.div(a.add(a.mul(s.x0[d], a.cst(s.refine[d])), subIndex[d]),
@@ -410,8 +417,10 @@ private:
     }
     Value part = hp::extractSlice(b, loc, x, offsets, sizes, strides);
     auto [toStatic, toDynamic] = mixedIndex(target);
-    shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(allAxes()),
-                          part, toStatic, toDynamic);
+    auto send =
+        shard::SendOp::create(b, loc, part.getType(), grid, axesAttr(allAxes()),
+                              part, toStatic, toDynamic);
+    joinGroup(send, s.group);
   }
 
   /// Every round's receive, then the pieces placed in the new block. All
@@ -421,10 +430,9 @@ private:
     int64_t rank = p.globalShape.size();
     SmallVector<OpFoldResult> outSizes;
     for (int64_t d = 0; d < rank; ++d)
-      outSizes.push_back(
-          s.refine[d] > 1 || s.merge[d] > 1
-              ? OpFoldResult(a.cst(pieceOf(s.after.order[d], d)))
-              : localSize(d, s.after.order[d]));
+      outSizes.push_back(s.refine[d] > 1 || s.merge[d] > 1
+                             ? OpFoldResult(a.cst(pieceOf(s.after.order[d], d)))
+                             : localSize(d, s.after.order[d]));
     SmallVector<int64_t, 4> fromFree = s.before.freeAxes();
     SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> got;
     SmallVector<SmallVector<OpFoldResult>> gotSizes;
@@ -449,10 +457,11 @@ private:
       Value into =
           tensor::EmptyOp::create(b, loc, pieceSizes, type.getElementType());
       auto [fromStatic, fromDynamic] = mixedIndex(source);
-      Value piece = shard::RecvOp::create(b, loc, into.getType(), grid,
-                                          axesAttr(allAxes()), into,
-                                          fromStatic, fromDynamic);
-      got.push_back({piece, offsets});
+      auto piece = shard::RecvOp::create(b, loc, into.getType(), grid,
+                                         axesAttr(allAxes()), into, fromStatic,
+                                         fromDynamic);
+      joinGroup(piece, s.group);
+      got.push_back({piece->getResult(0), offsets});
       gotSizes.push_back(pieceSizes);
     }
     if (s.rounds == 1)
@@ -463,6 +472,27 @@ private:
       out = hp::insertSlice(b, loc, pieceAndOffsets.first, out,
                             pieceAndOffsets.second, sizes, strides);
     return out;
+  }
+
+  /// A fresh point-to-point group id: one above every id in the enclosing
+  /// function, so that the groups of several redistributes stay apart.
+  IntegerAttr newP2PGroup() {
+    Operation *scope = b.getInsertionBlock()->getParentOp();
+    if (auto fn = scope->getParentOfType<FunctionOpInterface>())
+      scope = fn;
+    MLIRContext *ctx = b.getContext();
+    DTensorDialect::P2pGroupAttrHelper helper(ctx);
+    int64_t next = 0;
+    scope->walk([&](Operation *op) {
+      if (IntegerAttr id = helper.getAttr(op))
+        next = std::max(next, id.getInt() + 1);
+    });
+    return b.getI64IntegerAttr(next);
+  }
+  /// Marks `op` as a member of point-to-point group `group`: the sends and
+  /// receives of one permute are issued together (one nccl.group).
+  void joinGroup(Operation *op, IntegerAttr group) {
+    DTensorDialect::P2pGroupAttrHelper(b.getContext()).setAttr(op, group);
   }
 
   SmallVector<int64_t> allAxes() {
@@ -496,8 +526,8 @@ private:
   SmallVector<Value> coords;
 };
 
-Value Emitter::emit(const plan::Step &step, const plan::State &before,
-                    const plan::State &after, Value x) {
+Value PlanEmitter::emit(const plan::Step &step, const plan::State &before,
+                        const plan::State &after, Value x) {
   // Groups of one device need no communication; neither does a permute in
   // which only size-1 axes change roles (every rank keeps its block).
   if (groupSize(p.meshShape, step.axes) == 1)
@@ -525,21 +555,23 @@ Value Emitter::emit(const plan::Step &step, const plan::State &before,
   llvm_unreachable("unknown step");
 }
 
-Value Emitter::emitAllGather(const plan::Step &step, const plan::State &before,
-                             const plan::State &after, Value x) {
+Value PlanEmitter::emitAllGather(const plan::Step &step,
+                                 const plan::State &before,
+                                 const plan::State &after, Value x) {
   int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
   OpFoldResult size = localSize(d, after.order[d]);
   int64_t slot = paddedSize(d, before.order[d]);
   Value y = shard::AllGatherOp::create(b, loc, withDim(x, d, n * slot), grid,
                                        axesAttr(step.axes), pad(x, d, slot),
                                        b.getIndexAttr(d));
-  return fillsSlots(size, step.axes, slot) ? y
-                                           : unpack(y, d, size, step.axes, slot);
+  return fillsSlots(size, step.axes, slot)
+             ? y
+             : unpack(y, d, size, step.axes, slot);
 }
 
-Value Emitter::emitReduceScatter(const plan::Step &step,
-                                 const plan::State &before,
-                                 const plan::State &after, Value x) {
+Value PlanEmitter::emitReduceScatter(const plan::Step &step,
+                                     const plan::State &before,
+                                     const plan::State &after, Value x) {
   int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
   OpFoldResult size = localSize(d, before.order[d]);
   int64_t slot = paddedSize(d, after.order[d]);
@@ -552,8 +584,9 @@ Value Emitter::emitReduceScatter(const plan::Step &step,
   return trim(y, d, localSize(d, after.order[d]), slot);
 }
 
-Value Emitter::emitAllToAll(const plan::Step &step, const plan::State &before,
-                            const plan::State &after, Value x) {
+Value PlanEmitter::emitAllToAll(const plan::Step &step,
+                                const plan::State &before,
+                                const plan::State &after, Value x) {
   ArrayRef<int64_t> axes = step.axes;
   int64_t d = step.dim, d2 = step.dstDim, n = groupSize(p.meshShape, axes);
   OpFoldResult size1 = localSize(d, after.order[d]);
@@ -576,8 +609,8 @@ Value Emitter::emitAllToAll(const plan::Step &step, const plan::State &before,
   return trim(y, d2, localSize(d2, after.order[d2]), slot2);
 }
 
-Value Emitter::emitChunk(const plan::Step &step, const plan::State &before,
-                         Value x) {
+Value PlanEmitter::emitChunk(const plan::Step &step, const plan::State &before,
+                             Value x) {
   int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
   OpFoldResult size = localSize(d, before.order[d]);
   if (auto s = a.constant(size); s && *s % n == 0)
@@ -589,8 +622,8 @@ Value Emitter::emitChunk(const plan::Step &step, const plan::State &before,
 
 /// This rank's block at its offset in the unsplit dim; the reduction's
 /// identity elsewhere. No communication.
-Value Emitter::emitFill(const plan::Step &step, const plan::State &after,
-                        Value x) {
+Value PlanEmitter::emitFill(const plan::Step &step, const plan::State &after,
+                            Value x) {
   int64_t d = step.dim, n = groupSize(p.meshShape, step.axes);
   OpFoldResult size = localSize(d, after.order[d]);
   OpFoldResult offset = chunk(a, size, n, coord(step.axes.front())).first;
@@ -606,29 +639,34 @@ Value Emitter::emitFill(const plan::Step &step, const plan::State &after,
                          tensor::getMixedSizes(b, loc, x), strides);
 }
 
-Value Emitter::emitPermute(const plan::Step &step, const plan::State &before,
-                           const plan::State &after, Value x) {
+Value PlanEmitter::emitPermute(const plan::Step &step,
+                               const plan::State &before,
+                               const plan::State &after, Value x) {
   auto above1 = [](int64_t v) { return v > 1; };
   if (llvm::any_of(step.refine, above1) || llvm::any_of(step.merge, above1))
     return subBlockPermute(before, after, step.refine, step.merge, x);
   // One send of this rank's block to the device that needs it, one receive
-  // of the block this rank needs; convert-shard-to-nccl issues the pair in
-  // one nccl.group.
+  // of the block this rank needs, in one point-to-point group
+  // (convert-shard-to-nccl issues it as one nccl.group).
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<OpFoldResult> sizes;
   for (int64_t k = 0, e = type.getRank(); k < e; ++k)
     sizes.push_back(localSize(k, after.order[k]));
+  IntegerAttr group = newP2PGroup();
   auto [toStatic, toDynamic] = mixedIndex(peer(after, before));
-  shard::SendOp::create(b, loc, type, grid, axesAttr(allAxes()), x, toStatic,
-                        toDynamic);
+  auto send = shard::SendOp::create(b, loc, type, grid, axesAttr(allAxes()), x,
+                                    toStatic, toDynamic);
+  joinGroup(send, group);
   Value into = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   auto [fromStatic, fromDynamic] = mixedIndex(peer(before, after));
-  return shard::RecvOp::create(b, loc, into.getType(), grid,
-                               axesAttr(allAxes()), into, fromStatic,
-                               fromDynamic);
+  auto recv =
+      shard::RecvOp::create(b, loc, into.getType(), grid, axesAttr(allAxes()),
+                            into, fromStatic, fromDynamic);
+  joinGroup(recv, group);
+  return recv->getResult(0);
 }
 
-Value Emitter::emitMakePartial(const plan::Step &step, Value x) {
+Value PlanEmitter::emitMakePartial(const plan::Step &step, Value x) {
   ReduceOp op = step.reduceOp;
   if (op != ReduceOp::Sum && op != ReduceOp::Prod)
     return x; // avg, max and min of copies are the value itself.
@@ -650,7 +688,7 @@ Value hp::dtensor::emitRedistribute(OpBuilder &b, Location loc,
                                     FlatSymbolRefAttr grid,
                                     const plan::Problem &problem,
                                     const plan::Plan &plan, Value local) {
-  Emitter emitter(b, loc, grid, problem);
+  PlanEmitter emitter(b, loc, grid, problem);
   for (auto [i, step] : llvm::enumerate(plan.steps))
     local = emitter.emit(step, plan.states[i], plan.states[i + 1], local);
   return local;

@@ -17,21 +17,22 @@
 
 #include "ShardQueries.h"
 
-
+#include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/IRArith.h"
 #include "hp/Support/Slices.h"
 
-#include "hp/Support/IRArith.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace hp {
 #define GEN_PASS_DEF_CONVERTSHARDTONCCL
@@ -176,10 +177,7 @@ SmallVector<int64_t> toI64(ArrayRef<int16_t> axes) {
 int64_t groupSize(Operation *op, FlatSymbolRefAttr gridName,
                   ArrayRef<int16_t> axes) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
-  for (int16_t a : axes)
-    if (ShapedType::isDynamic(grid.getShape()[a]))
-      return ShapedType::kDynamic;
-  return hp::dtensor::groupSize(grid.getShape(), toI64(axes));
+  return shard::collectiveProcessGroupSize(axes, grid);
 }
 
 /// The group size as an IR value: a constant, or asked of the communicator
@@ -641,9 +639,10 @@ struct ReduceScatterLowering : ValueLowering<shard::ReduceScatterOp> {
     Value recv = e.alloc(recvSizes, acc);
     ReduceScatterOp::create(b, e.loc, e.toBuffer(front), recv,
                             e.comm(op.getGridAttr(), op.getGridAxes()), red);
-    Value result = e.transpose(
-        convertElements(e, e.toTensor(recv), getElementTypeOrSelf(op.getType())),
-        invertPermutationVector(perm));
+    Value result =
+        e.transpose(convertElements(e, e.toTensor(recv),
+                                    getElementTypeOrSelf(op.getType())),
+                    invertPermutationVector(perm));
     return result;
   }
 };
@@ -814,15 +813,107 @@ struct ProcessLinearIndexLowering : ValueLowering<shard::ProcessLinearIndexOp> {
   }
 };
 
-/// A shard.send and the next shard.recv on the same grid axes in its block,
-/// with only side-effect-free ops between them, become one nccl.group at the
-/// recv: issued together, a ring or a swap of blocks cannot deadlock. hp's
-/// permutes emit exactly this pair; an unpaired send or recv stays alone.
-void groupSendRecvPairs(Operation *root) {
-  SmallVector<shard::SendOp> sends;
-  root->walk([&](shard::SendOp op) { sends.push_back(op); });
+/// The sends and receives of one group issued together as one nccl.group at
+/// the last receive: a ring or a swap of blocks cannot deadlock.
+void lowerP2PGroup(PatternRewriter &b, ArrayRef<shard::SendOp> sends,
+                   ArrayRef<shard::RecvOp> recvs) {
+  shard::RecvOp last = recvs.back();
+  b.setInsertionPoint(last);
+  Emitter e(b, last.getLoc());
+  SmallVector<std::pair<Value, Value>> outgoing, incoming;
+  for (shard::SendOp send : sends)
+    outgoing.push_back(
+        {send.getInput(),
+         inGroupRank(e, send, send.getGridAttr(), send.getGridAxes(),
+                     send.getDestination(), send.getDestinationDynamic())});
+  for (shard::RecvOp recv : recvs)
+    incoming.push_back(
+        {recv.getInput(),
+         inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
+                     *recv.getSource(), recv.getSourceDynamic())});
+  shard::RecvOp first = recvs.front();
+  Value comm = e.comm(first.getGridAttr(), first.getGridAxes());
+  SmallVector<Value> got = emitSendRecvs(e, comm, outgoing, incoming);
+  for (auto [i, value] : llvm::enumerate(got)) {
+    shard::RecvOp recv = recvs[i];
+    b.replaceOp(recv, e.castTo(value, recv.getType()));
+  }
+  for (shard::SendOp send : sends)
+    b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
+}
+
+/// Whether the members of a marked group can be issued at its last receive:
+/// one block, one grid and axes, receives with a static source, every send
+/// before that receive and no earlier receive used before it.
+bool isIssuableGroup(ArrayRef<shard::SendOp> sends,
+                     ArrayRef<shard::RecvOp> recvs) {
+  if (recvs.empty())
+    return false;
+  shard::RecvOp last = recvs.back();
+  auto sameGroup = [&](auto op) {
+    return op->getBlock() == last->getBlock() &&
+           op.getGridAttr() == last.getGridAttr() &&
+           op.getGridAxes() == last.getGridAxes();
+  };
+  for (shard::SendOp send : sends)
+    if (!sameGroup(send) || !send->isBeforeInBlock(last))
+      return false;
+  for (shard::RecvOp recv : recvs) {
+    if (!sameGroup(recv) || !recv.getSource())
+      return false;
+    for (Operation *user : recv->getUsers()) {
+      Operation *at = last->getBlock()->findAncestorOpInBlock(*user);
+      if (recv != last && (!at || !last->isBeforeInBlock(at)))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The groups hp's planner marks (dtensor.p2p_group on the sends and
+/// receives of one permute): each becomes one nccl.group, wherever its
+/// members sit in their block.
+void groupMarkedSendRecvs(Operation *root, llvm::DenseSet<Operation *> &done) {
+  hp::dtensor::DTensorDialect::P2pGroupAttrHelper marked(root->getContext());
+  llvm::MapVector<
+      std::pair<Block *, int64_t>,
+      std::pair<SmallVector<shard::SendOp>, SmallVector<shard::RecvOp>>>
+      groups;
+  root->walk([&](Operation *op) {
+    IntegerAttr id = marked.getAttr(op);
+    if (!id)
+      return;
+    auto &group = groups[{op->getBlock(), id.getInt()}];
+    if (auto send = dyn_cast<shard::SendOp>(op))
+      group.first.push_back(send);
+    else if (auto recv = dyn_cast<shard::RecvOp>(op))
+      group.second.push_back(recv);
+  });
   PatternRewriter b(root->getContext());
+  for (auto &[key, group] : groups) {
+    auto &[sends, recvs] = group;
+    if (!isIssuableGroup(sends, recvs))
+      continue;
+    for (shard::SendOp send : sends)
+      done.insert(send);
+    lowerP2PGroup(b, sends, recvs);
+  }
+}
+
+/// Groups of point-to-point ops issued together. First the groups the
+/// planner marks (groupMarkedSendRecvs). Then, for shard IR from elsewhere:
+/// a run of unmarked shard.send ops followed by as many shard.recv ops on the
+/// same grid axes, with only side-effect-free ops between them, becomes one
+/// nccl.group at the last recv; an unpaired send or recv stays alone.
+void groupSendRecvPairs(Operation *root) {
   llvm::DenseSet<Operation *> done;
+  groupMarkedSendRecvs(root, done);
+  SmallVector<shard::SendOp> sends;
+  root->walk([&](shard::SendOp op) {
+    if (!done.contains(op))
+      sends.push_back(op);
+  });
+  PatternRewriter b(root->getContext());
   // Effect-free ops between the sends and the receives of a group.
   auto skippable = [](Operation *op) {
     return isMemoryEffectFree(op) && op->getNumRegions() == 0;
@@ -831,8 +922,7 @@ void groupSendRecvPairs(Operation *root) {
     if (done.contains(first))
       continue;
     // A run of sends, then as many receives on the same grid axes, with
-    // only effect-free ops in between: one group (a permute of pieces sends
-    // and receives several).
+    // only effect-free ops in between.
     SmallVector<shard::SendOp> run = {first};
     SmallVector<shard::RecvOp> recvs;
     Operation *op = first->getNextNode();
@@ -861,27 +951,9 @@ void groupSendRecvPairs(Operation *root) {
       continue;
     // Sends without a receive of their own stay single sends.
     run.resize(std::min(run.size(), recvs.size()));
-    b.setInsertionPoint(recvs.back());
-    Emitter e(b, recvs.back().getLoc());
-    SmallVector<std::pair<Value, Value>> outgoing, incoming;
     for (shard::SendOp send : run)
-      outgoing.push_back(
-          {send.getInput(),
-           inGroupRank(e, send, send.getGridAttr(), send.getGridAxes(),
-                       send.getDestination(), send.getDestinationDynamic())});
-    for (shard::RecvOp recv : recvs)
-      incoming.push_back(
-          {recv.getInput(),
-           inGroupRank(e, recv, recv.getGridAttr(), recv.getGridAxes(),
-                       *recv.getSource(), recv.getSourceDynamic())});
-    Value comm = e.comm(first.getGridAttr(), first.getGridAxes());
-    SmallVector<Value> got = emitSendRecvs(e, comm, outgoing, incoming);
-    for (auto [recv, value] : llvm::zip_equal(recvs, got))
-      b.replaceOp(recv, e.castTo(value, recv.getType()));
-    for (shard::SendOp send : run) {
       done.insert(send);
-      b.replaceOp(send, e.castTo(send.getInput(), send.getType()));
-    }
+    lowerP2PGroup(b, run, recvs);
   }
 }
 

@@ -13,8 +13,8 @@ dtensor.mesh @cube shape = [2, 2, 2]
 // the receive lower bound; (0, 0) and (1, 1) send to themselves).
 // CHECK-LABEL: func @swap_shard_dims
 // CHECK: %[[C:.*]]:2 = shard.process_multi_index on @m
-// CHECK: shard.send %{{.*}} on @m grid_axes = [0, 1] destination = [%[[C]]#1, %[[C]]#0] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
-// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = [%[[C]]#1, %[[C]]#0] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+// CHECK: shard.send %{{.*}} on @m grid_axes = [0, 1] destination = [%[[C]]#1, %[[C]]#0] {dtensor.p2p_group = 0 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = [%[[C]]#1, %[[C]]#0] {dtensor.p2p_group = 0 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
 // CHECK-NOT: shard.all
 func.func @swap_shard_dims(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]> {
   // expected-remark @+1 {{plan [S(0), S(1)] -> [S(1), S(0)]: cost=6.400000e+01 collectives=1}}
@@ -31,10 +31,10 @@ func.func @swap_shard_dims(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>, shard<1>]
 // in one group: 128 bytes in one launch.
 // CHECK-LABEL: func @nested_outer_split
 // CHECK: %[[C:.*]]:2 = shard.process_multi_index on @m
-// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} : (tensor<2x8xf32>, index, index)
-// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} : (tensor<2x8xf32>, index, index)
-// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} : (tensor<2x8xf32>, index, index)
-// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} {dtensor.p2p_group = 0 : i64} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.send %arg0 on @m grid_axes = [0, 1] destination = {{.*}} {dtensor.p2p_group = 0 : i64} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} {dtensor.p2p_group = 0 : i64} : (tensor<2x8xf32>, index, index)
+// CHECK: shard.recv %{{.*}} on @m grid_axes = [0, 1] source = {{.*}} {dtensor.p2p_group = 0 : i64} : (tensor<2x8xf32>, index, index)
 // CHECK: tensor.insert_slice {{.*}} into tensor<4x8xf32>
 // CHECK: tensor.insert_slice {{.*}} into tensor<4x8xf32>
 // CHECK-NOT: shard.all_gather
@@ -64,9 +64,9 @@ func.func @inner_split_moves(%x: !dtensor.tensor<4x8x8xf32, @m, [shard<1>, shard
 // i = 1, from the layout model: min(max(5 - 3 i, 0), 3).
 // CHECK-LABEL: func @uneven_10x5
 // CHECK: %[[C:.*]]:2 = shard.process_multi_index on @m
-// CHECK: shard.send %{{.*}} on @m grid_axes = [0, 1] destination = [%[[C]]#1, %[[C]]#0] : (tensor<5x?xf32>, index, index)
+// CHECK: shard.send %{{.*}} on @m grid_axes = [0, 1] destination = [%[[C]]#1, %[[C]]#0] {dtensor.p2p_group = 0 : i64} : (tensor<5x?xf32>, index, index)
 // CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<5x?xf32>
-// CHECK: %[[R:.*]] = shard.recv %[[E]] on @m grid_axes = [0, 1] source = [%[[C]]#1, %[[C]]#0] : (tensor<5x?xf32>, index, index)
+// CHECK: %[[R:.*]] = shard.recv %[[E]] on @m grid_axes = [0, 1] source = [%[[C]]#1, %[[C]]#0] {dtensor.p2p_group = 0 : i64} : (tensor<5x?xf32>, index, index)
 // CHECK: return %[[R]] : tensor<5x?xf32>
 func.func @uneven_10x5(%x: !dtensor.tensor<10x5xf32, @m, [shard<0>, shard<1>]>) -> !dtensor.tensor<10x5xf32, @m, [shard<1>, shard<0>]> {
   // expected-remark @+1 {{plan [S(0), S(1)] -> [S(1), S(0)]: cost=6.000000e+01 collectives=1}}

@@ -272,6 +272,58 @@ func.func @send_recv_runs(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>, %i: index, %
   return %r0, %r1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
 
+// A group the planner marks (dtensor.p2p_group) is one nccl.group at its
+// last receive wherever its members sit: here a call with effects between
+// them, which would end an unmarked run (@unmarked_across_a_call).
+// CHECK-LABEL: func @marked_group
+// CHECK: call @effect
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send
+// CHECK-NEXT: nccl.recv
+// CHECK-NEXT: }
+func.func private @effect()
+func.func @marked_group(%x: tensor<4x4xf32>, %i: index, %j: index) -> tensor<4x4xf32> {
+  %s = shard.send %x on @g grid_axes = [0, 1] destination = [%j, %i] {dtensor.p2p_group = 3 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  func.call @effect() : () -> ()
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = shard.recv %e on @g grid_axes = [0, 1] source = [%j, %i] {dtensor.p2p_group = 3 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func @unmarked_across_a_call
+// CHECK-NOT: nccl.group
+// CHECK: nccl.send
+// CHECK: call @effect
+// CHECK: nccl.recv
+// CHECK-NOT: nccl.group
+func.func @unmarked_across_a_call(%x: tensor<4x4xf32>, %i: index, %j: index) -> tensor<4x4xf32> {
+  %s = shard.send %x on @g grid_axes = [0, 1] destination = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  func.call @effect() : () -> ()
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = shard.recv %e on @g grid_axes = [0, 1] source = [%j, %i] : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// Two marked groups stay apart even when adjacent.
+// CHECK-LABEL: func @two_marked_groups
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send
+// CHECK-NEXT: nccl.recv
+// CHECK-NEXT: }
+// CHECK: nccl.group {
+// CHECK-NEXT: nccl.send
+// CHECK-NEXT: nccl.recv
+// CHECK-NEXT: }
+func.func @two_marked_groups(%x: tensor<4x4xf32>, %i: index, %j: index) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %s0 = shard.send %x on @g grid_axes = [0, 1] destination = [%j, %i] {dtensor.p2p_group = 0 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %r0 = shard.recv %e0 on @g grid_axes = [0, 1] source = [%j, %i] {dtensor.p2p_group = 0 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %s1 = shard.send %x on @g grid_axes = [0, 1] destination = [%i, %j] {dtensor.p2p_group = 1 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  %e1 = tensor.empty() : tensor<4x4xf32>
+  %r1 = shard.recv %e1 on @g grid_axes = [0, 1] source = [%i, %j] {dtensor.p2p_group = 1 : i64} : (tensor<4x4xf32>, index, index) -> tensor<4x4xf32>
+  return %r0, %r1 : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
 // On other axes the two are not a pair: each is its own call.
 // CHECK-LABEL: func @unpaired
 // CHECK-NOT: nccl.group

@@ -69,3 +69,20 @@ shard.grid @g(shape = 2x2) {dtensor.axis_names = ["dp", "tp"], dtensor.devices =
 func.func @other() attributes {dtensor.other = 1} {
   return
 }
+
+// -----
+
+// dtensor.p2p_group marks the sends and receives of one planned permute.
+// expected-error @+1 {{'dtensor.p2p_group' is only meaningful on a shard.send or shard.recv}}
+func.func @not_p2p() attributes {dtensor.p2p_group = 0 : i64} {
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @bad_group_id(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dtensor.p2p_group' must be a non-negative i64 group id}}
+  %s = shard.send %x on @g grid_axes = [0] destination = [1] {dtensor.p2p_group = -1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

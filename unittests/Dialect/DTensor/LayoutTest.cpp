@@ -67,7 +67,8 @@ TEST(LayoutTest, EvenSplit) {
 
 TEST(LayoutTest, LocalShapeStaticOnlyWhenChunksAgree) {
   // 1-D mesh of 4 sharding dim 0.
-  EXPECT_EQ(vec(layoutOf({8, 16}, {4}, {0}).localShape()), (std::vector<int64_t>{2, 16}));
+  EXPECT_EQ(vec(layoutOf({8, 16}, {4}, {0}).localShape()),
+            (std::vector<int64_t>{2, 16}));
   EXPECT_EQ(vec(layoutOf({10, 16}, {4}, {0}).localShape()),
             (std::vector<int64_t>{kDynamicSize, 16}));
   EXPECT_EQ(vec(layoutOf({10, 16}, {4}, {0}).paddedShape()),
@@ -90,7 +91,8 @@ TEST(LayoutTest, NestedSplitOnTwoByTwoMesh) {
       EXPECT_EQ(vec(b.sizes), (std::vector<int64_t>{2, 3}));
       EXPECT_EQ(vec(b.offsets), (std::vector<int64_t>{4 * i + 2 * j, 0}));
     }
-  EXPECT_EQ(vec(layoutOf({8, 3}, mesh, shard).localShape()), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(vec(layoutOf({8, 3}, mesh, shard).localShape()),
+            (std::vector<int64_t>{2, 3}));
 
   // G=10: outer 5,5; inner ceil(5/2)=3 -> 3,2 within each half.
   const int64_t sizes[2][2] = {{3, 2}, {3, 2}};
@@ -103,7 +105,8 @@ TEST(LayoutTest, NestedSplitOnTwoByTwoMesh) {
     }
   EXPECT_EQ(vec(layoutOf({10}, mesh, shard).localShape()),
             (std::vector<int64_t>{kDynamicSize}));
-  EXPECT_EQ(vec(layoutOf({10}, mesh, shard).paddedShape()), (std::vector<int64_t>{3}));
+  EXPECT_EQ(vec(layoutOf({10}, mesh, shard).paddedShape()),
+            (std::vector<int64_t>{3}));
 }
 
 TEST(LayoutTest, NestedSplitOrderIsMeshDimOrder) {

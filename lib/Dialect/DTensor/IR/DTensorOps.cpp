@@ -50,7 +50,8 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
 }
 
 /// dtensor.axis_names and dtensor.devices describe a shard.grid converted
-/// from a dtensor.mesh, by the mesh's rules; other dtensor attributes on
+/// from a dtensor.mesh, by the mesh's rules; dtensor.p2p_group names the
+/// group of a shard.send or shard.recv; other dtensor attributes on
 /// operations are checked where they are used.
 LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
                                                        NamedAttribute attr) {
@@ -58,6 +59,17 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   bool isNames = attr.getName() == AxisNamesAttrHelper(ctx).getName();
   bool isDevices = attr.getName() == DevicesAttrHelper(ctx).getName();
+  if (attr.getName() == P2pGroupAttrHelper(ctx).getName()) {
+    if (!isa<shard::SendOp, shard::RecvOp>(op))
+      return op->emitOpError()
+             << "'" << name << "' is only meaningful on a shard.send or "
+             << "shard.recv";
+    auto id = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
+      return op->emitOpError()
+             << "'" << name << "' must be a non-negative i64 group id";
+    return success();
+  }
   if (!isNames && !isDevices)
     return success();
   auto grid = dyn_cast<shard::GridOp>(op);

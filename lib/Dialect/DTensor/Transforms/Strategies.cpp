@@ -325,8 +325,7 @@ SmallVector<AxisOption> axisOptions(const Structure &s) {
         ok = s.combiners[r].has_value() &&
              placementOfLoop(s.resultMaps[r], l) == Placement::replicate();
         if (ok)
-          o.results.push_back(
-              Placement::partial(*s.combiners[r]));
+          o.results.push_back(Placement::partial(*s.combiners[r]));
       } else {
         std::optional<Placement> p = placementOfLoop(s.resultMaps[r], l);
         // Every result must be split by a parallel loop, or each rank would

@@ -118,8 +118,8 @@ int64_t hp::dtensor::groupSize(llvm::ArrayRef<int64_t> meshShape,
 }
 
 /// The mesh sizes of `axes`, the radices of a group member index.
-static llvm::SmallVector<int64_t, 4> radicesOf(llvm::ArrayRef<int64_t> meshShape,
-                                               llvm::ArrayRef<int64_t> axes) {
+static llvm::SmallVector<int64_t, 4>
+radicesOf(llvm::ArrayRef<int64_t> meshShape, llvm::ArrayRef<int64_t> axes) {
   return llvm::map_to_vector<4>(axes, [&](int64_t m) { return meshShape[m]; });
 }
 
@@ -127,7 +127,8 @@ int64_t hp::dtensor::groupIndex(llvm::ArrayRef<int64_t> coord,
                                 llvm::ArrayRef<int64_t> meshShape,
                                 llvm::ArrayRef<int64_t> axes) {
   IntArith a;
-  auto digits = llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord[m]; });
+  auto digits =
+      llvm::map_to_vector<4>(axes, [&](int64_t m) { return coord[m]; });
   return linearize(a, digits, radicesOf(meshShape, axes));
 }
 

@@ -510,8 +510,8 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
   case Step::AllGather:
     // The members' blocks concatenated along dim, in group order.
     return concatInto(
-        result, members, step.dim, [&](int64_t u) { return blocks[u]; },
-        k, "all_gather of blocks that differ off the gather dim");
+        result, members, step.dim, [&](int64_t u) { return blocks[u]; }, k,
+        "all_gather of blocks that differ off the gather dim");
   case Step::AllReduce:
   case Step::ReduceScatter: {
     if (!aligned(members))
@@ -520,11 +520,11 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
     for (size_t e = 0; e < out.value.size(); ++e) {
       T acc = blocks[members[0]].value[e];
       for (size_t j = 1; j < members.size(); ++j)
-        acc = combine(arith, step.reduceOp, acc,
-                      blocks[members[j]].value[e]);
-      out.value[e] = step.reduceOp == ReduceOp::Avg
-                         ? arith.divide(acc, static_cast<int64_t>(members.size()))
-                         : acc;
+        acc = combine(arith, step.reduceOp, acc, blocks[members[j]].value[e]);
+      out.value[e] =
+          step.reduceOp == ReduceOp::Avg
+              ? arith.divide(acc, static_cast<int64_t>(members.size()))
+              : acc;
     }
     if (step.kind == Step::ReduceScatter) {
       auto [o, l] = piece(out.shape[step.dim], step.axes, position);
@@ -543,15 +543,15 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
       auto [o, l] = piece(b.shape[step.dstDim], step.axes, position);
       return slice(b, step.dstDim, o, l);
     };
-    return concatInto(result, members, step.dim, pieceOf,
-                      k, "all_to_all pieces differ off the concat dim");
+    return concatInto(result, members, step.dim, pieceOf, k,
+                      "all_to_all pieces differ off the concat dim");
   }
   case Step::Chunk: {
     if (step.axes.size() != 1)
       return fail(k, "a local chunk splits along one mesh axis");
     const BlockT &b = blocks[t];
-    auto [o, l] = torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]],
-                             position);
+    auto [o, l] =
+        torchChunk(b.shape[step.dim], p.meshShape[step.axes[0]], position);
     result = slice(b, step.dim, o, l);
     break;
   }
@@ -567,9 +567,8 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
                   identity(arith, step.reduceOp));
       return b;
     };
-    return concatInto(
-        result, members, step.dim, filled,
-        k, "fill of blocks that differ off the filled dim");
+    return concatInto(result, members, step.dim, filled, k,
+                      "fill of blocks that differ off the filled dim");
   }
   case Step::Permute: {
     if (static_cast<int64_t>(step.order.size()) != rank)
@@ -591,8 +590,8 @@ std::string Simulator<Arith>::applyOnDevice(const Step &step, int64_t k,
     BlockT out = blocks[t];
     // Coordinate 0 keeps the value; the others hold the identity of sum
     // (0) and prod (1); avg, max and min keep copies.
-    if (position != 0 && (step.reduceOp == ReduceOp::Sum ||
-                          step.reduceOp == ReduceOp::Prod))
+    if (position != 0 &&
+        (step.reduceOp == ReduceOp::Sum || step.reduceOp == ReduceOp::Prod))
       std::fill(out.value.begin(), out.value.end(),
                 step.reduceOp == ReduceOp::Sum ? T(0) : T(1));
     result = std::move(out);

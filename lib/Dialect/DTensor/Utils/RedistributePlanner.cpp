@@ -23,8 +23,8 @@
 
 using namespace hp::dtensor::plan;
 using hp::dtensor::kNotSharded;
-using hp::dtensor::nestingOrder;
 using hp::dtensor::kReduceOps;
+using hp::dtensor::nestingOrder;
 using hp::dtensor::paddedPiece;
 using hp::dtensor::ReduceOp;
 
@@ -61,9 +61,8 @@ State State::fromPlacements(llvm::ArrayRef<Placement> placements,
   for (const Placement &p : placements) {
     dims.push_back(p.isSplit() ? p.dim : kNotSharded);
     strided.push_back(p.kind == Placement::StridedShard);
-    s.placements.push_back(p.kind == Placement::StridedShard
-                               ? Placement::shard(p.dim)
-                               : p);
+    s.placements.push_back(
+        p.kind == Placement::StridedShard ? Placement::shard(p.dim) : p);
   }
   s.order = nestingOrder(dims, strided, tensorRank);
   return s;
@@ -331,11 +330,10 @@ namespace {
 /// priced step and the state it reaches to `fn`.
 class Successors {
 public:
-  Successors(const Problem &problem, const Options &options,
-             const State &state,
+  Successors(const Problem &problem, const Options &options, const State &state,
              llvm::function_ref<void(const Step &, const State &)> fn)
-      : problem(problem), options(options), state(state), fn(fn),
-        costing{problem, options},
+      : problem(problem), options(options), state(state),
+        fn(fn), costing{problem, options},
         rank(static_cast<int64_t>(problem.globalShape.size())),
         numAxes(static_cast<int64_t>(problem.meshShape.size())),
         integer(problem.arithmetic != Arithmetic::Real),
@@ -359,11 +357,10 @@ private:
   /// axis may be reduced only once every later partial axis with another op
   /// is (reductions of one op commute).
   bool reducible(int64_t m, ReduceOp op) const {
-    return llvm::all_of(llvm::drop_begin(state.placements, m + 1),
-                        [&](const Placement &q) {
-                          return q.kind != Placement::Partial ||
-                                 q.reduceOp == op;
-                        });
+    return llvm::all_of(
+        llvm::drop_begin(state.placements, m + 1), [&](const Placement &q) {
+          return q.kind != Placement::Partial || q.reduceOp == op;
+        });
   }
   void permutesFrom(int64_t d, int64_t i);
   void emitPermute();
@@ -391,8 +388,8 @@ private:
 void Successors::gathersAndAllToAlls() {
   for (int64_t d = 0; d < rank; ++d) {
     const auto &splits = state.order[d];
-    int64_t maxJ = options.mergeAxes ? splits.size()
-                                     : std::min<int64_t>(1, splits.size());
+    int64_t maxJ =
+        options.mergeAxes ? splits.size() : std::min<int64_t>(1, splits.size());
     for (int64_t j = 1; j <= maxJ; ++j) {
       llvm::SmallVector<int64_t, 4> axes(splits.end() - j, splits.end());
       int64_t n = costing.groupSize(axes);
@@ -540,7 +537,7 @@ void Successors::subBlockPermute() {
   State goal = State::fromPlacements(problem.target, rank);
   Step permute{Step::Permute};
   if (!hp::dtensor::plan::subBlockPermute(problem, state, goal, &permute.refine,
-                             &permute.merge))
+                                          &permute.merge))
     return;
   for (int64_t m = 0; m < numAxes; ++m)
     if (problem.meshShape[m] > 1 &&
@@ -605,12 +602,11 @@ void Successors::chunksAndMakePartials() {
       continue;
     // The other coordinates of a partial<prod> hold 1, which a later
     // partial<sum> axis would add up to more than 1.
-    bool prodUnderSum =
-        want.reduceOp == ReduceOp::Prod &&
-        llvm::any_of(llvm::drop_begin(state.placements, m + 1),
-                     [](const Placement &q) {
-                       return q.isPartial(ReduceOp::Sum);
-                     });
+    bool prodUnderSum = want.reduceOp == ReduceOp::Prod &&
+                        llvm::any_of(llvm::drop_begin(state.placements, m + 1),
+                                     [](const Placement &q) {
+                                       return q.isPartial(ReduceOp::Sum);
+                                     });
     // Integer copies under avg are summed: an earlier max or min axis may
     // hold a fill's extremes there, which the sum would wrap. (Conservative:
     // a max/min partial of the source holds none, but a state does not say

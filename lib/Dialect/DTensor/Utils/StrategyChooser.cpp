@@ -97,7 +97,8 @@ std::optional<Placements> propagation::viaReplicate(const Placements &from,
   bool changed = false;
   for (auto [m, f] : llvm::enumerate(from))
     if (f.kind == plan::Placement::Partial &&
-        to[m].kind == plan::Placement::Partial && f.reduceOp != to[m].reduceOp) {
+        to[m].kind == plan::Placement::Partial &&
+        f.reduceOp != to[m].reduceOp) {
       stop[m] = plan::Placement::replicate();
       changed = true;
     }

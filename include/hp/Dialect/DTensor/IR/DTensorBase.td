@@ -25,10 +25,13 @@ def DTensor_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let hasCanonicalizer = 0;
   // What a shard.grid converted from a dtensor.mesh keeps of it: the axis
-  // names (strings) and a non-default device list (row-major ranks).
+  // names (strings) and a non-default device list (row-major ranks); and
+  // on the shard.send/shard.recv ops of one planned permute, the group they
+  // are issued in together (convert-shard-to-nccl makes it one nccl.group).
   let discardableAttrs = (ins
     "::mlir::ArrayAttr":$axis_names,
-    "::mlir::DenseI64ArrayAttr":$devices
+    "::mlir::DenseI64ArrayAttr":$devices,
+    "::mlir::IntegerAttr":$p2p_group
   );
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{

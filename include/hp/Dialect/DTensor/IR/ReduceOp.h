@@ -35,9 +35,8 @@ enum class ReductionKind : uint32_t;
 namespace hp::dtensor {
 
 /// Every reduce op, in enum order.
-inline constexpr ReduceOp kReduceOps[] = {ReduceOp::Sum, ReduceOp::Avg,
-                                          ReduceOp::Max, ReduceOp::Min,
-                                          ReduceOp::Prod};
+inline constexpr ReduceOp kReduceOps[] = {
+    ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod};
 
 /// What a rank contributes where it holds no data: neutral under the op
 /// (avg sums the shares and divides by their count afterwards, so 0).
