@@ -434,17 +434,41 @@ def _split_tagged(text, np, outputs, errors, untagged):
             target[rank] += piece
 
 
-def _failure_detail(errors, untagged):
-    """Each distinct error text once, with the ranks that printed it."""
+# mpirun names a rank that ended badly ("process rank 1 with PID ...").
+_MPIRUN_RANK = _re.compile(r"\brank (\d+)\b")
+
+
+def _output_tail(text, lines=10):
+    """The last `lines` lines of a rank's standard output, each at most
+    500 characters."""
+    tail = text.rstrip("\n").splitlines()[-lines:]
+    return "\n".join("  " + (line if len(line) <= 500 else line[:500] + " ...")
+                     for line in tail)
+
+
+def _failure_detail(outputs, errors, untagged):
+    """Each distinct failure once, with the ranks that had it. A failing
+    rank (one with error output, or one mpirun names) shows the end of its
+    standard output first: the program's own failure text (cf.assert's
+    message, the runtime checks' report) goes there, before the signal
+    and stack trace on its error output."""
+    failed = {rank for rank, text in enumerate(errors) if text.strip()}
+    for line in untagged:
+        failed.update(int(m.group(1)) for m in _MPIRUN_RANK.finditer(line)
+                      if int(m.group(1)) < len(errors))
     groups = {}
-    for rank, text in enumerate(errors):
-        if text.strip():
-            groups.setdefault(text.strip(), []).append(rank)
+    for rank in sorted(failed):
+        key = (_output_tail(outputs[rank]) if outputs[rank].strip() else "",
+               errors[rank].strip())
+        groups.setdefault(key, []).append(rank)
     lines = []
-    for text, ranks in groups.items():
+    for (tail, text), ranks in groups.items():
         who = f"rank {ranks[0]}" if len(ranks) == 1 else \
             "ranks " + ", ".join(str(r) for r in ranks)
-        lines.append(f"{who}: {text}")
+        if tail:
+            lines.append(f"{who}, the end of its output:\n{tail}")
+        if text:
+            lines.append(f"{who}: {text}")
     return "\n".join(lines + untagged[-20:])
 
 
@@ -567,7 +591,7 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=(), env=None
     _split_tagged(stderr, np, outputs, errors, untagged)
     if returncode != 0:
         raise RunError(f"hp-runner failed (exit {returncode}) on {np} ranks:\n"
-                       + _failure_detail(errors, untagged), outputs, errors)
+                       + _failure_detail(outputs, errors, untagged), outputs, errors)
     return outputs
 
 

@@ -267,9 +267,11 @@ def test_tagged_output_of_interleaved_ranks_is_split_per_rank():
     assert errors[0] == "error: x\n"
     assert outputs[2] == "( 1, 2 )\n"
     assert untagged == ["mpirun noticed that process rank 0 exited"]
-    detail = hp._failure_detail(errors, untagged)
+    detail = hp._failure_detail(outputs, errors, untagged)
     assert detail.count("error: boom") == 1
     assert 'ranks 1, 3: loc("p.mlir":1:1): error: boom' in detail
+    # Rank 2 printed but did not fail: its output is not a failure's.
+    assert "( 1, 2 )" not in detail
 
 
 PRINT_PROGRAM = """
@@ -495,3 +497,39 @@ def test_no_string_ref_into_a_temporary():
     assert "MlirStringRef toRef(std::string &&) = delete;" in source
     assert "MlirStringRef toRef(const char *) = delete;" in source
     assert not re.search(r'toRef\("', source)
+
+
+ASSERT_PROGRAM = """
+func.func @main() {
+  %c = arith.constant 7 : i64
+  vector.print %c : i64
+  %f = arith.constant false
+  cf.assert %f, "index must be smaller than dim size"
+  return
+}
+"""
+
+OUT_OF_BOUNDS_PROGRAM = """
+func.func @main() {
+  %m = memref.alloc() : memref<4xi32>
+  %i = arith.constant 7 : index
+  %v = memref.load %m[%i] : memref<4xi32>
+  vector.print %v : i32
+  return
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+@pytest.mark.parametrize("program, args, text", [
+    (ASSERT_PROGRAM, [], "index must be smaller than dim size"),
+    (OUT_OF_BOUNDS_PROGRAM, ["--check-bounds"], "out-of-bounds access")])
+def test_run_error_holds_the_programs_own_failure_text(tmp_path, program, args, text):
+    # The program prints its failure on its standard output (MLIR's
+    # cf.assert lowering): the message must hold it, not only the signal.
+    path = tmp_path / "p.mlir"
+    path.write_text(program)
+    with pytest.raises(hp.RunError) as failure:
+        hp.run(str(path), np=2, extra_args=args)
+    assert "SIGABRT" in str(failure.value)
+    assert text in str(failure.value)

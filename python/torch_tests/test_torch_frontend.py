@@ -420,3 +420,25 @@ def test_an_empty_batch_through_a_plan():
     prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN, inputs=[[TorchShard(1)]])
     out = hp.torch.run(prog, (x,), dict(model.named_parameters()))
     assert out.shape == (0, 32)
+
+
+class Lookup(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Embedding(10, 4)
+
+    def forward(self, ids):
+        return self.table(ids)
+
+
+def test_run_error_holds_the_programs_own_failure_text():
+    # An index past the table: torch-mlir's assert fails on the ranks; its
+    # text (on their standard output) must be in the message.
+    torch.manual_seed(0)
+    model = Lookup()
+    ids = torch.tensor([1, 2, 3, 4])
+    prog = hp.torch.export(model, (ids,), hp.DeviceMesh("tp", [2]))
+    params = dict(model.named_parameters())
+    check_close(hp.torch.run(prog, (ids,), params), model(ids))
+    with pytest.raises(hp.RunError, match="index must be smaller than dim size"):
+        hp.torch.run(prog, (torch.tensor([1, 2, 30, 4]),), params)
