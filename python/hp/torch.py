@@ -16,6 +16,7 @@ import difflib
 import fnmatch
 import os
 import re
+import shutil
 import tempfile
 import warnings
 
@@ -741,17 +742,27 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
     if devices != np:
         raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
                          f"a program runs with one rank per device (np={devices})")
-    with tempfile.TemporaryDirectory(prefix="hp-torch-") as tmp:
-        prog.write_arguments(tmp, args, params)
-        path = os.path.join(tmp, "program.mlir")
-        prog.save(path, repeat)
-        hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
-               env={"HP_TENSOR_DIR": tmp})
-        outs = prog.read_results(tmp)
-        step = None
-        if repeat > 1:
-            with open(os.path.join(tmp, f"result{len(outs)}.bin"), "rb") as f:
-                step = float(torch.frombuffer(bytearray(f.read()), dtype=torch.float64)[0])
+    # A signal that ends Python ends the job and removes the argument
+    # (weight) files too (hp._JobSignals); it waits while the directory is
+    # made or removed, so that neither is left half done.
+    with hp._JobSignals():
+        with hp._JobSignals.hold():
+            tmp = tempfile.mkdtemp(prefix="hp-torch-")
+        try:
+            prog.write_arguments(tmp, args, params)
+            path = os.path.join(tmp, "program.mlir")
+            prog.save(path, repeat)
+            hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
+                   env={"HP_TENSOR_DIR": tmp})
+            outs = prog.read_results(tmp)
+            step = None
+            if repeat > 1:
+                with open(os.path.join(tmp, f"result{len(outs)}.bin"), "rb") as f:
+                    step = float(torch.frombuffer(bytearray(f.read()),
+                                                  dtype=torch.float64)[0])
+        finally:
+            with hp._JobSignals.hold():
+                shutil.rmtree(tmp, ignore_errors=True)
     return outs, step
 
 

@@ -6,6 +6,7 @@ killing pytest."""
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,7 @@ import uuid
 import pytest
 
 import hp
+from jobs import processes_of_job, signal_during_a_run
 
 MESH_PROGRAM = """
 dtensor.mesh @tp shape = [2] names = ["tp"]
@@ -333,30 +335,6 @@ func.func @main() {
 """
 
 
-def _processes_of_job(tmpdir):
-    """The processes of a job run with TMPDIR=tmpdir: hp-runner, mpirun and
-    the ranks all inherit it (the ranks run a lowered file inside it, so
-    only the top hp-runner names the program)."""
-    marker = f"TMPDIR={tmpdir}".encode() + b"\0"
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read() + b"\0"
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
-        except OSError:
-            continue
-        if not zombie and (b"\0" + marker in b"\0" + environ or
-                           str(tmpdir).encode() in cmdline):
-            found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
-    return found
-
-
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
 def test_run_timeout_ends_mpirun_and_every_rank(tmp_path, monkeypatch):
     import threading
@@ -372,7 +350,7 @@ def test_run_timeout_ends_mpirun_and_every_rank(tmp_path, monkeypatch):
 
     def watch():
         while not done.is_set():
-            seen.update(_processes_of_job(job_tmp))
+            seen.update(processes_of_job(job_tmp))
             time.sleep(0.2)
     watcher = threading.Thread(target=watch)
     watcher.start()
@@ -386,9 +364,9 @@ def test_run_timeout_ends_mpirun_and_every_rank(tmp_path, monkeypatch):
              os.path.basename(cmd.split(" ", 1)[0]) == "hp-runner"}
     assert len(ranks) == 2, seen
     deadline = time.monotonic() + 5
-    while _processes_of_job(job_tmp) and time.monotonic() < deadline:
+    while processes_of_job(job_tmp) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_of_job(job_tmp) == []
+    assert processes_of_job(job_tmp) == []
 
 
 def test_fuzzer_finds_nothing(tmp_path):
@@ -497,6 +475,63 @@ def test_no_string_ref_into_a_temporary():
     assert "MlirStringRef toRef(std::string &&) = delete;" in source
     assert "MlirStringRef toRef(const char *) = delete;" in source
     assert not re.search(r'toRef\("', source)
+
+
+# Calls hp.run on argv[1] (a Module, so hp.run writes a file of its own).
+RUN_IN_CHILD = """
+import sys, hp
+hp.run(hp.Module.parse(hp.Context(), sys.argv[1]), np=2, timeout=None)
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_that_ends_python_ends_the_job_and_removes_its_files(tmp_path, sig):
+    status, left, files = signal_during_a_run(tmp_path, RUN_IN_CHILD, [SPIN_PROGRAM], sig)
+    # Python still ends by the signal, as it would have without hp.
+    assert status == -sig
+    assert left == []
+    assert files == []
+
+
+# The caller's own handler (it raises) keeps working during the run; the
+# job ends and the handler is the caller's again afterwards.
+OWN_HANDLER_IN_CHILD = """
+import signal, sys, hp
+class Stop(Exception):
+    pass
+def handler(signum, frame):
+    raise Stop()
+signal.signal(signal.SIGTERM, handler)
+try:
+    hp.run(hp.Module.parse(hp.Context(), sys.argv[1]), np=2, timeout=None)
+except Stop:
+    assert signal.getsignal(signal.SIGTERM) is handler
+    assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+    sys.exit(7)
+"""
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_the_callers_signal_handler_is_kept(tmp_path):
+    status, left, files = signal_during_a_run(tmp_path, OWN_HANDLER_IN_CHILD,
+                                              [SPIN_PROGRAM], signal.SIGTERM)
+    assert (status, left, files) == (7, [], [])
+
+
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="needs Open MPI")
+def test_run_from_another_thread(tmp_path):
+    # Only the main thread may set signal handlers: elsewhere run() leaves
+    # them alone and still runs.
+    import threading
+    path = tmp_path / "p.mlir"
+    path.write_text(PRINT_PROGRAM)
+    got = []
+    worker = threading.Thread(target=lambda: got.append(hp.run(str(path))))
+    worker.start()
+    worker.join()
+    assert got == [["42\n"]]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 ASSERT_PROGRAM = """

@@ -7,6 +7,7 @@ Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import warnings
@@ -27,6 +28,10 @@ import hf_llama_layer  # noqa: E402
 import llama_layer  # noqa: E402
 import mlp  # noqa: E402
 import vocab_parallel_loss  # noqa: E402
+
+# python/tests' helpers for tests that end jobs.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+from jobs import signal_during_a_run  # noqa: E402
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 
@@ -420,6 +425,29 @@ def test_an_empty_batch_through_a_plan():
     prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN, inputs=[[TorchShard(1)]])
     out = hp.torch.run(prog, (x,), dict(model.named_parameters()))
     assert out.shape == (0, 32)
+
+
+# An MLP under the column/row plan on 2 ranks, its forward pass repeated
+# until the signal comes.
+RUN_IN_CHILD = """
+import sys, torch, hp, hp.torch
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Linear(16, 8))
+x = torch.randn(4, 8)
+prog = hp.torch.export(model, (x,), hp.DeviceMesh("tp", [2], mesh_dim_names=("tp",)),
+                       plan={"0": ColwiseParallel(), "1": RowwiseParallel()})
+hp.torch.run(prog, (x,), dict(model.named_parameters()), timeout=None, repeat=10**9)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_that_ends_python_ends_the_job_and_removes_the_weights(tmp_path, sig):
+    status, left, files = signal_during_a_run(tmp_path, RUN_IN_CHILD, [], sig, timeout=300)
+    assert status == -sig
+    assert left == []
+    # hp's files are gone, the argument (weight) files' directory too;
+    # torch's compile cache (torchinductor_<user>) is torch's.
+    assert [f for f in files if not f.startswith("torchinductor_")] == []
 
 
 class Lookup(torch.nn.Module):
