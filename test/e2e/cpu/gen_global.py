@@ -22,6 +22,14 @@ its value's mesh dim unless --partial-kind-changes is given, which lets it
 change (dtensor-propagate then goes through replicate on that dim, since no
 redistribute turns partial<a> into partial<b>).
 
+With several types (--type f32,i64,i32) one program mixes them: arguments
+and ops draw their type, and `convert` ops (an elementwise generic of
+sitofp, fptosi, extsi, trunci, extf or truncf) carry values between types;
+every value stays within the smallest type's exact range. One type makes
+the same programs as before. --break-reference makes @reference's first
+result wrong, for a fuzzer to show that a mismatch is caught
+(scripts/fuzz.py --global-programs, which calls generate()).
+
 @main builds every argument deterministically on every rank (small
 integers; a partial argument gets per-rank values whose reduction is the
 global value, as gen_redistribute.py builds them), calls @program, brings
@@ -76,33 +84,56 @@ class V:
     `partial` is the partial kind a constraint may pin it to (the
     combiner of the contraction or reduction that made it)."""
 
-    def __init__(self, vid, shape, bound, partial=None):
+    def __init__(self, vid, shape, bound, partial=None, t=None):
         self.id, self.shape, self.bound, self.partial = vid, tuple(shape), bound, partial
+        self.t = t
         self.uses = 0
         self.layout = None  # the placements an argument or a constraint pins
 
 
 class Program:
-    def __init__(self, rng, mesh, t, dims):
-        self.rng, self.mesh, self.t, self.dims = rng, mesh, t, dims
-        self.float = t in FLOATS
-        self.limit = LIMITS[t]
+    def __init__(self, rng, mesh, types, dims):
+        """`types`: one element type, or several for a program that mixes
+        them. Each op is then built in one type drawn for it (self.t, the
+        type of the values it reads and makes), and `convert` ops carry
+        values from one type to another."""
+        types = [types] if isinstance(types, str) else list(types)
+        self.rng, self.mesh, self.types, self.dims = rng, mesh, types, dims
+        self.t = types[0]
+        # Every value stays exact in every type the program holds.
+        self.limit = min(LIMITS[t] for t in types)
         self.ops = []      # (lines(names) -> [str], constrain (res, input) or None)
         self.pool = []     # values ops may use
         self.n = 0
         self.args = []     # (V, placements)
         self.partial_kind_changes = False
 
+    @property
+    def float(self):
+        return self.t in FLOATS
+
+    @property
+    def mixed(self):
+        return len(self.types) > 1
+
+    def draw_type(self):
+        """The type of the next op (no draw, and so the same programs as
+        before, when there is one type)."""
+        if self.mixed:
+            self.t = self.rng.choice(self.types)
+        return self.t
+
     # -- names and text -------------------------------------------------------
     def new(self, shape, bound, partial=None):
         self.n += 1
-        v = V(self.n, shape, bound, partial)
+        v = V(self.n, shape, bound, partial, self.t)
         self.pool.append(v)
         return v
 
     def T(self, v_or_shape):
-        shape = v_or_shape.shape if isinstance(v_or_shape, V) else v_or_shape
-        return ty(shape, self.t)
+        if isinstance(v_or_shape, V):
+            return ty(v_or_shape.shape, v_or_shape.t)
+        return ty(v_or_shape, self.t)
 
     def lit(self, x):
         return f"{float(x)}" if self.float else f"{int(x)}"
@@ -121,7 +152,7 @@ class Program:
 
     # -- picking operands -----------------------------------------------------
     def pick(self, pred=lambda v: True):
-        cands = [v for v in self.pool if pred(v)]
+        cands = [v for v in self.pool if v.t == self.t and pred(v)]
         if not cands:
             return None
         # Few dead ends: with three values nothing uses yet, take one of them.
@@ -173,9 +204,11 @@ class Program:
     def fill(self, shape, value=None):
         c = self.rng.choice([-3, -2, -1, 1, 2, 3]) if value is None else value
         r = self.new(shape, max(1, abs(c)))
-        t, T = self.t, self.T(r)
+        # Literals are made now: the text is built later, when self.t
+        # may be another op's type.
+        t, T, lit = self.t, self.T(r), self.lit(c)
         self.emit(lambda n: [
-            f"%h{r.id}_c = arith.constant {self.lit(c)} : {t}",
+            f"%h{r.id}_c = arith.constant {lit} : {t}",
             f"%h{r.id}_e = tensor.empty() : {T}",
             f"%t{r.id} = linalg.fill ins(%h{r.id}_c : {t}) outs(%h{r.id}_e : {T}) -> {T}"])
         return r
@@ -201,7 +234,7 @@ class Program:
             return None
         r = self.new((m, n_), bound, "sum")
         self.use(a, b)
-        t, T = self.t, self.T(r)
+        t, T, zero = self.t, self.T(r), self.lit(0)
         ta, tb = self.T(a), self.T(b)
 
         def text(n):
@@ -210,7 +243,7 @@ class Program:
                 init = n(acc)
             else:
                 init = f"%h{r.id}_z"
-                lines += [f"%h{r.id}_c = arith.constant {self.lit(0)} : {t}",
+                lines += [f"%h{r.id}_c = arith.constant {zero} : {t}",
                           f"%h{r.id}_e = tensor.empty() : {T}",
                           f"%h{r.id}_z = linalg.fill ins(%h{r.id}_c : {t}) outs(%h{r.id}_e : {T}) -> {T}"]
             lines.append(f"%t{r.id} = linalg.matmul ins({n(a)}, {n(b)} : {ta}, {tb}) "
@@ -240,10 +273,10 @@ class Program:
             return None
         r = self.new((bt, m, n_), bound, "sum")
         self.use(a, b)
-        t, T = self.t, self.T(r)
+        t, T, zero = self.t, self.T(r), self.lit(0)
         ta, tb = self.T(a), self.T(b)
         self.emit(lambda n: [
-            f"%h{r.id}_c = arith.constant {self.lit(0)} : {t}",
+            f"%h{r.id}_c = arith.constant {zero} : {t}",
             f"%h{r.id}_e = tensor.empty() : {T}",
             f"%h{r.id}_z = linalg.fill ins(%h{r.id}_c : {t}) outs(%h{r.id}_e : {T}) -> {T}",
             f"%t{r.id} = linalg.batch_matmul ins({n(a)}, {n(b)} : {ta}, {tb}) "
@@ -284,7 +317,7 @@ class Program:
         r = self.new(out, bound)
         self.use(a, b)
         nd = len(out)
-        t, T = self.t, self.T(r)
+        t, T, zero = self.t, self.T(r), self.lit(0)
         ta, tb = self.T(a), self.T(b)
         op = self.op(kind)
         maps = f"[{amap(nd, ma)}, {amap(nd, mb)}, {amap(nd, range(nd))}]"
@@ -307,7 +340,8 @@ class Program:
         if residual:
             # The newest value plus an older one of its shape.
             a = self.pool[-1]
-            older = [v for v in self.pool[:-1] if v.shape == a.shape]
+            self.t = a.t
+            older = [v for v in self.pool[:-1] if v.shape == a.shape and v.t == a.t]
             if not older:
                 return None
             b = self.rng.choice(older)
@@ -528,6 +562,39 @@ class Program:
             f"}} -> {T}"])
         return r
 
+    def convert(self):
+        """A value of another type in this op's type (arith casts in an
+        elementwise generic; exact, since every value is within the
+        smallest type's limit)."""
+        cands = [v for v in self.pool if v.t != self.t]
+        if not cands:
+            return None
+        a = self.rng.choice(cands)
+        src, dst = a.t, self.t
+        if src in FLOATS and dst in FLOATS:
+            cast = "extf" if LIMITS[dst] > LIMITS[src] else "truncf"
+        elif src in FLOATS:
+            cast = "fptosi"
+        elif dst in FLOATS:
+            cast = "sitofp"
+        else:
+            cast = "extsi" if dst == "i64" else "trunci"
+        r = self.new(a.shape, a.bound)
+        self.use(a)
+        nd = len(a.shape)
+        T, ta, h = self.T(r), self.T(a), f"%h{r.id}"
+        maps = f"[{amap(nd, range(nd))}, {amap(nd, range(nd))}]"
+        self.emit(lambda n: [
+            f"{h}_e = tensor.empty() : {T}",
+            f"%t{r.id} = linalg.generic {{indexing_maps = {maps}, "
+            f"iterator_types = {iters(['parallel'] * nd)}}} "
+            f"ins({n(a)} : {ta}) outs({h}_e : {T}) {{",
+            f"^bb0({h}_x: {src}, {h}_o: {dst}):",
+            f"  {h}_s = arith.{cast} {h}_x : {src} to {dst}",
+            f"  linalg.yield {h}_s : {dst}",
+            f"}} -> {T}"])
+        return r
+
     def placements(self, rank, partial_kinds, p_partial=0.2):
         out = []
         for _ in self.mesh:
@@ -566,6 +633,7 @@ class Program:
     def build(self, nops):
         rng = self.rng
         for k in range(rng.randint(2, 4)):
+            self.draw_type()
             rank = rng.choice([1, 2, 2, 2, 3])
             shape = tuple(self.dim() for _ in range(rank))
             v = self.new(shape, 0)
@@ -577,11 +645,13 @@ class Program:
         for (v, _), (_, _, _, _, m) in zip(self.args, self.params):
             v.bound = m // 2 + 1
         made = 0
+        kinds = self.KINDS + ([("convert", 3)] if self.mixed else [])
         for _ in range(nops * 20):
             if made >= nops:
                 break
-            names, weights = zip(*self.KINDS)
+            names, weights = zip(*kinds)
             kind = rng.choices(names, weights=weights)[0]
+            self.draw_type()
             if kind == "residual":
                 r = self.arith_tensor(residual=True)
             elif kind == "leaf":
@@ -689,7 +759,7 @@ class MainGen(gr.Gen):
         gd, wd, bad, z, ok = (self.val() for _ in range(5))
         self.emit(f"{gd} = tensor.cast {g} : {ty(flat, self.t)} to {dyn}")
         self.emit(f"{wd} = tensor.cast {w} : {ty(flat, self.t)} to {dyn}")
-        self.emit(f"{bad} = func.call @mismatches({gd}, {wd}) : ({dyn}, {dyn}) -> i64")
+        self.emit(f"{bad} = func.call @mismatches_{self.t}({gd}, {wd}) : ({dyn}, {dyn}) -> i64")
         self.emit(f"{z} = arith.constant 0 : i64")
         self.emit(f"{ok} = arith.cmpi eq, {bad}, {z} : i64")
         self.emit(f"scf.if {ok} {{")
@@ -717,7 +787,7 @@ def mismatches(t):
         consts = []
     return "\n".join([
         "// Elements of %a that differ from %b (f32: by more than 1e-4 relative).",
-        f"func.func @mismatches(%a: {dyn}, %b: {dyn}) -> i64 {{"] + consts + [
+        f"func.func @mismatches_{t}(%a: {dyn}, %b: {dyn}) -> i64 {{"] + consts + [
         "  %zero = arith.constant 0 : i64",
         "  %init = tensor.from_elements %zero : tensor<i64>",
         "  %n = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],",
@@ -733,23 +803,28 @@ def mismatches(t):
         "}", ""])
 
 
-def render(prog, title):
-    mesh, t = prog.mesh, prog.t
+def render(prog, title, break_reference=False):
+    """The program's text; `break_reference` makes @reference return a
+    wrong first result (-1 - x for x), so that a fuzzer can show that a
+    mismatch is found and reported."""
+    mesh = prog.mesh
     ranks = numel(mesh)
     rep = [R] * len(mesh)
     args = prog.args
-    arg_types = [dt(v.shape, t, pl) for v, pl in args]
-    res_types = [dt(v.shape, t, pl) if pl else ty(v.shape, t) for v, pl in prog.results]
+    arg_types = [dt(v.shape, v.t, pl) for v, pl in args]
+    res_types = [dt(v.shape, v.t, pl) if pl else ty(v.shape, v.t) for v, pl in prog.results]
     nres = len(prog.results)
     out = []
     out.append(f"// Generated by gen_global.py {title}.\n"
-               f"// A random global-view program on a {'x'.join(map(str, mesh))} mesh with {t}\n"
+               f"// A random global-view program on a {'x'.join(map(str, mesh))} mesh with "
+               f"{', '.join(prog.types)}\n"
                f"// elements; every rank compares each result with the same ops on one device.\n"
                f"// CHECK-NOT: MISMATCH\n"
                f"// CHECK-COUNT-{nres * ranks}: ok result\n"
                f"// CHECK-NOT: MISMATCH\n\n"
                f"dtensor.mesh @m shape = [{', '.join(map(str, mesh))}]\n\n")
-    out.append(mismatches(t))
+    for t in sorted({v.t for v, _ in prog.results}):
+        out.append(mismatches(t))
 
     # @program: one global_region.
     body, n = prog.body(ref=False)
@@ -760,10 +835,10 @@ def render(prog, title):
     res = "%r" if nres == 1 else f"%r:{nres}"
     lines.append(f"  {res} = dtensor.global_region on @m args({', '.join(f'%p{i}' for i in range(len(args)))})")
     lines.append(f"      : ({', '.join(arg_types)}) -> {rparen} {{")
-    lines.append(f"  ^bb0({', '.join(f'%a{i}: {ty(v.shape, t)}' for i, (v, _) in enumerate(args))}):")
+    lines.append(f"  ^bb0({', '.join(f'%a{i}: {ty(v.shape, v.t)}' for i, (v, _) in enumerate(args))}):")
     lines += ["    " + l for l in body]
     ys = [n(v) for v, _ in prog.results]
-    lines.append(f"    dtensor.yield {', '.join(ys)} : {', '.join(ty(v.shape, t) for v, _ in prog.results)}")
+    lines.append(f"    dtensor.yield {', '.join(ys)} : {', '.join(ty(v.shape, v.t) for v, _ in prog.results)}")
     lines.append("  }")
     rvals = ["%r"] if nres == 1 else [f"%r#{i}" for i in range(nres)]
     lines.append(f"  return {', '.join(rvals)} : {rlist}")
@@ -772,19 +847,30 @@ def render(prog, title):
 
     # @reference: the same ops on plain tensors, on one rank.
     body, n = prog.body(ref=True)
-    gtypes = [ty(v.shape, t) for v, _ in prog.results]
-    params = ", ".join(f"%a{i}: {ty(v.shape, t)}" for i, (v, _) in enumerate(args))
+    gtypes = [ty(v.shape, v.t) for v, _ in prog.results]
+    params = ", ".join(f"%a{i}: {ty(v.shape, v.t)}" for i, (v, _) in enumerate(args))
     lines = ["// The same ops on one device.",
              f"func.func @reference({params}) -> ({', '.join(gtypes)}) {{"]
     lines += ["  " + l for l in body]
-    lines.append(f"  return {', '.join(n(v) for v, _ in prog.results)} : {', '.join(gtypes)}")
+    rets = [n(v) for v, _ in prog.results]
+    if break_reference:
+        v = prog.results[0][0]
+        one = "-1.0" if v.t in FLOATS else "-1"
+        sub = "subf" if v.t in FLOATS else "subi"
+        lines += [f"  %broken_c = arith.constant dense<{one}> : {gtypes[0]}",
+                  f"  %broken = arith.{sub} %broken_c, {rets[0]} : {gtypes[0]}"]
+        rets[0] = "%broken"
+    lines.append(f"  return {', '.join(rets)} : {', '.join(gtypes)}")
     lines.append("}\n")
     out.append("\n".join(lines))
 
     # @main
-    g = MainGen(mesh, t)
+    # MainGen (gen_redistribute's builder) holds one element type: it is
+    # set to each value's before the code for that value is built.
+    g = MainGen(mesh, prog.types[0])
     xs, ds = [], []
     for (v, pl), prm in zip(args, prog.params):
+        t = g.t = v.t
         x = g.pattern(v.shape, prm)
         full = [str(s) for s in v.shape]
         if any(p[0] == "P" for p in pl):
@@ -802,11 +888,12 @@ def render(prog, title):
         ds.append(d)
     want = g.val()
     g.emit(f"{want}:{nres} = func.call @reference({', '.join(xs)}) : "
-           f"({', '.join(ty(v.shape, t) for v, _ in args)}) -> ({', '.join(gtypes)})")
+           f"({', '.join(ty(v.shape, v.t) for v, _ in args)}) -> ({', '.join(gtypes)})")
     got = g.val()
     g.emit(f"{got}:{nres} = func.call @program({', '.join(ds)}) : "
            f"({', '.join(arg_types)}) -> ({', '.join(res_types)})")
     for k, (v, pl) in enumerate(prog.results):
+        t = g.t = v.t
         r = f"{got}#{k}"
         if pl is not None:
             if list(pl) != rep:
@@ -821,10 +908,28 @@ def render(prog, title):
     return "\n".join(out)
 
 
+def generate(mesh, types, seed, ops=8, dims=None, partial_kind_changes=False,
+             break_reference=False, title=""):
+    """The text of the program for (mesh, types, seed, dims): the command
+    line's, and scripts/fuzz.py's."""
+    rng = random.Random(f"{seed}/{'x'.join(map(str, mesh))}/{','.join(types)}/"
+                        f"{','.join(map(str, dims or []))}")
+    if not dims:
+        # Uneven on the axes, smaller than them, and now and then even.
+        dims = sorted(set(rng.sample(range(1, 13), rng.randint(3, 5)) +
+                          [rng.choice([1, 2, 3, 5, 7])]))
+    prog = Program(rng, mesh, types, dims)
+    prog.partial_kind_changes = partial_kind_changes
+    prog.build(ops)
+    return render(prog, title, break_reference)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mesh", required=True, help="mesh shape, e.g. 2x2")
-    ap.add_argument("--type", default="f32", choices=sorted(LIMITS))
+    ap.add_argument("--type", default="f32",
+                    help=f"element type ({', '.join(sorted(LIMITS))}), or several joined "
+                         "by commas for a program that mixes them (f32,i64)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--ops", type=int, default=8, help="ops in the body (besides leaves)")
     ap.add_argument("--dims", default="",
@@ -833,19 +938,19 @@ def main():
                     help="let a result change the partial kind an argument or a "
                          "constraint pins on a mesh dim (dtensor-propagate refuses "
                          "that today; off by default)")
+    ap.add_argument("--break-reference", action="store_true",
+                    help="make @reference's first result wrong (to show that a "
+                         "mismatch is caught)")
     args = ap.parse_args()
+    types = args.type.split(",")
+    for t in types:
+        if t not in LIMITS:
+            ap.error(f"unknown type {t!r} ({', '.join(sorted(LIMITS))})")
     mesh = [int(x) for x in args.mesh.split("x")]
-    rng = random.Random(f"{args.seed}/{args.mesh}/{args.type}/{args.dims}")
-    if args.dims:
-        dims = [int(x) for x in args.dims.split(",")]
-    else:
-        # Uneven on the axes, smaller than them, and now and then even.
-        dims = sorted(set(rng.sample(range(1, 13), rng.randint(3, 5)) +
-                          [rng.choice([1, 2, 3, 5, 7])]))
-    prog = Program(rng, mesh, args.type, dims)
-    prog.partial_kind_changes = args.partial_kind_changes
-    prog.build(args.ops)
-    sys.stdout.write(render(prog, " ".join(sys.argv[1:])))
+    dims = [int(x) for x in args.dims.split(",")] if args.dims else None
+    sys.stdout.write(generate(mesh, types, args.seed, args.ops, dims,
+                              args.partial_kind_changes, args.break_reference,
+                              " ".join(sys.argv[1:])))
 
 
 if __name__ == "__main__":
