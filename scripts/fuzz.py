@@ -16,8 +16,17 @@ the hp pipelines and single passes, and reports
 Mutants go to hp-opt in batches with -split-input-file; a batch that
 crashes or times out is re-run one mutant at a time to find the culprit.
 
+With --global-programs N it also generates N random global-view programs
+(test/e2e/cpu/gen_global.py: a DAG of linalg / tensor / arith ops and
+constraints in one dtensor.global_region, mixed element types, dims uneven
+on the mesh axes or smaller than them) and runs each on its mesh's ranks
+with hp-runner: every rank compares every result with the same ops on one
+device. A mismatch, a failing or crashing run, or a timeout is an hp
+finding (the file holds the program, which hp-runner runs as it is).
+
   python3 scripts/fuzz.py --minutes 10            # runs for 10 minutes
   python3 scripts/fuzz.py --mutants 10000 --seed 7
+  python3 scripts/fuzz.py --mutants 0 --global-programs 20
 Findings are written to --out (default fuzz/findings) and summarised; the
 exit status is 1 if any finding is in hp code.
 """
@@ -26,8 +35,11 @@ import glob
 import os
 import random
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -245,6 +257,110 @@ def check_batch(hp_opt, mutants, args, timeout, out_dir, findings):
             findings.append((kind, owner, path))
 
 
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e", "cpu"))
+import gen_global  # noqa: E402
+
+# Meshes of at most 4 ranks (CI has 2 cores), uneven ones among them.
+GLOBAL_MESHES = [[2], [3], [4], [2, 2], [1, 3], [3, 1], [2, 1, 2]]
+GLOBAL_TYPES = sorted(gen_global.LIMITS)
+
+
+def end_session(proc):
+    """Ends hp-runner and its job: SIGTERM to hp-runner (which stops mpirun
+    and the ranks), then SIGKILL to whatever of its session is left (ranks
+    may sit in process groups of their own)."""
+    def members():
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != "Z" and int(fields[3]) == proc.pid:
+                found.append(int(entry))
+        return found
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    for pid in members():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    proc.wait()
+
+
+def run_global(hp_runner, path, ranks, timeout):
+    """hp-runner's (status, stdout, stderr) for the program at `path`, in a
+    TMPDIR of its own that is removed afterwards."""
+    tmp = tempfile.mkdtemp(prefix="hp-fuzz-global-")
+    proc = subprocess.Popen([hp_runner, "-np", str(ranks), path, "-e", "main",
+                             "--entry-point-result=void"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, errors="replace",
+                            start_new_session=True, env={**os.environ, "TMPDIR": tmp})
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        return "timeout", "", ""
+    finally:
+        if proc.poll() is None:
+            end_session(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def global_verdict(rc, out, err, expected):
+    """None when every rank printed `ok result` for every result."""
+    if rc == "timeout":
+        return "timeout"
+    if crashed(rc, err) or "ERROR: AddressSanitizer" in err or "runtime error:" in err:
+        return "crash"
+    if rc != 0:
+        return "error"
+    if "MISMATCH" in out or out.count("ok result") != expected:
+        return "mismatch"
+    return None
+
+
+def check_global(hp_runner, rng, timeout, out_dir, findings, break_reference=False):
+    """Generates one global-view program and runs it on its mesh."""
+    mesh = rng.choice(GLOBAL_MESHES)
+    types = rng.sample(GLOBAL_TYPES, rng.choice([1, 2, 2, 3]))
+    seed, ops = rng.randrange(1 << 30), rng.randint(6, 14)
+    changes = rng.random() < 0.2
+    flags = f"--mesh {'x'.join(map(str, mesh))} --type {','.join(types)} --seed {seed} " \
+            f"--ops {ops}" + (" --partial-kind-changes" if changes else "") + \
+            (" --break-reference" if break_reference else "")
+    text = gen_global.generate(mesh, types, seed, ops, None, changes, break_reference, flags)
+    expected = int(re.search(r"CHECK-COUNT-(\d+): ok result", text).group(1))
+    ranks = 1
+    for m in mesh:
+        ranks *= m
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        rc, out, err = run_global(hp_runner, path, ranks, timeout)
+    finally:
+        os.unlink(path)
+    kind = global_verdict(rc, out, err, expected)
+    if kind:
+        n = len(findings)
+        found = os.path.join(out_dir, f"global-{kind}-hp-{n}.mlir")
+        with open(found, "w") as f:
+            f.write(f"// gen_global.py {flags}\n// {kind} (hp) on {ranks} ranks, "
+                    f"exit {rc}\n// RUN: hp-runner -np {ranks} %s -e main "
+                    "--entry-point-result=void\n" + text +
+                    "\n/* stdout:\n" + out[-4000:].replace("*/", "* /") +
+                    "\n   stderr:\n" + err[-4000:].replace("*/", "* /") + "\n*/\n")
+        findings.append((kind, "hp", found))
+    return kind
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hp-opt", default=os.path.join(ROOT, "build", "bin", "hp-opt"))
@@ -256,6 +372,15 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0,
                     help="seconds per mutant")
     ap.add_argument("--out", default=os.path.join(ROOT, "fuzz", "findings"))
+    ap.add_argument("--global-programs", type=int, default=0,
+                    help="random global-view programs to run on ranks")
+    ap.add_argument("--hp-runner",
+                    default=os.path.join(ROOT, "build", "bin", "hp-runner"))
+    ap.add_argument("--global-timeout", type=float, default=300,
+                    help="seconds per global-view program (compile and run)")
+    ap.add_argument("--break-reference", action="store_true",
+                    help="test the fuzzer: every global-view program's reference "
+                         "is wrong, so each must be reported as a mismatch")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     corpus = seeds()
@@ -294,6 +419,17 @@ def main():
     upstream = [f for f in findings if f[1] != "hp"]
     print(f"{done} mutants from {len(corpus)} seeds in {time.time() - start:.0f} s "
           f"(seed {args.seed}): {len(hp)} findings in hp, {len(upstream)} upstream")
+    if args.global_programs:
+        # Programs one after another: each takes up to 4 ranks.
+        start, before = time.time(), len(findings)
+        grng = random.Random(f"global/{args.seed}")
+        for _ in range(args.global_programs):
+            check_global(args.hp_runner, grng, args.global_timeout, args.out, findings,
+                         args.break_reference)
+        print(f"{args.global_programs} global-view programs on ranks in "
+              f"{time.time() - start:.0f} s (seed {args.seed}): "
+              f"{len(findings) - before} findings in hp")
+        hp = [f for f in findings if f[1] == "hp"]
     for kind, owner, path in findings:
         print(f"  {kind:8} {owner:9} {os.path.relpath(path, ROOT)}")
     return 1 if hp else 0

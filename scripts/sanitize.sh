@@ -3,7 +3,10 @@
 # `sanitize`, in build-sanitize/), runs the lit suites those tools serve
 # under it, then fuzzes the sanitized hp-opt with FUZZ_MUTANTS mutants
 # (default 2000, about 2 minutes) from FUZZ_SEED (fixed by default, so that
-# CI is repeatable; vary it to explore), and fuzzes the sanitized Python
+# CI is repeatable; vary it to explore), runs FUZZ_GLOBAL_PROGRAMS (default
+# 8, about 2 minutes) random global-view programs (gen_global.py's, mixed
+# element types) on ranks under the sanitized hp-runner against their
+# single-device results, and fuzzes the sanitized Python
 # module (_hp) with scripts/fuzz_python.py for FUZZ_PY_SECONDS (default 90).
 # .ci/run calls it after the README's test command.
 set -uo pipefail
@@ -43,6 +46,12 @@ echo "== fuzz (ASan + UBSan hp-opt, ${FUZZ_MUTANTS:-2000} mutants)"
 python3 scripts/fuzz.py --hp-opt build-sanitize/bin/hp-opt \
   --mutants "${FUZZ_MUTANTS:-2000}" --seed "${FUZZ_SEED:-20261202}" \
   --out build-sanitize/fuzz-findings || status=1
+
+echo "== fuzz (ASan + UBSan hp-runner, ${FUZZ_GLOBAL_PROGRAMS:-8} global-view programs on ranks)"
+python3 scripts/fuzz.py --mutants 0 --hp-opt build-sanitize/bin/hp-opt \
+  --hp-runner build-sanitize/bin/hp-runner \
+  --global-programs "${FUZZ_GLOBAL_PROGRAMS:-8}" --seed "${FUZZ_SEED:-20261202}" \
+  --out build-sanitize/fuzz-global-findings || status=1
 
 echo "== fuzz (ASan + UBSan Python module _hp, ${FUZZ_PY_SECONDS:-90} s)"
 # The interpreter is not instrumented: the sanitizer runtimes are preloaded
