@@ -8,13 +8,16 @@
 // of an uneven or dynamic extent runs under a mask instead of a scalar
 // remainder loop). A reduction innermost loop becomes a vector reduction per
 // tile. Ops the vectorizer refuses (gathers through tensor.extract, i1 and
-// index element types) keep the scalar loops convert-linalg-to-loops makes.
+// index element types) or gets wrong (reductions of terms that do not vary
+// along the vectorized loop) keep the scalar loops convert-linalg-to-loops
+// makes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/Passes.h"
 #include "hp/Support/RootBuffer.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -67,6 +70,46 @@ int64_t vectorWidth(linalg::LinalgOp op, int64_t registerBits) {
     width = std::min(width, n);
   }
   return width == std::numeric_limits<int64_t>::max() ? 0 : width;
+}
+
+/// Whether upstream's vectorizer reduces `op` right. It reduces a combiner's
+/// operand only when that operand has the tile's vector shape, which holds
+/// when it reads an input that varies along the vectorized (innermost) loop.
+/// A term that does not (a constant: `sum over j of 1`) is stored as if
+/// elementwise, a whole vector into the one element (a wrong value and a
+/// store out of bounds), and a `linalg.index` term loses the accumulator
+/// (`sum over j of j` gives the last tile's start). Such ops keep scalar
+/// loops. Upstream LLVM 22's linalg::vectorize; docs/Performance.md.
+bool vectorizerReducesRight(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return true;
+  Block *body = op.getBlock();
+  if (!body->getOps<linalg::IndexOp>().empty())
+    return false;
+  unsigned inner = op.getNumLoops() - 1;
+  if (!linalg::isReductionIterator(op.getIteratorTypesArray()[inner]))
+    return true; // the reduction loops are tiled by 1
+  llvm::SmallPtrSet<Value, 8> varying;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (op.getMatchingIndexingMap(input).isFunctionOfDim(inner))
+      varying.insert(op.getMatchingBlockArgument(input));
+  for (Operation &inside : body->without_terminator())
+    if (llvm::any_of(inside.getOperands(),
+                     [&](Value v) { return varying.contains(v); }))
+      varying.insert(inside.result_begin(), inside.result_end());
+  for (unsigned r = 0, e = op.getNumDpsInits(); r < e; ++r) {
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(op.getRegionOutputArgs(), r, combiners) ||
+        combiners.size() != 1)
+      return false;
+    // The combined term: the combiner's operand that is not the accumulator.
+    Value acc = op.getRegionOutputArgs()[r];
+    if (llvm::none_of(combiners.front()->getOperands(), [&](Value v) {
+          return v != acc && varying.contains(v);
+        }))
+      return false;
+  }
+  return true;
 }
 
 /// The identity of a reduction `kind` on `type`'s elements.
@@ -331,7 +374,8 @@ struct VectorizeLinalgOnBuffersPass
 
   LogicalResult tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op) {
     int64_t width = vectorWidth(op, registerBits);
-    if (width == 0 || !innermostIsContiguous(op))
+    if (width == 0 || !innermostIsContiguous(op) ||
+        !vectorizerReducesRight(op))
       return failure();
     unsigned loops = op.getNumLoops();
     SmallVector<int64_t> vectorSizes(loops, 1);

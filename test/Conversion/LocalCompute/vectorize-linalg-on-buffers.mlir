@@ -161,3 +161,62 @@ func.func @square(%a: memref<40xf32>, %c: memref<40xf32>) {
   }
   return
 }
+
+// -----
+
+// Reductions over the innermost loop whose combined term does not vary
+// along it (a constant, an input broadcast along it) or that read
+// linalg.index keep scalar loops: upstream's vectorizer stores such a term
+// as if elementwise (a vector into the one output element) or loses the
+// accumulator. A term read from an input that varies along the loop is
+// vectorized, and so is a constant term of a reduction over an outer loop
+// (tiled by 1).
+// CHECK-LABEL: func.func @reduction_terms
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.generic
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, memref<16xf32
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @reduction_terms(%in: memref<3x100xf32>, %row: memref<3xf32>, %col: memref<100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<3x100xf32>) outs(%row : memref<3xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %acc, %one : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%in, %row : memref<3x100xf32>, memref<3xf32>) outs(%row : memref<3xf32>) {
+  ^bb0(%unused: f32, %x: f32, %acc: f32):
+    %s = arith.addf %acc, %x : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<3x100xf32>) outs(%row : memref<3xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %jf = arith.sitofp %ji : i64 to f32
+    %t = arith.addf %x, %jf : f32
+    %s = arith.addf %acc, %t : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<3x100xf32>) outs(%row : memref<3xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %two = arith.constant 2.0 : f32
+    %t = arith.mulf %x, %two : f32
+    %s = arith.addf %acc, %t : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>], iterator_types = ["reduction", "parallel"]}
+      ins(%in : memref<3x100xf32>) outs(%col : memref<100xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %acc, %one : f32
+    linalg.yield %s : f32
+  }
+  return
+}
