@@ -121,7 +121,8 @@ func.func @linear_more(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %y: !dte
   %r = dtensor.global_region on @tp args(%x, %y, %w, %c) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>, !dtensor.tensor<8xi8, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   ^bb0(%gx: tensor<8xf32>, %gy: tensor<8xf32>, %gw: tensor<8xf32>, %gc: tensor<8xi8>):
     %d = arith.subf %gx, %gy : tensor<8xf32>
-    %q = arith.divf %d, %gw : tensor<8xf32>
+    %four = arith.constant dense<4.0> : tensor<8xf32>
+    %q = arith.divf %d, %four : tensor<8xf32>
     %e = tensor.empty() : tensor<8xf32>
     %m = linalg.map { arith.negf } ins(%q : tensor<8xf32>) outs(%e : tensor<8xf32>)
     dtensor.yield %m : tensor<8xf32>

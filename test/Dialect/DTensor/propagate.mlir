@@ -196,8 +196,8 @@ func.func @reduce_max(%x: !dtensor.tensor<8x16xf32, @tp, [shard<1>]>) -> !dtenso
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
-// Partial sums pass through bodies linear in them (times a replicated
-// value, negation): nothing moves.
+// Partial sums pass through bodies linear in them (times a finite
+// constant, negation): nothing moves.
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: dtensor.redistribute
 // CHECK: out_placements = {{\[}}[partial<sum>]]
@@ -206,19 +206,16 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK: arith.negf
 // CHECK-NOT: dtensor.redistribute
 // CHECK: return
-func.func @linear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
-  %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
-  ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
-    %m = arith.mulf %g, %gw : tensor<8xf32>
+func.func @linear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  ^bb0(%g: tensor<8xf32>):
+    %c = arith.constant dense<[1.0, -2.0, 0.5, 0.0, 3.0, 1.0, 1.0, 7.0]> : tensor<8xf32>
+    %m = arith.mulf %g, %c : tensor<8xf32>
     %n = arith.negf %m : tensor<8xf32>
     dtensor.yield %n : tensor<8xf32>
   }
   return %y : !dtensor.tensor<8xf32, @tp, [partial<sum>]>
 }
-
-// -----
-
-dtensor.mesh @tp shape = [4] names = ["tp"]
 
 // exp is not linear: the partial sum is reduced first (scattered, since
 // the result is split).

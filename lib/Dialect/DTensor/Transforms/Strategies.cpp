@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -53,7 +54,35 @@ namespace {
 /// How a value depends on the operands that carry partial sums.
 enum class Lin { Const, Linear, Bad };
 
-/// The linearity of `op`'s results from its operands'.
+/// Whether `v` is a compile-time constant whose every element is finite, and
+/// non-zero where `nonZero`: the only float factors partial sums pass
+/// through. A partial `a` times inf is NaN on a rank whose piece is 0 (or of
+/// the other sign), and `a/0` is NaN where the pieces cancel, while the sum
+/// times inf (or over 0) is the one device's inf. A replicated factor's
+/// values are unknown, so it is refused too (torch DTensor's mul.Tensor
+/// accepts it, and gives NaN where the factor holds inf).
+bool isFiniteConstant(Value v, bool nonZero) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  auto ok = [&](const APFloat &f) {
+    return f.isFinite() && !(nonZero && f.isZero());
+  };
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return ok(f.getValue());
+  if (auto d = dyn_cast<DenseFPElementsAttr>(attr))
+    return llvm::all_of(d.getValues<APFloat>(), ok);
+  return false;
+}
+
+/// The linearity of `op`'s results from its operands'. Each rule holds in
+/// IEEE arithmetic up to rounding (docs/Propagation.md lists the conditions):
+/// sums and differences of partials (torch's add.Tensor), products and
+/// quotients by a finite constant (torch's mul.Scalar, div.Scalar; a zero
+/// divisor refused), negation, widening and a select on a condition held
+/// constant (no arithmetic at all). Integer products wrap modulo 2^n, so any
+/// factor is exact. Narrowing (truncf) is not linear: each piece may
+/// overflow where their sum does not.
 Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
   if (llvm::is_contained(in, Lin::Bad))
     return Lin::Bad;
@@ -62,11 +91,22 @@ Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
   // Some operand is linear from here on.
   if (isa<arith::AddFOp, arith::SubFOp, arith::AddIOp, arith::SubIOp>(op))
     return in[0] == in[1] ? Lin::Linear : Lin::Bad;
-  if (isa<arith::MulFOp, arith::MulIOp>(op))
+  if (isa<arith::MulIOp>(op))
     return in[0] != in[1] ? Lin::Linear : Lin::Bad;
+  if (isa<arith::MulFOp>(op)) {
+    if (in[0] == in[1])
+      return Lin::Bad;
+    int factor = in[0] == Lin::Const ? 0 : 1;
+    return isFiniteConstant(op->getOperand(factor), /*nonZero=*/false)
+               ? Lin::Linear
+               : Lin::Bad;
+  }
   if (isa<arith::DivFOp>(op))
-    return in[1] == Lin::Const ? Lin::Linear : Lin::Bad;
-  if (isa<arith::NegFOp, arith::ExtFOp, arith::TruncFOp>(op))
+    return in[0] == Lin::Linear && in[1] == Lin::Const &&
+                   isFiniteConstant(op->getOperand(1), /*nonZero=*/true)
+               ? Lin::Linear
+               : Lin::Bad;
+  if (isa<arith::NegFOp, arith::ExtFOp>(op))
     return Lin::Linear;
   if (isa<arith::SelectOp>(op))
     return in[0] == Lin::Const && in[1] == Lin::Linear &&
