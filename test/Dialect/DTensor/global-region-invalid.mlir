@@ -272,3 +272,19 @@ func.func @constrain_not_placements(%t: tensor<8xf32>) -> tensor<8xf32> {
   %c = "dtensor.constrain"(%t) <{placements = [1 : i64]}> : (tensor<8xf32>) -> tensor<8xf32>
   return %c : tensor<8xf32>
 }
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+func.func @nested(%x: !dtensor.tensor<8x4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8x4xf32>):
+    // expected-error @+1 {{cannot be nested in another dtensor.global_region (its body is already global view: write its ops in the outer body)}}
+    %i = dtensor.global_region on @tp args(%g) : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+    ^bb0(%h: tensor<8x4xf32>):
+      dtensor.yield %h : tensor<8x4xf32>
+    }
+    dtensor.yield %i : tensor<8x4xf32>
+  }
+  return %y : !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
+}

@@ -41,3 +41,15 @@ func.func @empty() {
   }
   return
 }
+
+// A constraint may name partial placements: the value is held as pieces.
+// CHECK-LABEL: func.func @partial_constraint
+// CHECK: dtensor.constrain %{{.*}} [partial<max>] : tensor<8xf32>
+func.func @partial_constraint(%x: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
+  ^bb0(%g: tensor<8xf32>):
+    %p = dtensor.constrain %g [partial<max>] : tensor<8xf32>
+    dtensor.yield %p : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [replicate]>
+}

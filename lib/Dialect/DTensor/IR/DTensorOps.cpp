@@ -1143,6 +1143,13 @@ void GlobalRegionOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult GlobalRegionOp::verify() {
+  // Inside a global_region a builtin tensor is already a global value and
+  // propagation rewrites the outer body op by op: a nested region has no
+  // DTensor operands to partition.
+  if (auto outer = (*this)->getParentOfType<GlobalRegionOp>())
+    return emitOpError("cannot be nested in another dtensor.global_region ")
+           << "(its body is already global view: write its ops in the outer "
+              "body)";
   Block &block = getBodyBlock();
   if (block.getNumArguments() != getArgs().size())
     return emitOpError() << "body has " << block.getNumArguments()

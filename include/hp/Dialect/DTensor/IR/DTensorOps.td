@@ -291,7 +291,8 @@ def DTensor_GlobalRegionOp : DTensor_Op<"global_region", [
     Constraints: one block whose arguments are the operands' global types,
     ending in `dtensor.yield` with one value per result (the result's global
     type for a DTensor result, the result type otherwise); DTensor operands
-    and results on the region's mesh.
+    and results on the region's mesh; not nested in another global_region
+    (whose body is already global view).
   }];
   let arguments = (ins Variadic<AnyType>:$args, FlatSymbolRefAttr:$mesh);
   let results = (outs Variadic<AnyType>:$results);
@@ -318,9 +319,15 @@ def DTensor_ConstrainOp : DTensor_Op<"constrain", [Pure,
     placements. Propagation treats it as a hard constraint. The value itself
     does not change, so without propagation (one device) it is the identity.
 
-    Constraints: inside a `dtensor.global_region` (at any depth); one
-    placement per dim of the region's mesh; shard dims within the tensor's
-    rank; a partial placement only on a value propagation can make partial.
+    A partial placement holds the value as pieces whose reduction is the
+    value (torch's `redistribute` to `Partial`): any value may take one, as
+    any replicated value becomes a partial by a local step (coordinate 0
+    keeps it, the others hold the identity). Users that need the value
+    itself get it reduced.
+
+    Constraints: inside a `dtensor.global_region` (at any depth), not inside
+    a local_region there; one placement per dim of the region's mesh; shard
+    dims within the tensor's rank.
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        DTensor_PlacementArrayAttr:$placements);
