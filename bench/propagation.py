@@ -627,7 +627,8 @@ def corpus():
 SUMMARY = re.compile(
     r"remark: dtensor-propagate: (\d+) ops, (\d+) redistributes; cost (\S+) = "
     r"redistributes (\S+) \+ compute (\S+) \(flop-bytes \S+\); ([^;]*?), "
-    r"(optimal|lower bound (\S+), gap (\S+)); greedy (\S+)")
+    r"(optimal(?: \(meets the relaxation's lower bound\))?|lower bound (\S+), gap (\S+)); "
+    r"greedy (\S+)")
 
 
 def run(cmd, path):
@@ -647,8 +648,8 @@ def propagate(path, options):
     cost = float(m.group(3))
     return {"ops": int(m.group(1)), "redistributes": int(m.group(2)),
             "cost": cost, "redist": float(m.group(4)), "compute": float(m.group(5)),
-            "method": m.group(6), "exact": m.group(7) == "optimal",
-            "bound": cost if m.group(7) == "optimal" else float(m.group(8)),
+            "method": m.group(6), "exact": m.group(7).startswith("optimal"),
+            "bound": cost if m.group(7).startswith("optimal") else float(m.group(8)),
             "greedy": float(m.group(10)), "wall": wall}
 
 
@@ -773,7 +774,8 @@ def kinds_text(counts, other=0):
 
 
 def measured(cmd, path):
-    """(stderr, wall seconds, peak resident MiB) of one run of `cmd path`."""
+    """(exit code, stderr, wall seconds, CPU seconds, peak resident MiB) of
+    one run of `cmd path`."""
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd + [path], stdout=subprocess.DEVNULL, stderr=err)
@@ -781,16 +783,19 @@ def measured(cmd, path):
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        return proc.returncode, err.read(), wall, usage.ru_maxrss / 1024
+        cpu = usage.ru_utime + usage.ru_stime
+        return proc.returncode, err.read(), wall, cpu, usage.ru_maxrss / 1024
 
 
 def stress(tmp, emit, problems):
     """The shapes that once blew propagation up (one value read by hundreds
     of ops, long skip edges): time and peak memory of hp-opt
     --dtensor-propagate=print-strategies (target: under 10 s and 1 GiB on 2
-    cores), and the method, gap and greedy cost from its summary."""
-    emit("Stress shapes: hp-opt --dtensor-propagate=print-strategies, wall time and peak RSS")
-    hdr = (f"{'shape':22} {'ops':>5} {'s':>6} {'MiB':>6}  {'method':38} {'cost':>10} "
+    cores; CPU seconds too, as wall time counts other work on the machine),
+    and the method, gap and greedy cost from its summary."""
+    emit()
+    emit("Stress shapes: hp-opt --dtensor-propagate=print-strategies, wall and CPU time, peak RSS")
+    hdr = (f"{'shape':22} {'ops':>5} {'s':>6} {'cpu s':>6} {'MiB':>6}  {'method':58} {'cost':>10} "
            f"{'bound':>10} {'greedy':>10}")
     emit(hdr)
     emit("-" * len(hdr))
@@ -800,7 +805,7 @@ def stress(tmp, emit, problems):
         path = os.path.join(tmp, f"{prog.name}.mlir")
         with open(path, "w") as f:
             f.write(prog.hp_text())
-        rc, err, wall, mib = measured(
+        rc, err, wall, cpu, mib = measured(
             [HP_OPT, "--dtensor-propagate=print-strategies",
              "--mlir-print-op-on-diagnostic=false", "-o", os.devnull], path)
         m = SUMMARY.search(err)
@@ -809,9 +814,10 @@ def stress(tmp, emit, problems):
             emit(f"{prog.name:22} ERROR rc {rc}, {wall:.1f} s, {mib:.0f} MiB")
             continue
         cost, greedy = float(m.group(3)), float(m.group(10))
-        bound = cost if m.group(7) == "optimal" else float(m.group(8))
-        method = m.group(6) + (", optimal" if m.group(7) == "optimal" else "")
-        emit(f"{prog.name:22} {int(m.group(1)):>5} {wall:>6.2f} {mib:>6.0f}  {method[:38]:38} "
+        bound = cost if m.group(7).startswith("optimal") else float(m.group(8))
+        method = m.group(6) + (", " + m.group(7).replace("the relaxation's lower ", "")
+                               if m.group(7).startswith("optimal") else "")
+        emit(f"{prog.name:22} {int(m.group(1)):>5} {wall:>6.2f} {cpu:>6.2f} {mib:>6.0f}  {method[:58]:58} "
              f"{cost:>10.0f} {bound:>10.0f} {greedy:>10.0f}")
         if cost > greedy * (1 + 1e-5) + 1e-6:
             problems.append(f"{prog.name}: hp {cost:g} > greedy {greedy:g}")
