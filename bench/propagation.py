@@ -576,6 +576,38 @@ def big_stack(blocks):
     return p
 
 
+def shared_weight(n):
+    """A chain of `n` matmuls that all read one weight: one value with `n`
+    uses, whose redistributes depend on every user's strategy at once."""
+    p = Program(f"shared_weight_{n}", (4,), note=f"x <- x * w, {n} times")
+    x = p.arg("x", (32, 64), ["S0"])
+    w = p.arg("w", (64, 64), ["S1"])
+    for _ in range(n):
+        x = p.matmul(x, w)
+    p.result(x, ["S0"])
+    return p
+
+
+def fan_out(n):
+    """`n` elementwise ops that each read the same two inputs (add, mul,
+    max in turn), their results summed in a chain: two values with `n`
+    uses each."""
+    p = Program(f"fan_out_{n}", (4,), note=f"{n} ops on (a, b), summed")
+    a = p.arg("a", (32, 64), ["S0"])
+    b = p.arg("b", (32, 64), ["S1"])
+    ops = ["arith.addf", "arith.mulf", "arith.maximumf"]
+    acc = None
+    for i in range(n):
+        t = p.map(ops[i % len(ops)], a, b)
+        acc = t if acc is None else p.add(acc, t)
+    p.result(acc, ["S0"])
+    return p
+
+
+SHAPES = {"shared_weight": shared_weight, "fan_out": fan_out,
+          "skip_dag": lambda blocks: skip_dag(blocks, 16, f"skip_dag_{blocks}")}
+
+
 def corpus():
     progs = [mlp_tp(), mlp_tp_sp(), attention_prog(), attention_flat()]
     progs.append(FileProgram("megatron_layer", os.path.join(ROOT, "examples", "global_megatron_layer.mlir"),
@@ -595,7 +627,8 @@ def corpus():
 SUMMARY = re.compile(
     r"remark: dtensor-propagate: (\d+) ops, (\d+) redistributes; cost (\S+) = "
     r"redistributes (\S+) \+ compute (\S+) \(flop-bytes \S+\); ([^;]*?), "
-    r"(optimal|lower bound (\S+), gap (\S+)); greedy (\S+)")
+    r"(optimal(?: \(meets the relaxation's lower bound\))?|lower bound (\S+), gap (\S+)); "
+    r"greedy (\S+)")
 
 
 def run(cmd, path):
@@ -615,8 +648,8 @@ def propagate(path, options):
     cost = float(m.group(3))
     return {"ops": int(m.group(1)), "redistributes": int(m.group(2)),
             "cost": cost, "redist": float(m.group(4)), "compute": float(m.group(5)),
-            "method": m.group(6), "exact": m.group(7) == "optimal",
-            "bound": cost if m.group(7) == "optimal" else float(m.group(8)),
+            "method": m.group(6), "exact": m.group(7).startswith("optimal"),
+            "bound": cost if m.group(7).startswith("optimal") else float(m.group(8)),
             "greedy": float(m.group(10)), "wall": wall}
 
 
@@ -740,6 +773,56 @@ def kinds_text(counts, other=0):
     return s or "-"
 
 
+def measured(cmd, path):
+    """(exit code, stderr, wall seconds, CPU seconds, peak resident MiB) of
+    one run of `cmd path`."""
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd + [path], stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        cpu = usage.ru_utime + usage.ru_stime
+        return proc.returncode, err.read(), wall, cpu, usage.ru_maxrss / 1024
+
+
+def stress(tmp, emit, problems):
+    """The shapes that once blew propagation up (one value read by hundreds
+    of ops, long skip edges): time and peak memory of hp-opt
+    --dtensor-propagate=print-strategies (target: under 10 s and 1 GiB on 2
+    cores; CPU seconds too, as wall time counts other work on the machine),
+    and the method, gap and greedy cost from its summary."""
+    emit()
+    emit("Stress shapes: hp-opt --dtensor-propagate=print-strategies, wall and CPU time, peak RSS")
+    hdr = (f"{'shape':22} {'ops':>5} {'s':>6} {'cpu s':>6} {'MiB':>6}  {'method':58} {'cost':>10} "
+           f"{'bound':>10} {'greedy':>10}")
+    emit(hdr)
+    emit("-" * len(hdr))
+    for name, size in [("shared_weight", 80), ("shared_weight", 250), ("fan_out", 1000),
+                       ("skip_dag", 714)]:
+        prog = SHAPES[name](size)
+        path = os.path.join(tmp, f"{prog.name}.mlir")
+        with open(path, "w") as f:
+            f.write(prog.hp_text())
+        rc, err, wall, cpu, mib = measured(
+            [HP_OPT, "--dtensor-propagate=print-strategies",
+             "--mlir-print-op-on-diagnostic=false", "-o", os.devnull], path)
+        m = SUMMARY.search(err)
+        if rc != 0 or not m:
+            problems.append(f"{prog.name}: hp-opt failed (rc {rc}) (IR: {path})")
+            emit(f"{prog.name:22} ERROR rc {rc}, {wall:.1f} s, {mib:.0f} MiB")
+            continue
+        cost, greedy = float(m.group(3)), float(m.group(10))
+        bound = cost if m.group(7).startswith("optimal") else float(m.group(8))
+        method = m.group(6) + (", " + m.group(7).replace("the relaxation's lower ", "")
+                               if m.group(7).startswith("optimal") else "")
+        emit(f"{prog.name:22} {int(m.group(1)):>5} {wall:>6.2f} {cpu:>6.2f} {mib:>6.0f}  {method[:58]:58} "
+             f"{cost:>10.0f} {bound:>10.0f} {greedy:>10.0f}")
+        if cost > greedy * (1 + 1e-5) + 1e-6:
+            problems.append(f"{prog.name}: hp {cost:g} > greedy {greedy:g}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -749,7 +832,15 @@ def main():
                         help="MLP blocks of the large region (6 ops each)")
     parser.add_argument("--keep", default=None,
                         help="directory to keep the generated programs in")
+    parser.add_argument("--shape", nargs=2, metavar=("NAME", "SIZE"),
+                        help="print one stress shape (" + ", ".join(SHAPES) +
+                        ") of SIZE (matmuls, fan-out ops, blocks) and exit")
+    parser.add_argument("--shapes-only", action="store_true",
+                        help="run only the stress shapes")
     args = parser.parse_args()
+    if args.shape:
+        print(SHAPES[args.shape[0]](int(args.shape[1])).hp_text())
+        return 0
     if not os.path.exists(HP_OPT):
         sys.exit(f"propagation: {HP_OPT} not built")
     os.makedirs(args.out, exist_ok=True)
@@ -758,7 +849,7 @@ def main():
     tmpdir = tempfile.TemporaryDirectory()
     tmp = args.keep or tmpdir.name
     os.makedirs(tmp, exist_ok=True)
-    for prog in corpus():
+    for prog in [] if args.shapes_only else corpus():
         path = os.path.join(tmp, f"{prog.name}.mlir")
         with open(path, "w") as f:
             f.write(prog.hp_text())
@@ -831,9 +922,10 @@ def main():
 
     # The large regions: a chain-like residual stack and a DAG with skips.
     emit()
-    for big, what in [(big_stack(args.big_blocks), "residual MLP stack"),
-                      (skip_dag(args.big_blocks * 6 // 7, 16, "dag_big"),
-                       "MLP stack + skips 16 back")]:
+    bigs = [(big_stack(args.big_blocks), "residual MLP stack"),
+            (skip_dag(args.big_blocks * 6 // 7, 16, "dag_big"),
+             "MLP stack + skips 16 back")]
+    for big, what in [] if args.shapes_only else bigs:
         path = os.path.join(tmp, f"{big.name}.mlir")
         with open(path, "w") as f:
             f.write(big.hp_text())
@@ -853,6 +945,8 @@ def main():
         if s["cost"] > s["greedy"] * (1 + 1e-5) + 1e-6:
             problems.append(f"{big.name}: hp {s['cost']:g} > greedy {s['greedy']:g}")
 
+    stress(tmp, emit, problems)
+
     emit()
     worse = [p for p in problems if "> greedy" in p]
     failed = [p for p in problems if "failed (rc" in p]
@@ -861,7 +955,8 @@ def main():
     with open(os.path.join(args.out, "propagation.txt"), "w") as f:
         f.write("\n".join(out_lines) + "\n")
     print(f"table: {os.path.join(args.out, 'propagation.txt')}")
-    chart(rows, args.out)
+    if rows:
+        chart(rows, args.out)
     return 1 if worse else 2 if failed else 0
 
 

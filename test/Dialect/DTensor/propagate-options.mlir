@@ -11,7 +11,10 @@
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=512" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARN
 // RUN: hp-opt %s -dtensor-propagate="warn-gather-bytes=513" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
 // RUN: hp-opt %s -dtensor-propagate="print-strategies max-table-size=2" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAP
+// RUN: hp-opt %s -dtensor-propagate="print-strategies max-table-size=16777216" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // RUN: not hp-opt %s -dtensor-propagate="max-table-size=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADCAP
+// RUN: not hp-opt %s -dtensor-propagate="max-table-size=16777217" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BIGCAP
+// RUN: not hp-opt %s -dtensor-propagate="max-table-size=1099511627776" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGECAP
 // RUN: not hp-opt %s -dtensor-propagate="flop-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not hp-opt %s -dtensor-propagate="axis-weights=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADW
 
@@ -58,7 +61,11 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // and reports its gap to the per-factor lower bound.
 // CAP: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp
 // CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap), lower bound {{.*}}, gap {{.*}}; greedy
-// BADCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^40
+// Tables of more than 2^24 entries (and up to 4 of them held) would not fit
+// in memory: refused, not an out-of-memory abort halfway.
+// BADCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 0
+// BIGCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 16777217
+// HUGECAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 1099511627776
 
 // BAD: error: dtensor-propagate: flop-bytes must be a finite number >= 0
 // BADW: error: dtensor-propagate: axis-weights must be finite numbers >= 0

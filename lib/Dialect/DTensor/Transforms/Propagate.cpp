@@ -776,9 +776,16 @@ struct DTensorPropagatePass
     settings.chooser.maxTableSize = maxTableSize;
     settings.printStrategies = printStrategies;
     settings.warnGatherBytes = warnGatherBytes;
-    if (maxTableSize < 1 || maxTableSize > (int64_t(1) << 40)) {
-      getOperation()->emitError("dtensor-propagate: max-table-size must be "
-                                "between 1 and 2^40");
+    // The chooser holds up to kTablesPerCap tables of this many 12-byte
+    // entries: a larger cap would be a promise memory cannot keep.
+    if (maxTableSize < 1 ||
+        maxTableSize > propagation::Options::kMaxTableSizeLimit) {
+      getOperation()->emitError()
+          << "dtensor-propagate: max-table-size must be between 1 and 2^24 ("
+          << propagation::Options::kMaxTableSizeLimit
+          << " entries; the chooser holds up to "
+          << propagation::Options::kTablesPerCap
+          << " such tables), got " << maxTableSize.getValue();
       return signalPassFailure();
     }
     if (flopBytes < 0 || !std::isfinite(flopBytes.getValue())) {

@@ -13,11 +13,14 @@
 #include "hp/Dialect/DTensor/Utils/StrategyChooser.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#define DEBUG_TYPE "dtensor-propagate"
 
 using namespace hp::dtensor;
 using namespace hp::dtensor::propagation;
@@ -178,16 +181,36 @@ public:
     return producer < 0 ? m.fixedSource : m.fromProducer[choice[producer]];
   }
 
-  /// The redistributes of value `v` under `choice`.
+  /// The redistributes of value `v` under `choice`. Linear in the uses (a
+  /// weight read by a thousand ops is priced on every move of the search).
   double valueCost(int64_t v, ArrayRef<int64_t> choice) {
     const ValueModel &m = models[v];
     const Graph::Value &value = graph.values[v];
-    SmallVector<int64_t, 8> targets(m.sinks.begin(), m.sinks.end());
-    for (auto [u, use] : llvm::enumerate(value.uses))
-      targets.push_back(m.fromUse[u][choice[use.first]]);
     int64_t src = sourceOf(v, choice);
-    return sumOverDistinct(targets, src,
-                           [&](int64_t t) { return cost(v, src, t); });
+    SmallVector<bool, 16> sent(m.placements.size(), false);
+    sent[src] = true;
+    double total = 0;
+    auto send = [&](int64_t t) {
+      if (!sent[t]) {
+        sent[t] = true;
+        total += cost(v, src, t);
+      }
+    };
+    for (int64_t t : m.sinks)
+      send(t);
+    for (auto [u, use] : llvm::enumerate(value.uses))
+      send(m.fromUse[u][choice[use.first]]);
+    return total;
+  }
+
+  /// The objective of `choice` from the interned costs.
+  double total(ArrayRef<int64_t> choice) {
+    double c = 0;
+    for (int64_t v = 0, e = graph.values.size(); v < e; ++v)
+      c += valueCost(v, choice);
+    for (int64_t n = 0, e = graph.nodes.size(); n < e; ++n)
+      c += compute(n, choice[n]);
+    return c;
   }
 
   /// The nodes whose strategies value `v`'s cost depends on, ascending.
@@ -242,24 +265,32 @@ public:
   std::vector<ValueModel> models;
 };
 
-/// A table over some nodes' strategy indices, row-major in `vars` order.
+/// A table over some variables' values, row-major in `vars` order. The
+/// variables are the nodes (their strategy indices) and, after them, the
+/// yes/no variables of values priced through their targets.
 struct Factor {
   SmallVector<int64_t, 4> vars;
   std::vector<double> table;
+  /// The table's entries (a dry run builds none).
+  int64_t size = 0;
 };
 
 /// Exact minimisation by variable elimination; false if a table would pass
-/// the cap.
+/// the cap or the tables held together the budget.
 class Eliminator {
 public:
-  explicit Eliminator(Problem &p) : p(p), graph(p.graph) {
+  /// A `dryRun` takes the same steps on table sizes alone.
+  explicit Eliminator(Problem &p, bool dryRun = false)
+      : p(p), graph(p.graph), dryRun(dryRun),
+        budget(Options::kTablesPerCap * p.options.maxTableSize) {
     for (const Graph::Node &n : graph.nodes)
-      domain.push_back(n.strategies.size());
+      addVar(n.strategies.size());
   }
 
   bool run(SmallVector<int64_t> &choice, double &optimum);
 
 private:
+  bool eliminateAll();
   int64_t sizeOf(ArrayRef<int64_t> vars) const {
     int64_t size = 1;
     for (int64_t v : vars) {
@@ -269,8 +300,18 @@ private:
     }
     return size;
   }
+  int64_t addVar(int64_t size) {
+    domain.push_back(size);
+    factorsOf.emplace_back();
+    return domain.size() - 1;
+  }
+  void add(Factor f);
   bool build();
+  void addThroughTargets(int64_t v);
   SmallVector<int64_t> scopeWithout(int64_t x) const;
+  int64_t scopeSize(int64_t x);
+  int64_t next(ArrayRef<bool> eliminated, int64_t &size);
+  bool eliminate(int64_t x, int64_t size);
 
   struct Step {
     int64_t var;
@@ -280,22 +321,103 @@ private:
 
   Problem &p;
   const Graph &graph;
+  const bool dryRun;
   SmallVector<int64_t> domain;
   std::vector<Factor> factors;
   std::vector<bool> alive;
-  /// Per node, the factors (alive or not) that mention it.
+  /// Per variable, the factors (alive or not) that mention it.
   std::vector<SmallVector<int64_t, 4>> factorsOf;
   std::vector<Step> steps;
+  /// Per variable, the size of the table its elimination would build now,
+  /// or -1: only the elimination of a neighbour changes it.
+  std::vector<int64_t> sizeCache;
+  /// The variables before it are all eliminated.
+  int64_t firstLeft = 0;
+  /// scopeSize's marks: the variables it has counted this time.
+  std::vector<int64_t> seen;
+  int64_t seenStamp = 0;
+  /// Factors before this one come from the program, not from elimination.
+  int64_t numBuilt = 0;
+  /// Entries of the tables and argmins elimination made that are held.
+  int64_t held = 0;
+  const int64_t budget;
 };
 
-bool Eliminator::build() {
-  factorsOf.assign(graph.nodes.size(), {});
-  auto add = [&](Factor f) {
-    for (int64_t v : f.vars)
-      factorsOf[v].push_back(factors.size());
-    factors.push_back(std::move(f));
-    alive.push_back(true);
+void Eliminator::add(Factor f) {
+  if (!f.table.empty())
+    f.size = f.table.size();
+  for (int64_t v : f.vars)
+    factorsOf[v].push_back(factors.size());
+  factors.push_back(std::move(f));
+  alive.push_back(true);
+}
+
+/// Value `v`'s redistributes without one table over all its users: the
+/// sinks' moves priced on the producer, and for each other placement `t` a
+/// user may ask for, a yes/no variable "sent to t" that costs the move when
+/// yes and that every use asking for `t` needs to be yes. Moves cost at
+/// least 0, so the minimum over these variables is the value's cost: the
+/// same objective, in tables of at most two variables.
+void Eliminator::addThroughTargets(int64_t v) {
+  const ValueModel &m = p.models[v];
+  const Graph::Value &value = graph.values[v];
+  int64_t k = m.placements.size();
+  SmallVector<bool, 16> isSink(k, false);
+  for (int64_t t : m.sinks)
+    isSink[t] = true;
+  // A factor of the producer (or a constant): `cell(source)` per strategy.
+  auto bySource = [&](auto cell) {
+    Factor f;
+    if (value.producer < 0) {
+      f.table.push_back(cell(m.fixedSource));
+      return f;
+    }
+    f.vars = {value.producer};
+    for (int64_t src : m.fromProducer)
+      f.table.push_back(cell(src));
+    return f;
   };
+  add(bySource([&](int64_t src) {
+    double c = 0;
+    for (int64_t t = 0; t < k; ++t)
+      if (isSink[t])
+        c += p.cost(v, src, t);
+    return c;
+  }));
+  SmallVector<int64_t, 16> sentTo(k, -1);
+  for (const auto &map : m.fromUse) {
+    for (int64_t t : map) {
+      if (isSink[t] || sentTo[t] >= 0 ||
+          (value.producer < 0 && t == m.fixedSource))
+        continue;
+      sentTo[t] = addVar(2);
+      Factor f = bySource([&](int64_t src) { return p.cost(v, src, t); });
+      std::vector<double> rows; // per source: not sent 0, sent the move
+      for (double c : f.table)
+        rows.insert(rows.end(), {0.0, c});
+      f.table = std::move(rows);
+      f.vars.push_back(sentTo[t]);
+      add(std::move(f));
+    }
+  }
+  for (auto [u, use] : llvm::enumerate(value.uses)) {
+    const auto &map = m.fromUse[u];
+    SmallVector<int64_t, 8> asked(map.begin(), map.end());
+    llvm::sort(asked);
+    asked.erase(std::unique(asked.begin(), asked.end()), asked.end());
+    for (int64_t t : asked) {
+      if (sentTo[t] < 0)
+        continue;
+      Factor f;
+      f.vars = {use.first, sentTo[t]};
+      for (int64_t target : map)
+        f.table.insert(f.table.end(), {target == t ? kInf : 0.0, 0.0});
+      add(std::move(f));
+    }
+  }
+}
+
+bool Eliminator::build() {
   for (auto [n, node] : llvm::enumerate(graph.nodes)) {
     Factor f;
     f.vars = {static_cast<int64_t>(n)};
@@ -308,8 +430,17 @@ bool Eliminator::build() {
     Factor f;
     f.vars = llvm::to_vector_of<int64_t, 4>(p.scopeOf(v));
     int64_t size = sizeOf(f.vars);
+    if (size > p.options.maxDirectFactor) {
+      addThroughTargets(v);
+      continue;
+    }
     if (size > p.options.maxTableSize)
       return false;
+    if (dryRun) {
+      f.size = size;
+      add(std::move(f));
+      continue;
+    }
     f.table.resize(size);
     // Odometer over the scope, last var fastest.
     for (int64_t x : f.vars)
@@ -339,101 +470,178 @@ SmallVector<int64_t> Eliminator::scopeWithout(int64_t x) const {
   return vars;
 }
 
-bool Eliminator::run(SmallVector<int64_t> &choice, double &optimum) {
-  if (!build())
-    return false;
-  int64_t n = graph.nodes.size();
-  std::vector<bool> eliminated(n, false);
-  for (int64_t round = 0; round < n; ++round) {
-    // Min-size order: the variable whose elimination builds the smallest
-    // table (ties: the lowest index, so chains go front to back).
-    int64_t x = -1, best = std::numeric_limits<int64_t>::max();
-    SmallVector<int64_t> bestVars;
-    for (int64_t v = 0; v < n; ++v) {
-      if (eliminated[v])
+/// sizeOf(scopeWithout(x)), stopping at the cap: a variable with thousands
+/// of factors (a value's "sent" variable) is sized in a few of them.
+int64_t Eliminator::scopeSize(int64_t x) {
+  if (seen.size() < domain.size())
+    seen.resize(domain.size(), 0);
+  ++seenStamp;
+  seen[x] = seenStamp;
+  int64_t size = 1, cap = p.options.maxTableSize;
+  for (int64_t f : factorsOf[x]) {
+    if (!alive[f])
+      continue;
+    for (int64_t v : factors[f].vars) {
+      if (seen[v] == seenStamp)
         continue;
-      SmallVector<int64_t> vars = scopeWithout(v);
-      int64_t size = sizeOf(vars);
-      if (size < best) {
-        best = size;
-        x = v;
-        bestVars = std::move(vars);
-        if (size <= domain[v])
-          break; // cannot do better than a leaf
+      seen[v] = seenStamp;
+      if (size > cap / domain[v])
+        return cap + 1;
+      size *= domain[v];
+    }
+  }
+  return size;
+}
+
+/// Min-size order: the variable whose elimination builds the smallest table
+/// (ties: the lowest index, so chains go front to back; the first variable
+/// that cannot do better than a leaf is taken at once). Sizes are cached, so
+/// a round costs a scan, not a scope per variable.
+int64_t Eliminator::next(ArrayRef<bool> eliminated, int64_t &best) {
+  while (firstLeft < static_cast<int64_t>(domain.size()) &&
+         eliminated[firstLeft])
+    ++firstLeft;
+  int64_t x = -1;
+  best = std::numeric_limits<int64_t>::max();
+  for (int64_t v = firstLeft, e = domain.size(); v < e; ++v) {
+    if (eliminated[v])
+      continue;
+    if (sizeCache[v] < 0)
+      sizeCache[v] = scopeSize(v);
+    if (sizeCache[v] < best) {
+      best = sizeCache[v];
+      x = v;
+      if (best <= domain[v])
+        break;
+    }
+  }
+  return x;
+}
+
+/// Sums the factors that mention `x` and minimises `x` out: one new table
+/// over its neighbours, and the argmin to read `x` back.
+bool Eliminator::eliminate(int64_t x, int64_t best) {
+  SmallVector<int64_t> vars = scopeWithout(x);
+  SmallVector<int64_t> used;
+  for (int64_t f : factorsOf[x])
+    if (alive[f])
+      used.push_back(f);
+  if (held + 2 * best > budget)
+    return false;
+  auto retire = [&](Factor out) {
+    for (int64_t f : used) {
+      alive[f] = false;
+      if (f >= numBuilt)
+        held -= factors[f].size;
+      std::vector<double>().swap(factors[f].table);
+    }
+    held += 2 * best;
+    for (int64_t v : out.vars)
+      sizeCache[v] = -1;
+    add(std::move(out));
+  };
+  if (dryRun) {
+    Factor out;
+    out.vars = llvm::to_vector_of<int64_t, 4>(vars);
+    out.size = best;
+    retire(std::move(out));
+    return true;
+  }
+  // Per used factor: the stride of each new var (0 if absent) and of x.
+  int64_t k = vars.size();
+  SmallVector<SmallVector<int64_t, 4>> strides(used.size());
+  SmallVector<int64_t> xStride(used.size());
+  for (auto [i, f] : llvm::enumerate(used)) {
+    const Factor &factor = factors[f];
+    strides[i].assign(k, 0);
+    int64_t stride = 1;
+    for (int64_t j = factor.vars.size() - 1; j >= 0; --j) {
+      int64_t var = factor.vars[j];
+      if (var == x)
+        xStride[i] = stride;
+      else
+        strides[i][llvm::find(vars, var) - vars.begin()] = stride;
+      stride *= domain[var];
+    }
+  }
+  Factor out;
+  out.vars = llvm::to_vector_of<int64_t, 4>(vars);
+  out.table.assign(best, kInf);
+  Step step{x, out.vars, std::vector<int32_t>(best, 0)};
+  SmallVector<int64_t> digits(k, 0);
+  SmallVector<int64_t> base(used.size(), 0);
+  for (int64_t idx = 0; idx < best; ++idx) {
+    for (auto [i, f] : llvm::enumerate(used)) {
+      base[i] = 0;
+      for (int64_t j = 0; j < k; ++j)
+        base[i] += strides[i][j] * digits[j];
+    }
+    for (int64_t s = 0; s < domain[x]; ++s) {
+      double sum = 0;
+      for (auto [i, f] : llvm::enumerate(used))
+        sum += factors[f].table[base[i] + xStride[i] * s];
+      if (sum < out.table[idx]) {
+        out.table[idx] = sum;
+        step.argmin[idx] = s;
       }
     }
+    for (int64_t j = k - 1; j >= 0; --j) {
+      if (++digits[j] < domain[vars[j]])
+        break;
+      digits[j] = 0;
+    }
+  }
+  // The used tables are done with: free them, so that memory follows the
+  // tables alive, not every table ever built.
+  retire(std::move(out));
+  steps.push_back(std::move(step));
+  return true;
+}
+
+bool Eliminator::eliminateAll() {
+  if (!build())
+    return false;
+  numBuilt = factors.size();
+  int64_t n = domain.size();
+  sizeCache.assign(n, -1);
+  SmallVector<bool> eliminated(n, false);
+  for (int64_t round = 0; round < n; ++round) {
+    int64_t best = 0;
+    int64_t x = next(eliminated, best);
     if (best > p.options.maxTableSize ||
         best > 4 * (p.options.maxTableSize / domain[x] + 1))
       return false;
+    if (!eliminate(x, best))
+      return false;
     eliminated[x] = true;
-
-    SmallVector<int64_t> used;
-    for (int64_t f : factorsOf[x])
-      if (alive[f])
-        used.push_back(f);
-    // Per used factor: the stride of each new var (0 if absent) and of x.
-    int64_t k = bestVars.size();
-    SmallVector<SmallVector<int64_t, 4>> strides(used.size());
-    SmallVector<int64_t> xStride(used.size());
-    for (auto [i, f] : llvm::enumerate(used)) {
-      const Factor &factor = factors[f];
-      strides[i].assign(k, 0);
-      int64_t stride = 1;
-      for (int64_t j = factor.vars.size() - 1; j >= 0; --j) {
-        int64_t var = factor.vars[j];
-        if (var == x)
-          xStride[i] = stride;
-        else
-          strides[i][llvm::find(bestVars, var) - bestVars.begin()] = stride;
-        stride *= domain[var];
-      }
-    }
-    Factor out;
-    out.vars = llvm::to_vector_of<int64_t, 4>(bestVars);
-    out.table.assign(best, kInf);
-    Step step{x, out.vars, std::vector<int32_t>(best, 0)};
-    SmallVector<int64_t> digits(k, 0);
-    SmallVector<int64_t> base(used.size(), 0);
-    for (int64_t idx = 0; idx < best; ++idx) {
-      for (auto [i, f] : llvm::enumerate(used)) {
-        base[i] = 0;
-        for (int64_t j = 0; j < k; ++j)
-          base[i] += strides[i][j] * digits[j];
-      }
-      for (int64_t s = 0; s < domain[x]; ++s) {
-        double sum = 0;
-        for (auto [i, f] : llvm::enumerate(used))
-          sum += factors[f].table[base[i] + xStride[i] * s];
-        if (sum < out.table[idx]) {
-          out.table[idx] = sum;
-          step.argmin[idx] = s;
-        }
-      }
-      for (int64_t j = k - 1; j >= 0; --j) {
-        if (++digits[j] < domain[bestVars[j]])
-          break;
-        digits[j] = 0;
-      }
-    }
-    for (int64_t f : used)
-      alive[f] = false;
-    for (int64_t v : out.vars)
-      factorsOf[v].push_back(factors.size());
-    factors.push_back(std::move(out));
-    alive.push_back(true);
-    steps.push_back(std::move(step));
   }
+  return true;
+}
+
+bool Eliminator::run(SmallVector<int64_t> &choice, double &optimum) {
+  // Sizes first: a run that gives up at a cap would have paid for every
+  // table before it (the relaxation tries several such runs).
+  if (!dryRun && !Eliminator(p, /*dryRun=*/true).eliminateAll())
+    return false;
+  if (!eliminateAll())
+    return false;
+  int64_t n = domain.size();
   optimum = 0;
   for (auto [f, factor] : llvm::enumerate(factors))
     if (alive[f])
       optimum += factor.table.front(); // empty scope: one entry
-  choice.assign(n, 0);
+  SmallVector<int64_t> value(n, 0);
   for (const Step &step : llvm::reverse(steps)) {
     int64_t idx = 0;
     for (int64_t v : step.vars)
-      idx = idx * domain[v] + choice[v];
-    choice[step.var] = step.argmin[idx];
+      idx = idx * domain[v] + value[v];
+    value[step.var] = step.argmin[idx];
   }
+  choice.assign(value.begin(), value.begin() + graph.nodes.size());
+  LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: eliminated " << n
+                          << " variables (" << n - graph.nodes.size()
+                          << " yes/no), " << held / 2
+                          << " table entries built\n");
   return true;
 }
 
@@ -519,32 +727,52 @@ Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
 }
 
 /// Large-neighbourhood search: windows of consecutive nodes re-chosen
-/// exactly with the rest fixed, until no window improves.
+/// exactly with the rest fixed, until no window improves. A window changes
+/// only its nodes' compute and the values they touch, so that is all it
+/// prices.
 void improveByWindows(Problem &p, SmallVector<int64_t> &choice) {
   const Graph &graph = p.graph;
   int64_t n = graph.nodes.size();
-  double current = evaluate(graph, choice, p.costs, p.options);
+  double current = p.total(choice);
+  auto localCost = [&](ArrayRef<int64_t> window, ArrayRef<int64_t> values) {
+    double c = 0;
+    for (int64_t v : values)
+      c += p.valueCost(v, choice);
+    for (int64_t node : window)
+      c += p.compute(node, choice[node]);
+    return c;
+  };
   for (int sweep = 0; sweep < 8; ++sweep) {
     bool improved = false;
     for (int64_t width : {16, 8}) {
       for (int64_t start = 0; start < n; start += width / 2) {
-        SmallVector<int64_t> window;
-        for (int64_t k = start; k < std::min(n, start + width); ++k)
+        SmallVector<int64_t> window, values;
+        for (int64_t k = start; k < std::min(n, start + width); ++k) {
           window.push_back(k);
+          llvm::append_range(values, graph.nodes[k].operands);
+          llvm::append_range(values, graph.nodes[k].results);
+        }
+        llvm::sort(values);
+        values.erase(std::unique(values.begin(), values.end()), values.end());
         Graph sub = restrict(graph, window, choice);
         Problem subProblem(sub, p.options, &p.costs);
         SmallVector<int64_t> subChoice;
         double optimum = 0;
         if (!Eliminator(subProblem).run(subChoice, optimum))
           continue;
-        SmallVector<int64_t> trial = choice;
-        for (auto [k, node] : llvm::enumerate(window))
-          trial[node] = subChoice[k];
-        double c = evaluate(graph, trial, p.costs, p.options);
-        if (c < current - 1e-9 * std::max(1.0, std::fabs(current))) {
-          choice = std::move(trial);
-          current = c;
+        double before = localCost(window, values);
+        SmallVector<int64_t> kept;
+        for (auto [k, node] : llvm::enumerate(window)) {
+          kept.push_back(choice[node]);
+          choice[node] = subChoice[k];
+        }
+        double after = localCost(window, values);
+        if (after < before - 1e-9 * std::max(1.0, std::fabs(current))) {
+          current += after - before;
           improved = true;
+        } else {
+          for (auto [k, node] : llvm::enumerate(window))
+            choice[node] = kept[k];
         }
       }
     }
@@ -581,7 +809,11 @@ double relaxedBound(Problem &p, SmallVector<int64_t> &assignment) {
       relaxed.values[v].uses.erase(relaxed.values[v].uses.begin() + u);
     Problem sub(relaxed, p.options, &p.costs);
     double optimum = 0;
-    if (Eliminator(sub).run(assignment, optimum))
+    bool fits = Eliminator(sub).run(assignment, optimum);
+    LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: relaxation without " << k
+                            << " of " << bySpan.size() << " uses "
+                            << (fits ? "fits" : "is over the cap") << "\n");
+    if (fits)
       return optimum;
     if (k == bySpan.size())
       break;
@@ -653,14 +885,20 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
     // better after local and window search.
     SmallVector<int64_t> relaxed;
     solution.lowerBound = relaxedBound(p, relaxed);
+    LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: tables over the cap; "
+                            << "relaxation's bound " << solution.lowerBound
+                            << ", greedy " << solution.greedyCost << "\n");
     solution.choice = greedy;
     improveLocally(p, solution.choice);
     improveByWindows(p, solution.choice);
+    LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: search from greedy "
+                            << p.total(solution.choice) << "\n");
     if (!relaxed.empty()) {
       improveLocally(p, relaxed);
       improveByWindows(p, relaxed);
-      if (evaluate(graph, relaxed, p.costs, options) <
-          evaluate(graph, solution.choice, p.costs, options))
+      LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: search from the "
+                              << "relaxation " << p.total(relaxed) << "\n");
+      if (p.total(relaxed) < p.total(solution.choice))
         solution.choice = std::move(relaxed);
     }
     solution.method = "window search (tables over the cap)";

@@ -71,8 +71,9 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
            "Remark each op's strategy and flops, each redistribute's cause "
            "and plan, and the region's cost, bound and greedy cost">,
     Option<"maxTableSize", "max-table-size", "int64_t", /*default=*/"4194304",
-           "Largest table (entries) exact variable elimination may build; "
-           "above it the choice is a window search with a lower bound">,
+           "Largest table (entries, 1 to 2^24) exact variable elimination "
+           "may build; above it the choice is a window search with a lower "
+           "bound">,
     Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
            /*default=*/"67108864",
            "Warn when a redistribute gathers a whole tensor of at least this "

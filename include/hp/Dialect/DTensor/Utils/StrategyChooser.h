@@ -68,8 +68,19 @@ struct Options {
   /// Bytes of communication one flop is worth.
   double flopBytes = 4.5e-4;
   /// Largest table variable elimination may build before the chooser falls
-  /// back to greedy plus local search.
+  /// back to greedy plus local search; the tables it keeps at once (and the
+  /// argmins it keeps to read the choice back) total at most
+  /// kTablesPerCap times this many entries.
   int64_t maxTableSize = int64_t(1) << 22;
+  static constexpr int64_t kTablesPerCap = 4;
+  /// The largest maxTableSize the chooser takes: its tables then hold
+  /// kTablesPerCap * 2^24 entries of 12 bytes (768 MiB).
+  static constexpr int64_t kMaxTableSizeLimit = int64_t(1) << 24;
+  /// A value whose redistributes would make a table over its producer and
+  /// users larger than this is priced instead through one yes/no variable
+  /// per placement its users may ask for (the same minimum, in tables of two
+  /// nodes: a weight read by hundreds of ops stays cheap).
+  int64_t maxDirectFactor = 4096;
 };
 
 /// Where a redistribute must stop on its way when one mesh dim changes the
