@@ -7,8 +7,8 @@
 // RUN: not %hp-runner -np 2 %t/static.mlir 2>&1 | FileCheck %s --check-prefix=STATIC
 // STATIC: static.mlir:3:8: error: a buffer of type 'memref<4611686018427387904xf32>' needs more than 2^63 - 1 bytes: its size would overflow when it is allocated
 // STATIC-NOT: printed
-// RUN: not %hp-runner %t/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: memref.alloc of memref<4294967296x?xf32> at {{.*}}dynamic.mlir":7:8: its size in bytes overflows a 64-bit integer
+// RUN: not --crash %hp-runner %t/dynamic.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// DYNAMIC: memref.alloc of memref<4294967296x?xf32> at {{.*}}dynamic.mlir":7:8): its size in bytes overflows a 64-bit integer
 // DYNAMIC-NOT: printed
 
 //--- static.mlir
