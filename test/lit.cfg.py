@@ -28,6 +28,9 @@ llvm_config.use_default_substitutions()
 
 # End-to-end tests run real ranks; a hung collective fails instead of waiting.
 config.environment["HP_TIMEOUT_S"] = "120"
+# Every NCCL call is compared across its ranks (docs/Runtime.md): a
+# mismatched collective fails the test instead of completing silently.
+config.environment["HP_CHECK_COLLECTIVES"] = "1"
 config.substitutions.append(
     ("%hp-runner", os.path.join(config.hp_tools_dir, "hp-runner")))
 config.substitutions.append(("%hp_lib_dir", os.path.join(config.hp_obj_root, "lib")))

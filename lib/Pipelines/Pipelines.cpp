@@ -88,6 +88,9 @@ void addBufferizedSPMDPasses(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Every buffer now exists: refuse (or check at run time) sizes whose
+  // byte count the LLVM lowering would let wrap around.
+  pm.addPass(createCheckAllocationSizes());
 }
 } // namespace
 } // namespace hp
@@ -179,6 +182,44 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
 }
 
 namespace {
+/// A module pipeline added to a pass manager anchored on any op: at the
+/// top level that op is the module, but nested
+/// (`builtin.module(any(hp-partition))`) it is each function, and a pass
+/// manager holding module passes is never scheduled there: the pipeline
+/// would be skipped without a word. This op-agnostic pass runs the pipeline
+/// on a module and is an error anywhere else. (Not registered: a dumped
+/// pipeline shows it, but cannot be parsed back.)
+struct ModulePipelinePass
+    : public PassWrapper<ModulePipelinePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ModulePipelinePass)
+  ModulePipelinePass(llvm::StringRef name, OpPassManager pipeline)
+      : name(name.str()), pipeline(std::move(pipeline)) {}
+  ModulePipelinePass(const ModulePipelinePass &other)
+      : PassWrapper(other), name(other.name), pipeline(other.pipeline) {}
+
+  llvm::StringRef getArgument() const override { return name; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    pipeline.getDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    Operation *op = getOperation();
+    if (isa<ModuleOp>(op)) {
+      if (failed(runPipeline(pipeline, op)))
+        signalPassFailure();
+      return;
+    }
+    op->emitError() << "'" << name
+                    << "' runs on a whole module (builtin.module), not on '"
+                    << op->getName()
+                    << "' (nested under 'any'): write 'builtin.module(" << name
+                    << ")' or '" << name << "'";
+    signalPassFailure();
+  }
+
+  std::string name;
+  OpPassManager pipeline;
+};
+
 /// Registers a pipeline that runs on a whole module: convert-dtensor-to-shard
 /// and the lowering passes are module passes, and adding one to a pass
 /// manager nested on another op is a fatal error inside MLIR. Such a nesting
@@ -206,7 +247,14 @@ void registerModulePipeline(
         if (failed(options.parseFromString(optionsText)))
           return errorHandler("invalid options for '" + name + "': '" +
                               optionsText + "'");
-        builder(pm, options);
+        if (anchor != OpPassManager::getAnyOpAnchorName()) {
+          builder(pm, options);
+          return success();
+        }
+        OpPassManager modulePipeline(ModuleOp::getOperationName());
+        builder(modulePipeline, options);
+        pm.addPass(std::make_unique<ModulePipelinePass>(
+            name, std::move(modulePipeline)));
         return success();
       },
       [](llvm::function_ref<void(const detail::PassOptions &)> optHandler) {

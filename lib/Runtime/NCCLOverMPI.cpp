@@ -12,17 +12,20 @@
 
 #include "EnvParse.h"
 #include "FloatConversions.h"
+#include "Watchdog.h"
 
 #include <mpi.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <atomic>
-#include <cmath>
-#include <mutex>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -105,6 +108,13 @@ double parseTimeout(const char **error) {
 
 struct StartupCheck {
   StartupCheck() {
+    const char *check = std::getenv("HP_CHECK_COLLECTIVES");
+    if (check && std::strcmp(check, "0") != 0 && std::strcmp(check, "1") != 0) {
+      std::fprintf(
+          stderr, "hp: HP_CHECK_COLLECTIVES must be 0 or 1, got '%s'\n", check);
+      std::fflush(stderr);
+      _exit(2);
+    }
     const char *bad;
     parseTimeout(&bad);
     if (!bad)
@@ -140,10 +150,15 @@ double now() {
       .count();
 }
 
-/// The call in progress and when it started (0: none). A detached thread
-/// checks them; MPI is never called from it.
+/// The call in progress, when it started (0: none) and what the timeout
+/// message suggests. A detached thread checks them; MPI is never called
+/// from it.
 std::atomic<double> callStart{0};
-std::atomic<const char *> callName{nullptr};
+std::atomic<const char *> runningCall{nullptr};
+std::atomic<const char *> runningHint{nullptr};
+
+constexpr const char *kSameProgramHint =
+    "do all ranks run the same program on the same mesh?";
 
 void watchdog() {
   for (;;) {
@@ -154,8 +169,9 @@ void watchdog() {
     if (start > 0 && now() - start > limit) {
       std::fprintf(stderr,
                    "hp: rank %d: %s timed out after %.1f s (HP_TIMEOUT_S); "
-                   "do all ranks run the same program on the same mesh?\n",
-                   worldRank(), callName.load(), now() - start);
+                   "%s\n",
+                   worldRank(), runningCall.load(), now() - start,
+                   runningHint.load());
       std::fflush(stderr);
       _exit(3); // mpirun then stops the other ranks
     }
@@ -164,14 +180,12 @@ void watchdog() {
 
 /// Runs one blocking MPI call under the watchdog; `call` names the NCCL
 /// function for messages.
-template <typename Fn> ncclResult_t guarded(const char *call, const char *mpi,
-                                            Fn &&fn) {
-  static std::once_flag started;
-  std::call_once(started, [] { std::thread(watchdog).detach(); });
-  callName = call;
-  callStart = now();
+template <typename Fn>
+ncclResult_t guarded(const char *call, const char *mpi, Fn &&fn,
+                     const char *hint = kSameProgramHint) {
+  hp::runtime::watchdogStart(call, hint);
   int rc = fn();
-  callStart = 0;
+  hp::runtime::watchdogStop();
   return rc == MPI_SUCCESS ? ncclSuccess : mpiFailed(mpi, rc);
 }
 
@@ -192,6 +206,7 @@ template <typename T> void divideAll(void *p, size_t n, int by) {
 /// format (reduced through float), and for the others ncclAvg's division.
 struct DataType {
   ncclDataType_t nccl;
+  const char *name; ///< in HP_CHECK_COLLECTIVES's messages
   size_t size;
   MPI_Datatype mpi;
   Narrow narrow;
@@ -201,18 +216,18 @@ struct DataType {
 /// The data type `t`, or null for one hp does not take.
 const DataType *dataType(ncclDataType_t t) {
   static const DataType types[] = {
-      {ncclInt8, 1, MPI_INT8_T, Narrow::None, divideAll<int8_t>},
-      {ncclUint8, 1, MPI_UINT8_T, Narrow::None, divideAll<uint8_t>},
-      {ncclInt32, 4, MPI_INT32_T, Narrow::None, divideAll<int32_t>},
-      {ncclUint32, 4, MPI_UINT32_T, Narrow::None, divideAll<uint32_t>},
-      {ncclInt64, 8, MPI_INT64_T, Narrow::None, divideAll<int64_t>},
-      {ncclUint64, 8, MPI_UINT64_T, Narrow::None, divideAll<uint64_t>},
-      {ncclFloat32, 4, MPI_FLOAT, Narrow::None, divideAll<float>},
-      {ncclFloat64, 8, MPI_DOUBLE, Narrow::None, divideAll<double>},
-      {ncclFloat16, 2, MPI_UINT16_T, Narrow::F16, nullptr},
-      {ncclBfloat16, 2, MPI_UINT16_T, Narrow::BF16, nullptr},
-      {ncclFloat8e4m3, 1, MPI_UINT8_T, Narrow::E4M3, nullptr},
-      {ncclFloat8e5m2, 1, MPI_UINT8_T, Narrow::E5M2, nullptr},
+      {ncclInt8, "i8", 1, MPI_INT8_T, Narrow::None, divideAll<int8_t>},
+      {ncclUint8, "u8", 1, MPI_UINT8_T, Narrow::None, divideAll<uint8_t>},
+      {ncclInt32, "i32", 4, MPI_INT32_T, Narrow::None, divideAll<int32_t>},
+      {ncclUint32, "u32", 4, MPI_UINT32_T, Narrow::None, divideAll<uint32_t>},
+      {ncclInt64, "i64", 8, MPI_INT64_T, Narrow::None, divideAll<int64_t>},
+      {ncclUint64, "u64", 8, MPI_UINT64_T, Narrow::None, divideAll<uint64_t>},
+      {ncclFloat32, "f32", 4, MPI_FLOAT, Narrow::None, divideAll<float>},
+      {ncclFloat64, "f64", 8, MPI_DOUBLE, Narrow::None, divideAll<double>},
+      {ncclFloat16, "f16", 2, MPI_UINT16_T, Narrow::F16, nullptr},
+      {ncclBfloat16, "bf16", 2, MPI_UINT16_T, Narrow::BF16, nullptr},
+      {ncclFloat8e4m3, "f8E4M3FN", 1, MPI_UINT8_T, Narrow::E4M3, nullptr},
+      {ncclFloat8e5m2, "f8E5M2", 1, MPI_UINT8_T, Narrow::E5M2, nullptr},
   };
   for (const DataType &type : types)
     if (type.nccl == t)
@@ -358,10 +373,231 @@ bool validData(ncclComm_t comm, size_t count, ncclDataType_t datatype,
   return validComm(comm) && fitsInt(count) && mpiType(datatype, type);
 }
 
-/// All-reduce and reduce-scatter (`call`): `mpi`, MPI_Allreduce or
+//===----------------------------------------------------------------------===//
+// HP_CHECK_COLLECTIVES: every call compared across the ranks it involves
+//===----------------------------------------------------------------------===//
+
+/// Whether HP_CHECK_COLLECTIVES=1. Read once: off, the check costs one
+/// predictable branch per call.
+bool checkingCalls() {
+  static const bool on = [] {
+    const char *env = std::getenv("HP_CHECK_COLLECTIVES");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return on;
+}
+
+enum class CallKind : int32_t {
+  AllReduce,
+  ReduceScatter,
+  AllGather,
+  AlltoAll,
+  Broadcast,
+  CommSplit,
+  Send,
+  Recv
+};
+
+const char *callName(CallKind kind) {
+  static const char *names[] = {
+      "ncclAllReduce", "ncclReduceScatter", "ncclAllGather", "ncclAlltoAll",
+      "ncclBroadcast", "ncclCommSplit",     "ncclSend",      "ncclRecv"};
+  return names[static_cast<int>(kind)];
+}
+
+/// What must agree between the ranks of one call, exchanged as raw bytes
+/// (24, no padding). -1 where a field does not apply.
+struct CallSig {
+  CallKind kind;
+  int32_t datatype = -1;
+  int64_t count = -1;
+  int32_t root = -1; ///< a broadcast's root, a send's or receive's peer
+  int32_t op = -1;   ///< a reduction's ncclRedOp_t
+};
+static_assert(sizeof(CallSig) == 24, "CallSig travels as bytes");
+
+bool operator==(const CallSig &a, const CallSig &b) {
+  return a.kind == b.kind && a.datatype == b.datatype && a.count == b.count &&
+         a.root == b.root && a.op == b.op;
+}
+
+/// "ncclAllReduce(count=4, f32, sum)"; a peer is named by the caller.
+std::string describe(const CallSig &sig) {
+  std::string text = callName(sig.kind);
+  if (sig.kind == CallKind::CommSplit)
+    return text + "()";
+  const DataType *type = dataType(static_cast<ncclDataType_t>(sig.datatype));
+  text += "(count=" + std::to_string(sig.count) + ", " +
+          (type ? type->name : "type " + std::to_string(sig.datatype));
+  static const char *ops[] = {"sum", "prod", "max", "min", "avg"};
+  if (sig.op >= 0 && sig.op < 5)
+    text += std::string(", ") + ops[sig.op];
+  if (sig.kind == CallKind::Broadcast)
+    text += ", root=" + std::to_string(sig.root);
+  return text + ")";
+}
+
+/// The world rank of `comm`'s rank `rank`, to name ranks as the user sees
+/// them on a sub-communicator.
+int worldRankOf(ncclComm_t comm, int rank) {
+  MPI_Group group, world;
+  MPI_Comm_group(comm->comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int result = rank;
+  MPI_Group_translate_ranks(group, 1, &rank, world, &result);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return result;
+}
+
+void report(const std::string &message) {
+  std::fprintf(stderr, "hp: rank %d: %s (HP_CHECK_COLLECTIVES)\n", worldRank(),
+               message.c_str());
+  std::fflush(stderr);
+}
+
+/// Compares collective `sig` across `comm` (one small MPI_Allgather).
+/// On a mismatch, the communicator's rank 0 names its call and the first
+/// different one, and every rank fails the call once that is printed.
+ncclResult_t checkCollective(ncclComm_t comm, const CallSig &sig) {
+  if (!checkingCalls())
+    return ncclSuccess;
+  const char *call = callName(sig.kind);
+  std::vector<CallSig> all(comm->size);
+  ncclResult_t result = guarded(call, "MPI_Allgather", [&] {
+    return MPI_Allgather(&sig, sizeof(CallSig), MPI_BYTE, all.data(),
+                         sizeof(CallSig), MPI_BYTE, comm->comm);
+  });
+  if (result != ncclSuccess)
+    return result;
+  auto differs = [&](const CallSig &other) { return !(other == all[0]); };
+  auto first = std::find_if(all.begin(), all.end(), differs);
+  if (first == all.end())
+    return ncclSuccess;
+  if (comm->rank == 0) {
+    long others = std::count_if(first + 1, all.end(), differs);
+    report("collectives do not match across ranks: rank " +
+           std::to_string(worldRankOf(comm, 0)) + " calls " + describe(all[0]) +
+           " but rank " +
+           std::to_string(worldRankOf(comm, first - all.begin())) + " calls " +
+           describe(*first) +
+           (others ? " (and " + std::to_string(others) + " more ranks differ)"
+                   : ""));
+  }
+  // No rank may end the job before rank 0's report is out.
+  guarded(call, "MPI_Barrier", [&] { return MPI_Barrier(comm->comm); });
+  return ncclInvalidUsage;
+}
+
+/// A send or receive whose check is due at the end of its group.
+struct PendingCall {
+  ncclComm_t comm;
+  CallSig sig;
+};
+std::vector<PendingCall> groupCalls;
+
+/// One peer of a group: this rank's sends and receives with it, and the
+/// peer's with this rank, in call order.
+struct PeerCalls {
+  ncclComm_t comm;
+  int peer;
+  std::vector<CallSig> mine, theirs;
+};
+
+/// Message tags: data travels with tag 0.
+constexpr int kCheckTag = 1, kCheckDoneTag = 2;
+
+/// The first send of `from` to `to` that `to` does not receive alike, in
+/// words, or "" (`from`/`to`: the two lists, named by world rank).
+std::string unmatchedSend(const std::vector<CallSig> &from, int fromRank,
+                          const std::vector<CallSig> &to, int toRank) {
+  std::vector<CallSig> sends, recvs;
+  for (const CallSig &sig : from)
+    if (sig.kind == CallKind::Send)
+      sends.push_back(sig);
+  for (const CallSig &sig : to)
+    if (sig.kind == CallKind::Recv)
+      recvs.push_back(sig);
+  std::string a = "rank " + std::to_string(fromRank),
+              b = "rank " + std::to_string(toRank);
+  for (size_t i = 0; i < std::max(sends.size(), recvs.size()); ++i) {
+    if (i >= recvs.size())
+      return a + " calls " + describe(sends[i]) + " to " + b + " but " + b +
+             " posts no matching ncclRecv from " + a;
+    if (i >= sends.size())
+      return b + " calls " + describe(recvs[i]) + " from " + a + " but " + a +
+             " posts no matching ncclSend to " + b;
+    if (sends[i].count != recvs[i].count ||
+        sends[i].datatype != recvs[i].datatype)
+      return a + " calls " + describe(sends[i]) + " to " + b + " but " + b +
+             " calls " + describe(recvs[i]) + " from " + a;
+  }
+  return "";
+}
+
+/// Exchanges each peer's list of calls with it and compares them: each rank
+/// reports the sends it makes that the peer does not receive alike. Both
+/// ranks of a mismatched pair fail, after a handshake that lets the report
+/// out first. `call` names the NCCL call that completes the group.
+ncclResult_t checkPointToPoint(const char *call,
+                               const std::vector<PendingCall> &calls) {
+  std::vector<PeerCalls> peers;
+  for (const PendingCall &c : calls) {
+    auto it = std::find_if(peers.begin(), peers.end(), [&](const PeerCalls &p) {
+      return p.comm == c.comm && p.peer == c.sig.root;
+    });
+    if (it == peers.end())
+      it = peers.insert(peers.end(), PeerCalls{c.comm, c.sig.root, {}, {}});
+    it->mine.push_back(c.sig);
+  }
+  std::vector<MPI_Request> sent(peers.size());
+  for (size_t i = 0; i < peers.size(); ++i)
+    MPI_Isend(peers[i].mine.data(),
+              static_cast<int>(peers[i].mine.size() * sizeof(CallSig)),
+              MPI_BYTE, peers[i].peer, kCheckTag, peers[i].comm->comm,
+              &sent[i]);
+  static char hint[160];
+  bool matched = true;
+  for (PeerCalls &p : peers) {
+    int me = worldRankOf(p.comm, p.comm->rank),
+        peer = worldRankOf(p.comm, p.peer);
+    std::snprintf(hint, sizeof hint,
+                  "rank %d posted no matching send or receive for rank %d "
+                  "(HP_CHECK_COLLECTIVES)",
+                  peer, me);
+    MPI_Status status;
+    ncclResult_t result = guarded(
+        call, "MPI_Probe",
+        [&] { return MPI_Probe(p.peer, kCheckTag, p.comm->comm, &status); },
+        hint);
+    if (result != ncclSuccess)
+      return result;
+    int bytes = 0;
+    MPI_Get_count(&status, MPI_BYTE, &bytes);
+    p.theirs.resize(bytes / sizeof(CallSig));
+    MPI_Recv(p.theirs.data(), bytes, MPI_BYTE, p.peer, kCheckTag, p.comm->comm,
+             MPI_STATUS_IGNORE);
+    std::string mine = unmatchedSend(p.mine, me, p.theirs, peer);
+    if (!mine.empty())
+      report("point-to-point calls do not match: " + mine);
+    if (mine.empty() && unmatchedSend(p.theirs, peer, p.mine, me).empty())
+      continue;
+    matched = false;
+    char token = 0;
+    guarded(call, "MPI_Sendrecv", [&] {
+      return MPI_Sendrecv(&token, 1, MPI_BYTE, p.peer, kCheckDoneTag, &token, 1,
+                          MPI_BYTE, p.peer, kCheckDoneTag, p.comm->comm,
+                          MPI_STATUS_IGNORE);
+    });
+  }
+  MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE);
+  return matched ? ncclSuccess : ncclInvalidUsage;
+}
+
+/// All-reduce and reduce-scatter (`kind`): `mpi`, MPI_Allreduce or
 /// MPI_Reduce_scatter_block (`mpiName`), reduces into `count` elements at
 /// `recvbuff`, which ncclAvg then divides by the rank count.
-ncclResult_t reduction(const char *call, const char *mpiName,
+ncclResult_t reduction(CallKind kind, const char *mpiName,
                        decltype(&MPI_Allreduce) mpi, const void *sendbuff,
                        void *recvbuff, size_t count, ncclDataType_t datatype,
                        ncclRedOp_t op, ncclComm_t comm) {
@@ -369,7 +605,12 @@ ncclResult_t reduction(const char *call, const char *mpiName,
   MPI_Op mop;
   if (!validData(comm, count, datatype, &type) || !mpiOp(op, datatype, &mop))
     return ncclInvalidArgument;
-  ncclResult_t result = guarded(call, mpiName, [&] {
+  if (ncclResult_t checked = checkCollective(
+          comm, {kind, static_cast<int32_t>(datatype),
+                 static_cast<int64_t>(count), -1, static_cast<int32_t>(op)});
+      checked != ncclSuccess)
+    return checked;
+  ncclResult_t result = guarded(callName(kind), mpiName, [&] {
     return mpi(sendbuff, recvbuff, static_cast<int>(count), type, mop,
                comm->comm);
   });
@@ -378,26 +619,31 @@ ncclResult_t reduction(const char *call, const char *mpiName,
   return result;
 }
 
-/// All-gather and all-to-all (`call`): each rank sends `count` elements to
+/// All-gather and all-to-all (`kind`): each rank sends `count` elements to
 /// every rank through `mpi`, MPI_Allgather or MPI_Alltoall (`mpiName`).
-ncclResult_t exchange(const char *call, const char *mpiName,
+ncclResult_t exchange(CallKind kind, const char *mpiName,
                       decltype(&MPI_Allgather) mpi, const void *sendbuff,
                       void *recvbuff, size_t count, ncclDataType_t datatype,
                       ncclComm_t comm) {
   MPI_Datatype type;
   if (!validData(comm, count, datatype, &type))
     return ncclInvalidArgument;
+  if (ncclResult_t checked =
+          checkCollective(comm, {kind, static_cast<int32_t>(datatype),
+                                 static_cast<int64_t>(count)});
+      checked != ncclSuccess)
+    return checked;
   int n = static_cast<int>(count);
-  return guarded(call, mpiName, [&] {
+  return guarded(callName(kind), mpiName, [&] {
     return mpi(sendbuff, n, type, recvbuff, n, type, comm->comm);
   });
 }
 
-/// A send or receive (`call`) to `peer`: `start` begins it with the MPI call
-/// `mpi` (MPI_Isend, MPI_Irecv), and it completes here, or at ncclGroupEnd
-/// inside a group.
+/// A send or receive (`kind`) to `peer`: `start` begins it with the MPI call
+/// `mpi` (MPI_Isend, MPI_Irecv), and it completes (and is checked) here, or
+/// at ncclGroupEnd inside a group.
 template <typename Start>
-ncclResult_t pointToPoint(const char *call, const char *mpi, size_t count,
+ncclResult_t pointToPoint(CallKind kind, const char *mpi, size_t count,
                           ncclDataType_t datatype, int peer, ncclComm_t comm,
                           Start &&start) {
   MPI_Datatype type;
@@ -408,15 +654,34 @@ ncclResult_t pointToPoint(const char *call, const char *mpi, size_t count,
   int rc = start(type, &request);
   if (rc != MPI_SUCCESS)
     return mpiFailed(mpi, rc);
+  PendingCall call{comm,
+                   {kind, static_cast<int32_t>(datatype),
+                    static_cast<int64_t>(count), peer}};
   if (groupDepth > 0) {
     groupRequests.push_back(request);
+    if (checkingCalls())
+      groupCalls.push_back(call);
     return ncclSuccess;
   }
-  return guarded(call, "MPI_Wait",
+  if (checkingCalls())
+    if (ncclResult_t checked = checkPointToPoint(callName(kind), {call});
+        checked != ncclSuccess)
+      return checked;
+  return guarded(callName(kind), "MPI_Wait",
                  [&] { return MPI_Wait(&request, MPI_STATUS_IGNORE); });
 }
 
 } // namespace
+
+void hp::runtime::watchdogStart(const char *what, const char *hint) {
+  static std::once_flag started;
+  std::call_once(started, [] { std::thread(watchdog).detach(); });
+  runningCall = what;
+  runningHint = hint;
+  callStart = now();
+}
+
+void hp::runtime::watchdogStop() { callStart = 0; }
 
 extern "C" {
 
@@ -486,6 +751,9 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
                            ncclComm_t *newcomm, ncclConfig_t *) {
   if (!validComm(comm))
     return ncclInvalidArgument;
+  if (ncclResult_t checked = checkCollective(comm, {CallKind::CommSplit});
+      checked != ncclSuccess)
+    return checked;
   MPI_Comm split;
   int rc = MPI_Comm_split(comm->comm,
                           color == NCCL_SPLIT_NOCOLOR ? MPI_UNDEFINED : color,
@@ -549,7 +817,7 @@ ncclResult_t ncclCommCuDevice(const ncclComm_t, int *device) {
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t op,
                            ncclComm_t comm, cudaStream_t) {
-  return reduction("ncclAllReduce", "MPI_Allreduce", MPI_Allreduce,
+  return reduction(CallKind::AllReduce, "MPI_Allreduce", MPI_Allreduce,
                    sendbuff == recvbuff ? MPI_IN_PLACE : sendbuff, recvbuff,
                    count, datatype, op, comm);
 }
@@ -557,7 +825,7 @@ ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
                                size_t recvcount, ncclDataType_t datatype,
                                ncclRedOp_t op, ncclComm_t comm, cudaStream_t) {
-  return reduction("ncclReduceScatter", "MPI_Reduce_scatter_block",
+  return reduction(CallKind::ReduceScatter, "MPI_Reduce_scatter_block",
                    MPI_Reduce_scatter_block, sendbuff, recvbuff, recvcount,
                    datatype, op, comm);
 }
@@ -565,14 +833,14 @@ ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff,
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t) {
-  return exchange("ncclAllGather", "MPI_Allgather", MPI_Allgather, sendbuff,
+  return exchange(CallKind::AllGather, "MPI_Allgather", MPI_Allgather, sendbuff,
                   recvbuff, sendcount, datatype, comm);
 }
 
 ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count,
                           ncclDataType_t datatype, ncclComm_t comm,
                           cudaStream_t) {
-  return exchange("ncclAlltoAll", "MPI_Alltoall", MPI_Alltoall, sendbuff,
+  return exchange(CallKind::AlltoAll, "MPI_Alltoall", MPI_Alltoall, sendbuff,
                   recvbuff, count, datatype, comm);
 }
 
@@ -583,6 +851,11 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
   if (!validData(comm, count, datatype, &type) || root < 0 ||
       root >= comm->size)
     return ncclInvalidArgument;
+  if (ncclResult_t checked = checkCollective(
+          comm, {CallKind::Broadcast, static_cast<int32_t>(datatype),
+                 static_cast<int64_t>(count), root});
+      checked != ncclSuccess)
+    return checked;
   if (comm->rank == root && sendbuff != recvbuff)
     std::memcpy(recvbuff, sendbuff, count * dataType(datatype)->size);
   return guarded("ncclBroadcast", "MPI_Bcast", [&] {
@@ -599,7 +872,7 @@ ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype,
 ncclResult_t ncclSend(const void *sendbuff, size_t count,
                       ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t) {
-  return pointToPoint("ncclSend", "MPI_Isend", count, datatype, peer, comm,
+  return pointToPoint(CallKind::Send, "MPI_Isend", count, datatype, peer, comm,
                       [&](MPI_Datatype type, MPI_Request *request) {
                         return MPI_Isend(sendbuff, static_cast<int>(count),
                                          type, peer, /*tag=*/0, comm->comm,
@@ -609,7 +882,7 @@ ncclResult_t ncclSend(const void *sendbuff, size_t count,
 
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
                       int peer, ncclComm_t comm, cudaStream_t) {
-  return pointToPoint("ncclRecv", "MPI_Irecv", count, datatype, peer, comm,
+  return pointToPoint(CallKind::Recv, "MPI_Irecv", count, datatype, peer, comm,
                       [&](MPI_Datatype type, MPI_Request *request) {
                         return MPI_Irecv(recvbuff, static_cast<int>(count),
                                          type, peer, /*tag=*/0, comm->comm,
@@ -629,6 +902,12 @@ ncclResult_t ncclGroupEnd() {
     return ncclSuccess;
   std::vector<MPI_Request> requests;
   requests.swap(groupRequests);
+  std::vector<PendingCall> calls;
+  calls.swap(groupCalls);
+  if (!calls.empty())
+    if (ncclResult_t checked = checkPointToPoint("ncclGroupEnd", calls);
+        checked != ncclSuccess)
+      return checked;
   return guarded("ncclGroupEnd", "MPI_Waitall", [&] {
     return MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                        MPI_STATUSES_IGNORE);

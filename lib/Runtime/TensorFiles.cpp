@@ -10,13 +10,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "EnvParse.h"
+#include "Watchdog.h"
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 using hp::runtime::failWith;
@@ -36,23 +40,61 @@ void checkBuffer(const char *call, int64_t ptr, int64_t bytes) {
     failWith(std::string(call) + ": invalid buffer (" + std::to_string(bytes) +
              " bytes)");
 }
+
+/// What `mode` is, for a file that is not regular.
+const char *fileKind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode))
+    return "a device";
+  return "not a regular file";
+}
+
+/// Reads argument `slot`, a regular file of exactly `bytes` bytes, into
+/// `buffer`. Opening does not block (a FIFO would wait for a writer
+/// forever) and anything but a regular file is refused; the caller times
+/// the whole read.
+void readArgument(int64_t slot, char *buffer, int64_t bytes) {
+  std::string path = tensorPath("arg", slot);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    failWith("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0)
+    failWith("cannot read " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    failWith(path + " is " + fileKind(st.st_mode) +
+             ", not a regular file holding argument " + std::to_string(slot));
+  if (st.st_size != bytes)
+    failWith(path + " does not hold the " + std::to_string(bytes) +
+             " bytes of argument " + std::to_string(slot) + " (it is " +
+             (st.st_size > bytes ? "longer" : "shorter") + ")");
+  for (int64_t done = 0; done < bytes;) {
+    ssize_t n = ::read(fd, buffer + done, bytes - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      failWith("cannot read " + path + ": " +
+               (n < 0 ? std::strerror(errno) : "it ended early"));
+    done += n;
+  }
+  ::close(fd);
+}
 } // namespace
 
 extern "C" {
 /// Reads argument `slot` (exactly `bytes` bytes) into the buffer at `ptr`.
 void hp_read_tensor(int64_t slot, int64_t ptr, int64_t bytes) {
   checkBuffer("hp_read_tensor", ptr, bytes);
-  std::string path = tensorPath("arg", slot);
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    failWith("cannot open " + path + ": " + std::strerror(errno));
-  size_t got = std::fread(reinterpret_cast<void *>(ptr), 1, bytes, f);
-  bool longer = std::fgetc(f) != EOF;
-  std::fclose(f);
-  if (got != static_cast<size_t>(bytes) || longer)
-    failWith(path + " does not hold the " + std::to_string(bytes) +
-             " bytes of argument " + std::to_string(slot) +
-             (longer ? " (it is longer)" : " (it is shorter)"));
+  hp::runtime::watchdogStart("hp_read_tensor",
+                             "is the file on a file system that stopped "
+                             "responding?");
+  readArgument(slot, reinterpret_cast<char *>(ptr), bytes);
+  hp::runtime::watchdogStop();
 }
 
 /// Writes result `slot` from the buffer at `ptr` (rank 0 only: results are
@@ -63,6 +105,10 @@ void hp_write_tensor(int64_t slot, int64_t ptr, int64_t bytes) {
     return;
   std::string path = tensorPath("result", slot);
   std::string partial = path + ".part";
+  // A stalled file system must not hang the job either.
+  hp::runtime::watchdogStart("hp_write_tensor",
+                             "is the directory on a file system that "
+                             "stopped responding?");
   std::FILE *f = std::fopen(partial.c_str(), "wb");
   if (!f)
     failWith("cannot create " + partial + ": " + std::strerror(errno));
@@ -73,5 +119,6 @@ void hp_write_tensor(int64_t slot, int64_t ptr, int64_t bytes) {
   if (std::rename(partial.c_str(), path.c_str()) != 0)
     failWith("cannot rename " + partial + " to " + path + ": " +
              std::strerror(errno));
+  hp::runtime::watchdogStop();
 }
 }

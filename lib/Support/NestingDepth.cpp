@@ -2,8 +2,15 @@
 
 #include "hp/Support/NestingDepth.h"
 
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 using namespace hp;
 
@@ -167,4 +174,40 @@ hp::findExcessiveJSONNesting(llvm::StringRef text, size_t maxDepth) {
   return Scanner(text, maxDepth, /*splitMarker=*/{}, /*maxOperators=*/0,
                  /*isMLIR=*/false)
       .run();
+}
+
+std::optional<std::string>
+hp::findExcessiveBytecodeNesting(llvm::MemoryBufferRef buffer,
+                                 mlir::MLIRContext &context, size_t maxDepth) {
+  std::optional<std::string> result;
+  auto scan = [&] {
+    mlir::ScopedDiagnosticHandler quiet(
+        &context, [](mlir::Diagnostic &) { return mlir::success(); });
+    mlir::Block block;
+    mlir::ParserConfig config(&context, /*verifyAfterParse=*/false);
+    if (mlir::failed(mlir::readBytecodeFile(buffer, &block, config)))
+      return;
+    llvm::SmallVector<std::pair<mlir::Operation *, size_t>> stack;
+    for (mlir::Operation &op : block)
+      stack.push_back({&op, 0});
+    while (!stack.empty()) {
+      auto [op, depth] = stack.pop_back_val();
+      if (depth > maxDepth) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << op->getLoc() << ": '" << op->getName()
+           << "' in bytecode nests deeper than " << maxDepth
+           << " regions; hp refuses it rather than overflow the stack";
+        result = text;
+        return;
+      }
+      for (mlir::Region &region : op->getRegions())
+        for (mlir::Block &inner : region)
+          for (mlir::Operation &nested : inner)
+            stack.push_back({&nested, depth + 1});
+    }
+  };
+  llvm::thread worker(std::optional<unsigned>(kBytecodeScanStackBytes), scan);
+  worker.join();
+  return result;
 }

@@ -5,14 +5,21 @@
 // RUN: not hp-opt --pass-pipeline='builtin.module(func.func(hp-lower-to-cpu))' %s 2>&1 | FileCheck %s --check-prefix=CPU
 // RUN: not hp-opt --pass-pipeline='builtin.module(func.func(hp-lower-to-gpu))' %s 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: not hp-opt --pass-pipeline='builtin.module(hp-partition{no-such-option=1})' %s 2>&1 | FileCheck %s --check-prefix=OPTION
+// Under 'any' nested in the module it would run on each function, where its
+// module passes are skipped without a word: an error at the function.
+// RUN: not hp-opt --pass-pipeline='builtin.module(any(hp-partition))' %s 2>&1 | FileCheck %s --check-prefix=ANY
+// RUN: not hp-opt --pass-pipeline='builtin.module(any(hp-lower-to-cpu))' %s 2>&1 | FileCheck %s --check-prefix=ANYCPU
 // Both module spellings run it.
 // RUN: hp-opt --pass-pipeline='builtin.module(hp-partition)' %s | FileCheck %s
 // RUN: hp-opt --hp-partition %s | FileCheck %s
+// RUN: hp-opt --pass-pipeline='any(hp-partition)' %s | FileCheck %s
 
 // PARTITION: error: 'hp-partition' runs on a whole module (builtin.module), not nested on 'func.func': write 'builtin.module(hp-partition)' or 'hp-partition'
 // PARTITION-NOT: LLVM ERROR
 // CPU: error: 'hp-lower-to-cpu' runs on a whole module (builtin.module), not nested on 'func.func'
 // GPU: error: 'hp-lower-to-gpu' runs on a whole module (builtin.module), not nested on 'func.func'
+// ANY: error: 'hp-partition' runs on a whole module (builtin.module), not on 'func.func' (nested under 'any'): write 'builtin.module(hp-partition)' or 'hp-partition'
+// ANYCPU: error: 'hp-lower-to-cpu' runs on a whole module (builtin.module), not on 'func.func'
 // OPTION: error: invalid options for 'hp-partition': 'no-such-option=1'
 // CHECK: shard.grid @tp(shape = 2)
 // CHECK: shard.all_gather

@@ -8,6 +8,18 @@
 // RUN: not hp-opt --split-input-file --verify-diagnostics %t.deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
 // DEEP: deep.mlir:257:25: input nests deeper than 512 brackets (regions, lists, attributes or types); hp refuses it rather than overflow the parser's stack
 // DEEPSTDIN: <stdin>:257:25: input nests deeper than 512 brackets
+// Bytecode has no brackets to scan: its regions are counted (on a stack
+// large enough to read them) and 20,000 nested regions are refused at the
+// op that first nests deeper than 512, instead of overflowing the stack
+// when the IR is printed or destroyed. (mlir-opt writes it on an unlimited
+// stack.) hp-runner checks bytecode the same way.
+// RUN: %python %S/Inputs/nested-regions.py 20000 > %t.deeper.mlir
+// RUN: bash -c 'ulimit -s unlimited && mlir-opt %t.deeper.mlir --emit-bytecode -o %t.deep.mlirbc'
+// RUN: not hp-opt %t.deep.mlirbc 2>&1 | FileCheck %s --check-prefix=DEEPBC
+// RUN: not hp-opt - < %t.deep.mlirbc 2>&1 | FileCheck %s --check-prefix=DEEPBC
+// RUN: not %hp-runner %t.deep.mlirbc 2>&1 | FileCheck %s --check-prefix=DEEPBC
+// DEEPBC: deeper.mlir":{{[0-9]+}}:{{[0-9]+}}): 'scf.{{[a-z_]+}}' in bytecode nests deeper than 512 regions; hp refuses it rather than overflow the stack
+// RUN: %python %S/Inputs/nested-regions.py 200 | hp-opt --emit-bytecode | hp-opt | FileCheck %s --check-prefix=SHALLOW
 // 200 nested regions stay within the bound.
 // RUN: %python %S/Inputs/nested-regions.py 200 | hp-opt | FileCheck %s --check-prefix=SHALLOW
 // SHALLOW: func.func @deep

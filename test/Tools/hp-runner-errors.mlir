@@ -19,12 +19,12 @@
 // MPIN3: hp-runner: --mpirun-args cannot set the number of processes ('-n3'): hp-runner's -np N sets it
 // MPINPEQ: hp-runner: --mpirun-args cannot set the number of processes ('--np=3'): hp-runner's -np N sets it
 // MPIC: hp-runner: --mpirun-args cannot set the number of processes ('-c'): hp-runner's -np N sets it
-// A flag JitRunner refuses ends hp-runner with exit() after the module was
-// lowered to a temporary file: the file is removed all the same.
+// A flag no rank would accept is refused before anything is lowered or
+// launched (hp-runner-checks.mlir), and leaves nothing in TMPDIR.
 // RUN: rm -rf %t.tmpdir && mkdir %t.tmpdir
 // RUN: env TMPDIR=%t.tmpdir not %hp-runner --bogus-flag %s 2>&1 | FileCheck %s --check-prefix=BOGUS
 // RUN: ls -A %t.tmpdir | FileCheck %s --allow-empty --check-prefix=NOFILES
-// BOGUS: Unknown command line argument '--bogus-flag'
+// BOGUS: hp-runner: unknown option '--bogus-flag' (hp-runner --help lists the options)
 // NOFILES-NOT: {{.}}
 // JitRunner's options that take a separate value (-mattr, -march) are told
 // from the input file, as llvm::cl registers them.

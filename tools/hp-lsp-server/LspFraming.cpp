@@ -176,3 +176,61 @@ FramedReader::Result FramedReader::next() {
   }
   return result;
 }
+
+bool DelimitedReader::readLine(std::string &line) {
+  line.clear();
+  while (true) {
+    llvm::StringRef pending(buffer.data() + begin, buffer.size() - begin);
+    size_t newline = pending.find('\n');
+    llvm::StringRef part = pending.take_front(newline);
+    // A line beyond the message bound is kept only up to it: the caller
+    // refuses the message either way.
+    if (line.size() <= kMaxMessageBytes)
+      line.append(part.take_front(kMaxMessageBytes + 1 - line.size()).str());
+    if (newline != llvm::StringRef::npos) {
+      begin += newline + 1;
+      if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+      return true;
+    }
+    begin = buffer.size();
+    if (atEnd)
+      return !line.empty();
+    buffer.erase(buffer.begin(), buffer.begin() + begin);
+    begin = 0;
+    size_t old = buffer.size();
+    buffer.resize(old + kReadChunk);
+    ssize_t n;
+    do {
+      n = ::read(fd, buffer.data() + old, kReadChunk);
+    } while (n < 0 && errno == EINTR);
+    buffer.resize(old + std::max<ssize_t>(n, 0));
+    atEnd = n <= 0;
+  }
+}
+
+DelimitedReader::Result DelimitedReader::next() {
+  std::string body, line;
+  bool tooLarge = false;
+  while (true) {
+    bool more = readLine(line);
+    llvm::StringRef trimmed = llvm::StringRef(line).trim();
+    bool delimiter = more && trimmed == "// -----";
+    if (more && !delimiter && !trimmed.starts_with("//") && !tooLarge) {
+      body += line;
+      tooLarge = body.size() > kMaxMessageBytes;
+    }
+    if (more && !delimiter)
+      continue;
+    if (tooLarge)
+      return {Status::Error, "",
+              ("a message larger than the limit of " +
+               llvm::Twine(kMaxMessageBytes >> 20) + " MiB")
+                  .str()};
+    if (!llvm::StringRef(body).trim().empty())
+      return {Status::Message, std::move(body), ""};
+    if (!more)
+      return {Status::End, "", ""};
+    body.clear();
+  }
+}

@@ -68,6 +68,34 @@ private:
   bool needResync = false;
 };
 
+/// Reads the `--lit-test` (`--input-style=delimited`) format from a file
+/// descriptor as upstream's transport does: JSON bodies separated by lines
+/// that read `// -----`; other lines starting with `//` are comments. Each
+/// body is bounded by kMaxMessageBytes; blank bodies are skipped.
+class DelimitedReader {
+public:
+  explicit DelimitedReader(int fd) : fd(fd) {}
+  using Result = FramedReader::Result;
+  using Status = FramedReader::Status;
+
+  /// The next body, an error (a body over the limit, skipped to the next
+  /// delimiter), or the end of the input.
+  Result next();
+
+  /// What separates bodies when they are forwarded in this format.
+  static constexpr llvm::StringLiteral kDelimiter = "\n// -----\n";
+
+private:
+  /// One line without its ending into `line`, at most kMaxMessageBytes + 1
+  /// bytes of it; false at the end of the input.
+  bool readLine(std::string &line);
+
+  int fd;
+  std::vector<char> buffer;
+  size_t begin = 0;
+  bool atEnd = false;
+};
+
 /// Writes framed messages to a file descriptor, each one whole: the filter's
 /// error responses and the server's output share the client's stdout.
 class FramedWriter {

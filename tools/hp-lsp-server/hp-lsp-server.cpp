@@ -32,6 +32,7 @@
 
 #include <fcntl.h>
 #include <thread>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace hp::lsp;
@@ -101,10 +102,13 @@ static std::optional<Refusal> checkMessage(llvm::StringRef body,
 }
 
 /// Reads the client until its input ends: answers malformed messages itself,
-/// forwards the others to the server, then closes the server's input.
+/// forwards the others to the server in the format it reads (LSP framing,
+/// or `// -----` delimiters under --lit-test), then closes the server's
+/// input.
+template <typename Reader>
 static void runFilter(int clientIn, int serverIn, FramedWriter &client,
                       DocumentGuard &guard) {
-  FramedReader reader(clientIn);
+  Reader reader(clientIn);
   while (true) {
     FramedReader::Result result = reader.next();
     if (result.status == FramedReader::Status::End)
@@ -129,9 +133,13 @@ static void runFilter(int clientIn, int serverIn, FramedWriter &client,
       if (action == DocumentGuard::Action::ForwardRewritten)
         body = llvm::formatv("{0}", json::Value(std::move(message))).str();
     }
+    bool delimited = std::is_same_v<Reader, DelimitedReader>;
     std::string header =
-        llvm::formatv("Content-Length: {0}\r\n\r\n", body.size()).str();
-    if (!writeAll(serverIn, header) || !writeAll(serverIn, body))
+        delimited
+            ? ""
+            : llvm::formatv("Content-Length: {0}\r\n\r\n", body.size()).str();
+    if (!writeAll(serverIn, header) || !writeAll(serverIn, body) ||
+        (delimited && !writeAll(serverIn, DelimitedReader::kDelimiter)))
       break;
   }
   ::close(serverIn);
@@ -160,10 +168,16 @@ static void runRelay(int serverOut, FramedWriter &client,
   }
 }
 
-/// --help and --version print and exit, and --lit-test or
-/// --input-style=delimited read upstream's test format, not LSP framing:
-/// these run upstream's server directly.
-static bool runsWithoutFilter(int argc, char **argv) {
+/// How the server reads its input, from its command line.
+enum class InputMode {
+  Framed,    ///< LSP framing, the default
+  Delimited, ///< --lit-test or --input-style=delimited: upstream's test
+             ///< format, filtered the same way
+  NoInput    ///< --help and --version print and exit: no filter
+};
+
+static InputMode inputMode(int argc, char **argv) {
+  InputMode mode = InputMode::Framed;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg = argv[i];
     if (!arg.consume_front("-"))
@@ -171,15 +185,15 @@ static bool runsWithoutFilter(int argc, char **argv) {
     arg.consume_front("-");
     auto [name, value] = arg.split('=');
     if (name.starts_with("help") || name == "version")
-      return true;
+      return InputMode::NoInput;
     if (name == "lit-test" && value != "false" && value != "0")
-      return true;
+      mode = InputMode::Delimited;
     if (name == "input-style" && value.empty() && i + 1 < argc)
       value = argv[i + 1];
-    if (name == "input-style" && value == "delimited")
-      return true;
+    if (name == "input-style")
+      mode = value == "delimited" ? InputMode::Delimited : InputMode::Framed;
   }
-  return false;
+  return mode;
 }
 
 /// A pipe whose ends are not inherited by anything the server starts.
@@ -193,7 +207,8 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   hp::registerAllHPDialects(registry);
-  if (runsWithoutFilter(argc, argv))
+  InputMode mode = inputMode(argc, argv);
+  if (mode == InputMode::NoInput)
     return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry));
 
   // The filter parses mlir: URIs too; register the scheme (as the server
@@ -217,8 +232,9 @@ int main(int argc, char **argv) {
   // `exit`; it is not joined. So that it never outlives what it uses (client
   // and guard here, the URI scheme table and LLVM's other statics), main
   // does not return: the process ends with _exit below.
-  std::thread(runFilter, clientIn, toServer[1], std::ref(client),
-              std::ref(guard))
+  std::thread(mode == InputMode::Delimited ? runFilter<DelimitedReader>
+                                           : runFilter<FramedReader>,
+              clientIn, toServer[1], std::ref(client), std::ref(guard))
       .detach();
   std::thread relay(runRelay, fromServer[0], std::ref(client),
                     std::ref(guard));

@@ -13,12 +13,13 @@
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Support/FileUtilities.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/FileSystem.h"
@@ -178,8 +179,17 @@ int main(int argc, char **argv) {
   // The parser recurses once per nested bracket and per operator of an
   // affine expression: refuse what would overflow its stack, naming where.
   // Split chunks are parsed apart, so they are scanned apart. Bytecode has
-  // no text to scan.
-  if (!mlir::isBytecode(*input)) {
+  // no text to scan: its regions are counted on a large stack.
+  if (mlir::isBytecode(*input)) {
+    mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+    context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
+    if (std::optional<std::string> violation =
+            hp::findExcessiveBytecodeNesting(*input, context)) {
+      llvm::errs() << input->getBufferIdentifier() << ": " << *violation
+                   << "\n";
+      return EXIT_FAILURE;
+    }
+  } else {
     if (std::optional<hp::NestingViolation> violation =
             hp::findExcessiveNesting(input->getBuffer(), hp::kMaxNestingDepth,
                                      config.inputSplitMarker())) {

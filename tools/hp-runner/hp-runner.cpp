@@ -36,9 +36,11 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -64,6 +66,16 @@
 
 using namespace mlir;
 
+/// JitRunnerMain builds its ExecutionEngine with the perf listener on and
+/// offers no option to turn it off; the listener leaves a jitdump directory
+/// ($JITDUMPDIR or ~/.debug/jit/llvm-IR-jit-*) per rank and run. This
+/// definition of LLVM's factory takes precedence over libLLVM's (the
+/// executable's symbols come first), so the engine gets no perf listener.
+/// `perf record` of a rank then shows JIT frames unnamed.
+llvm::JITEventListener *llvm::JITEventListener::createPerfJITEventListener() {
+  return nullptr;
+}
+
 namespace {
 
 std::string executablePath(const char *argv0) {
@@ -71,36 +83,44 @@ std::string executablePath(const char *argv0) {
   return llvm::sys::fs::getMainExecutable(argv0, &anchor);
 }
 
-/// Where the probe child writes the names of the options that take a value.
-int valueOptionsFd = -1;
+/// Where the probe child writes the names of the registered options.
+int optionsFd = -1;
 
-/// Hidden: makes the process print (to valueOptionsFd) the names of the
-/// registered options that require a value, then end. hp-runner passes it
-/// to JitRunnerMain in a child process: JitRunner's options exist only while
-/// JitRunnerMain runs, and are registered by the time its command line is
-/// parsed.
-llvm::cl::opt<bool> listValueOptions(
-    "hp-runner-list-value-options", llvm::cl::Hidden,
-    llvm::cl::desc("(internal) list the options that take a value"),
-    llvm::cl::callback([](const bool &) {
-      std::string names;
-      for (const auto &entry : llvm::cl::getRegisteredOptions())
-        if (entry.second->getValueExpectedFlag() == llvm::cl::ValueRequired)
-          names += entry.first.str() + "\n";
-      llvm::StringRef rest = names;
-      while (!rest.empty()) {
-        ssize_t n = ::write(valueOptionsFd, rest.data(), rest.size());
-        if (n <= 0)
-          _exit(1);
-        rest = rest.drop_front(n);
-      }
-      _exit(0);
-    }));
+/// Hidden: makes the process print (to optionsFd) the names of the
+/// registered options, each after `V ` if it requires a value and `F `
+/// otherwise, then end. hp-runner passes it to JitRunnerMain in a child
+/// process: JitRunner's options exist only while JitRunnerMain runs, and are
+/// registered by the time its command line is parsed.
+llvm::cl::opt<bool>
+    listOptions("hp-runner-list-options", llvm::cl::Hidden,
+                llvm::cl::desc("(internal) list the registered options"),
+                llvm::cl::callback([](const bool &) {
+                  std::string names;
+                  for (const auto &entry : llvm::cl::getRegisteredOptions())
+                    names += (entry.second->getValueExpectedFlag() ==
+                                      llvm::cl::ValueRequired
+                                  ? "V "
+                                  : "F ") +
+                             entry.first.str() + "\n";
+                  llvm::StringRef rest = names;
+                  while (!rest.empty()) {
+                    ssize_t n = ::write(optionsFd, rest.data(), rest.size());
+                    if (n <= 0)
+                      _exit(1);
+                    rest = rest.drop_front(n);
+                  }
+                  _exit(0);
+                }));
 
-/// The names of the options (hp-runner's, LLVM's and JitRunner's, as
-/// registered with llvm::cl) that require a value, which may then follow as
-/// a separate argument (`-march x86-64`).
-std::optional<llvm::StringSet<>> valueOptions(const char *argv0) {
+/// The options hp-runner's ranks accept (hp-runner's, LLVM's and
+/// JitRunner's, as registered with llvm::cl): all of them, and those that
+/// require a value, which may then follow as a separate argument
+/// (`-march x86-64`).
+struct KnownOptions {
+  llvm::StringSet<> all, withValue;
+};
+
+std::optional<KnownOptions> knownOptions(const char *argv0) {
   int fds[2];
   if (::pipe(fds) != 0)
     return std::nullopt;
@@ -109,8 +129,8 @@ std::optional<llvm::StringSet<>> valueOptions(const char *argv0) {
   pid_t child = ::fork();
   if (child == 0) {
     ::close(fds[0]);
-    valueOptionsFd = fds[1];
-    std::string self = argv0, flag = "--hp-runner-list-value-options";
+    optionsFd = fds[1];
+    std::string self = argv0, flag = "--hp-runner-list-options";
     char *argv[] = {self.data(), flag.data(), nullptr};
     DialectRegistry empty;
     JitRunnerMain(2, argv, empty);
@@ -130,12 +150,36 @@ std::optional<llvm::StringSet<>> valueOptions(const char *argv0) {
   if (child < 0 || ::waitpid(child, &status, 0) != child ||
       !WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return std::nullopt;
-  llvm::StringSet<> result;
+  KnownOptions result;
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(names).split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef line : lines)
-    result.insert(line);
+  for (llvm::StringRef line : lines) {
+    auto [kind, name] = line.split(' ');
+    result.all.insert(name);
+    if (kind == "V")
+      result.withValue.insert(name);
+  }
   return result;
+}
+
+/// The first option among `args` that no rank would accept (llvm::cl would
+/// end every rank with "Unknown command line argument"), or null.
+const std::string *unknownOption(const std::vector<std::string> &args,
+                                 const KnownOptions &known) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef name = args[i];
+    if (name == "--")
+      return nullptr; // the rest is positional
+    if (name == "-" || !name.consume_front("-"))
+      continue;
+    name.consume_front("-");
+    auto [base, value] = name.split('=');
+    if (!known.all.contains(base))
+      return &args[i];
+    if (!name.contains('=') && known.withValue.contains(base))
+      ++i;
+  }
+  return nullptr;
 }
 
 /// The indices of the positional arguments (input files; "-" is standard
@@ -213,10 +257,17 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
   std::vector<std::string> rest;
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef value = args[i];
-    if (value == "-np" || value == "--np") {
-      runnerOptions.ranks = i + 1 < args.size() ? args[++i] : "";
-    } else if (value.consume_front("--np=") || value.consume_front("-np=")) {
-      runnerOptions.ranks = value.str();
+    bool np = value == "-np" || value == "--np";
+    if (np || value.consume_front("--np=") || value.consume_front("-np=")) {
+      std::string ranks = !np                   ? value.str()
+                          : i + 1 < args.size() ? args[++i]
+                                                : "";
+      if (runnerOptions.ranks) {
+        llvm::errs() << "hp-runner: -np given twice ('" << *runnerOptions.ranks
+                     << "' and '" << ranks << "'): give it once\n";
+        return false;
+      }
+      runnerOptions.ranks = ranks;
     } else if (value.consume_front("--mpirun-args=")) {
       llvm::SmallVector<llvm::StringRef> words;
       value.split(words, ' ', -1, /*KeepEmpty=*/false);
@@ -321,6 +372,73 @@ LogicalResult checkEntryPoint(ModuleOp module, const std::string &name) {
   return failure();
 }
 
+/// Refuses an entry point JitRunner would refuse on every rank: one with
+/// arguments, or whose results differ from --entry-point-result's. Checked
+/// on the input, whose types the user wrote; an entry point that does not
+/// exist is checked after lowering.
+LogicalResult checkEntrySignature(ModuleOp module, llvm::StringRef name,
+                                  llvm::StringRef result) {
+  if (!llvm::is_contained({"void", "i32", "i64", "f32"}, result)) {
+    llvm::errs() << "hp-runner: --entry-point-result must be void, i32, i64 "
+                    "or f32, not '"
+                 << result << "'\n";
+    return failure();
+  }
+  auto entry = dyn_cast_or_null<FunctionOpInterface>(
+      SymbolTable::lookupSymbolIn(module, name));
+  if (!entry)
+    return success();
+  if (entry.getNumArguments() != 0)
+    return entry.emitError() << "hp-runner: the entry point @" << name
+                             << " takes arguments; it must take none";
+  ArrayRef<Type> results = entry.getResultTypes();
+  Builder builder(module.getContext());
+  Type expected = llvm::StringSwitch<Type>(result)
+                      .Case("i32", builder.getI32Type())
+                      .Case("i64", builder.getI64Type())
+                      .Case("f32", builder.getF32Type())
+                      .Default(Type());
+  if (expected ? results == ArrayRef<Type>(expected) : results.empty())
+    return success();
+  std::string types;
+  llvm::raw_string_ostream os(types);
+  llvm::interleaveComma(results, os);
+  return entry.emitError() << "hp-runner: the entry point @" << name
+                           << " returns (" << types
+                           << ") but --entry-point-result=" << result
+                           << " expects (" << (expected ? result : "") << ")";
+}
+
+/// Refuses, before any rank starts, an argument file in $HP_TENSOR_DIR that
+/// is not a regular file (a directory, a FIFO that would block every rank
+/// in open()), when the program reads arguments.
+LogicalResult checkArgumentFiles(ModuleOp module) {
+  const char *dir = std::getenv("HP_TENSOR_DIR");
+  if (!dir || !*dir || !SymbolTable::lookupSymbolIn(module, "hp_read_tensor"))
+    return success();
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::StringRef slot = name;
+    if (!slot.consume_front("arg") || !slot.consume_back(".bin") ||
+        slot.empty() || !llvm::all_of(slot, llvm::isDigit))
+      continue;
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status) ||
+        llvm::sys::fs::is_regular_file(status))
+      continue;
+    llvm::errs() << "hp-runner: " << it->path() << " is "
+                 << (llvm::sys::fs::is_directory(status) ? "a directory"
+                                                         : "not a regular "
+                                                           "file")
+                 << ": argument " << slot
+                 << " must be a regular file (HP_TENSOR_DIR)\n";
+    return failure();
+  }
+  return success();
+}
+
 /// The module the ranks run: where it is, and whether hp-runner made it.
 struct Lowered {
   std::string path;
@@ -384,13 +502,18 @@ std::optional<Lowered> writeLowered(ModuleOp module) {
 std::optional<Lowered> compileOnce(std::vector<std::string> &args,
                                    const DialectRegistry &registry,
                                    const char *argv0) {
-  std::optional<llvm::StringSet<>> withValue = valueOptions(argv0);
-  if (!withValue) {
+  std::optional<KnownOptions> known = knownOptions(argv0);
+  if (!known) {
     llvm::errs() << "hp-runner: cannot list mlir-runner's options to find "
                     "the input file\n";
     return std::nullopt;
   }
-  std::vector<size_t> inputs = positionals(args, *withValue);
+  if (const std::string *unknown = unknownOption(args, *known)) {
+    llvm::errs() << "hp-runner: unknown option '" << *unknown
+                 << "' (hp-runner --help lists the options)\n";
+    return std::nullopt;
+  }
+  std::vector<size_t> inputs = positionals(args, known->withValue);
   if (inputs.size() > 1) {
     llvm::errs() << "hp-runner: one input file, got '" << args[inputs[0]]
                  << "' and '" << args[inputs[1]] << "'\n";
@@ -400,6 +523,15 @@ std::optional<Lowered> compileOnce(std::vector<std::string> &args,
   std::unique_ptr<llvm::MemoryBuffer> buffer = readInput(input);
   if (!buffer)
     return std::nullopt;
+  if (isBytecode(*buffer)) {
+    MLIRContext scanContext(registry, MLIRContext::Threading::DISABLED);
+    if (std::optional<std::string> violation =
+            hp::findExcessiveBytecodeNesting(*buffer, scanContext)) {
+      llvm::errs() << "hp-runner: " << buffer->getBufferIdentifier() << ": "
+                   << *violation << "\n";
+      return std::nullopt;
+    }
+  }
 
   MLIRContext context(registry);
   // The source line identifies the op; its generic form would repeat it.
@@ -415,9 +547,14 @@ std::optional<Lowered> compileOnce(std::vector<std::string> &args,
     llvm::errs() << "hp-runner: warning: --check-bounds has no effect on "
                     "LLVM-dialect input: it checks memref and tensor ops "
                     "before lowering\n";
+  std::string entry = optionValue(args, "e", "main");
+  if (failed(checkEntrySignature(
+          *module, entry, optionValue(args, "entry-point-result", "void"))) ||
+      failed(checkArgumentFiles(*module)))
+    return std::nullopt;
   if (lower && failed(lowerToLLVM(*module)))
     return std::nullopt;
-  if (failed(checkEntryPoint(*module, optionValue(args, "e", "main"))))
+  if (failed(checkEntryPoint(*module, entry)))
     return std::nullopt;
 
   // A file that needed no lowering is run as it is.
@@ -606,7 +743,15 @@ void printRunnerHelp() {
          "hp-lower-to-cpu (or -gpu), once, before any rank starts.\n"
          "Environment: HP_TIMEOUT_S (seconds a collective may take, default "
          "60), HP_GRID_SHAPE_<grid> (AxB..., the shape of a grid with "
-         "several dynamic axes).\n\n"
+         "several dynamic axes),\n"
+         "  HP_CHECK_COLLECTIVES=1 (CPU ranks: compare every NCCL call's "
+         "kind, type, count, root and\n"
+         "  reduce op across its communicator, and each group's sends with "
+         "the peers' receives;\n"
+         "  a mismatch ends the job with 'hp: rank R: collectives do not "
+         "match across ranks:\n"
+         "  rank A calls ... but rank B calls ...' or 'point-to-point calls "
+         "do not match: ...').\n\n"
          "The options of mlir-runner follow.\n\n";
 }
 

@@ -378,6 +378,25 @@ def CheckLoweredToLLVM : Pass<"check-lowered-to-llvm", "::mlir::ModuleOp"> {
   }];
 }
 
+def CheckAllocationSizes : Pass<"check-allocation-sizes", "::mlir::ModuleOp"> {
+  let summary = "Refuse buffers whose size in bytes overflows 64 bits";
+  let description = [{
+    Upstream's lowering of `memref.alloc`, `memref.alloca` and
+    `memref.realloc` multiplies the sizes and the element size in 64 bits
+    without an overflow check: `memref<4611686018427387904xf32>` (2^64
+    bytes) would allocate 0 bytes and run. Both hp lowering pipelines run
+    this pass after bufferization. A static shape whose size in bytes
+    exceeds 2^63 - 1 (also of a `memref.global`) is an error at the op
+    (which bufferization gives the location of the tensor op it came
+    from). An allocation with dynamic sizes gets a run-time check
+    (`cf.assert`, one extended multiplication per dynamic size) that ends
+    the program with the op's location instead of allocating a wrapped
+    size.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
 def ConvertMemRefToGPU : Pass<"convert-memref-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Put every buffer in device memory (after kernel outlining)";
   let description = [{

@@ -12,10 +12,15 @@
 #define HP_SUPPORT_NESTINGDEPTH_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <cstddef>
 #include <optional>
 #include <string>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
 
 namespace hp {
 
@@ -57,6 +62,23 @@ findExcessiveNesting(llvm::StringRef text, size_t maxDepth = kMaxNestingDepth,
 std::optional<NestingViolation>
 findExcessiveJSONNesting(llvm::StringRef text,
                          size_t maxDepth = kMaxNestingDepth);
+
+/// Where bytecode first nests ops deeper than `maxDepth` regions:
+/// "<loc>: 'op' nests deeper than N regions; ...", or std::nullopt (also
+/// when `buffer` does not parse: the caller's own parse reports that).
+/// Bytecode has no brackets to scan, and reading, walking, printing and
+/// destroying IR recurse once per region, so it is read into `context` on
+/// a thread with a large stack (hp::kBytecodeScanStackBytes), measured
+/// without recursion and destroyed there.
+std::optional<std::string>
+findExcessiveBytecodeNesting(llvm::MemoryBufferRef buffer,
+                             mlir::MLIRContext &context,
+                             size_t maxDepth = kMaxNestingDepth);
+
+/// The stack of the thread that scans bytecode: room for regions nested
+/// some hundred thousand deep (about 2 KiB of frames each), reserved, not
+/// touched, until used.
+inline constexpr unsigned kBytecodeScanStackBytes = 1u << 30;
 
 } // namespace hp
 
