@@ -1,5 +1,6 @@
 // Partial sums pass only through ops linear in IEEE arithmetic
-// (docs/Propagation.md, "the IEEE conditions"): one case per rule. A value
+// (docs/Propagation.md, "the IEEE conditions"): one case per rule, and per
+// way a rule is refused. A value
 // arriving as partial<sum> and leaving as partial<sum> either passes through
 // (nothing moves) or is reduced first (an all_reduce, then the op on every
 // rank, then the free local step back to a partial).
@@ -12,7 +13,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 func.func @mul_finite_const(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
-    %c = arith.constant dense<-2.5> : tensor<8xf32>
+    %c = arith.constant dense<[-0.5, 1.0, -1.0, 0.0, 0.25, -0.0, 0.125, 1.0]> : tensor<8xf32>
     // CHECK: :[[@LINE+1]]:10: remark: strategy {{.*}}; arith.mulf, partial sums pass through on tp
     %r = arith.mulf %g, %c : tensor<8xf32>
     dtensor.yield %r : tensor<8xf32>
@@ -24,6 +25,18 @@ func.func @mul_inf_const(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !d
   %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
     %c = arith.constant dense<0x7F800000> : tensor<8xf32>
+    // CHECK: :[[@LINE+2]]:10: remark: strategy {{.*}}; arith.mulf, loop 0 on tp
+    // CHECK: remark: redistribute 'tensor<8xf32>' [P(sum)] -> [S(0)] for operand #{{[0-9]}} of 'arith.mulf': {{.*}}reduce_scatter
+    %r = arith.mulf %c, %g : tensor<8xf32>
+    dtensor.yield %r : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+}
+
+func.func @mul_large_const(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
+    %c = arith.constant dense<2.0> : tensor<8xf32>
     // CHECK: :[[@LINE+2]]:10: remark: strategy {{.*}}; arith.mulf, loop 0 on tp
     // CHECK: remark: redistribute 'tensor<8xf32>' [P(sum)] -> [S(0)] for operand #{{[0-9]}} of 'arith.mulf': {{.*}}reduce_scatter
     %r = arith.mulf %c, %g : tensor<8xf32>
@@ -70,6 +83,18 @@ func.func @div_zero_const(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !
   %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
     %c = arith.constant dense<0.0> : tensor<8xf32>
+    // CHECK: :[[@LINE+2]]:10: remark: strategy {{.*}}; arith.divf, loop 0 on tp
+    // CHECK: remark: redistribute 'tensor<8xf32>' [P(sum)] -> [S(0)] for operand #{{[0-9]}} of 'arith.divf': {{.*}}reduce_scatter
+    %r = arith.divf %g, %c : tensor<8xf32>
+    dtensor.yield %r : tensor<8xf32>
+  }
+  return %y : !dtensor.tensor<8xf32, @tp, [partial<sum>]>
+}
+
+func.func @div_small_const(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>, %w: !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  %y = dtensor.global_region on @tp args(%x, %w) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>, !dtensor.tensor<8xf32, @tp, [replicate]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
+  ^bb0(%g: tensor<8xf32>, %gw: tensor<8xf32>):
+    %c = arith.constant dense<0.5> : tensor<8xf32>
     // CHECK: :[[@LINE+2]]:10: remark: strategy {{.*}}; arith.divf, loop 0 on tp
     // CHECK: remark: redistribute 'tensor<8xf32>' [P(sum)] -> [S(0)] for operand #{{[0-9]}} of 'arith.divf': {{.*}}reduce_scatter
     %r = arith.divf %g, %c : tensor<8xf32>

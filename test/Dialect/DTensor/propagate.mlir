@@ -209,7 +209,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 func.func @linear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [partial<sum>]> {
   ^bb0(%g: tensor<8xf32>):
-    %c = arith.constant dense<[1.0, -2.0, 0.5, 0.0, 3.0, 1.0, 1.0, 7.0]> : tensor<8xf32>
+    %c = arith.constant dense<[1.0, -0.5, 0.5, 0.0, 0.25, 1.0, 1.0, -1.0]> : tensor<8xf32>
     %m = arith.mulf %g, %c : tensor<8xf32>
     %n = arith.negf %m : tensor<8xf32>
     dtensor.yield %n : tensor<8xf32>

@@ -54,19 +54,27 @@ namespace {
 /// How a value depends on the operands that carry partial sums.
 enum class Lin { Const, Linear, Bad };
 
-/// Whether `v` is a compile-time constant whose every element is finite, and
-/// non-zero where `nonZero`: the only float factors partial sums pass
-/// through. A partial `a` times inf is NaN on a rank whose piece is 0 (or of
-/// the other sign), and `a/0` is NaN where the pieces cancel, while the sum
-/// times inf (or over 0) is the one device's inf. A replicated factor's
-/// values are unknown, so it is refused too (torch DTensor's mul.Tensor
-/// accepts it, and gives NaN where the factor holds inf).
-bool isFiniteConstant(Value v, bool nonZero) {
+/// Whether `v` is a compile-time constant whose every element is a finite
+/// number of magnitude at most 1 (`atMostOne`) or at least 1: the only float
+/// factors (at most 1) and divisors (at least 1) partial sums pass through.
+/// A piece times inf is NaN on a rank whose piece is 0 (or of the other
+/// sign), and `a/0` is NaN where the pieces cancel, while the sum times inf
+/// (or over 0) is the one device's inf; a larger factor can overflow a piece
+/// where the sum does not (f16 pieces 40000 and -39999, times 2). A
+/// replicated (non-constant) factor's values are unknown, so it is refused
+/// too (torch DTensor's mul.Tensor accepts it, and gives NaN where the
+/// factor holds inf).
+bool isScaleConstant(Value v, bool atMostOne) {
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return false;
   auto ok = [&](const APFloat &f) {
-    return f.isFinite() && !(nonZero && f.isZero());
+    if (!f.isFinite())
+      return false;
+    APFloat one(f.getSemantics(), 1);
+    APFloat::cmpResult c = abs(f).compare(one);
+    return atMostOne ? c != APFloat::cmpGreaterThan
+                     : c != APFloat::cmpLessThan;
   };
   if (auto f = dyn_cast<FloatAttr>(attr))
     return ok(f.getValue());
@@ -76,12 +84,13 @@ bool isFiniteConstant(Value v, bool nonZero) {
 }
 
 /// The linearity of `op`'s results from its operands'. Each rule holds in
-/// IEEE arithmetic up to rounding (docs/Propagation.md lists the conditions):
-/// sums and differences of partials (torch's add.Tensor), products and
-/// quotients by a finite constant (torch's mul.Scalar, div.Scalar; a zero
-/// divisor refused), negation, widening and a select on a condition held
-/// constant (no arithmetic at all). Integer products wrap modulo 2^n, so any
-/// factor is exact. Narrowing (truncf) is not linear: each piece may
+/// IEEE arithmetic up to rounding and never takes a piece past the range the
+/// pieces already have (docs/Propagation.md lists the conditions): sums and
+/// differences of partials (torch's add.Tensor), products by a constant of
+/// magnitude at most 1 and quotients by one of at least 1 (torch's
+/// mul.Scalar, div.Scalar), negation, widening and a select on a condition
+/// held constant (no arithmetic at all). Integer products wrap modulo 2^n,
+/// so any factor is exact. Narrowing (truncf) is not linear: each piece may
 /// overflow where their sum does not.
 Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
   if (llvm::is_contained(in, Lin::Bad))
@@ -97,13 +106,13 @@ Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
     if (in[0] == in[1])
       return Lin::Bad;
     int factor = in[0] == Lin::Const ? 0 : 1;
-    return isFiniteConstant(op->getOperand(factor), /*nonZero=*/false)
+    return isScaleConstant(op->getOperand(factor), /*atMostOne=*/true)
                ? Lin::Linear
                : Lin::Bad;
   }
   if (isa<arith::DivFOp>(op))
     return in[0] == Lin::Linear && in[1] == Lin::Const &&
-                   isFiniteConstant(op->getOperand(1), /*nonZero=*/true)
+                   isScaleConstant(op->getOperand(1), /*atMostOne=*/false)
                ? Lin::Linear
                : Lin::Bad;
   if (isa<arith::NegFOp, arith::ExtFOp>(op))
