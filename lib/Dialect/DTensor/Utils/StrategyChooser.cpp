@@ -430,12 +430,11 @@ bool Eliminator::build() {
     Factor f;
     f.vars = llvm::to_vector_of<int64_t, 4>(p.scopeOf(v));
     int64_t size = sizeOf(f.vars);
-    if (size > p.options.maxDirectFactor) {
+    // A table that would not fit takes the exact yes/no route too.
+    if (size > std::min(p.options.maxDirectFactor, p.options.maxTableSize)) {
       addThroughTargets(v);
       continue;
     }
-    if (size > p.options.maxTableSize)
-      return false;
     if (dryRun) {
       f.size = size;
       add(std::move(f));
