@@ -321,9 +321,10 @@ def DTensor_ConstrainOp : DTensor_Op<"constrain", [Pure,
 
     A partial placement holds the value as pieces whose reduction is the
     value (torch's `redistribute` to `Partial`): any value may take one, as
-    any replicated value becomes a partial by a local step (coordinate 0
-    keeps it, the others hold the identity). Users that need the value
-    itself get it reduced.
+    any replicated value becomes a partial by a local step (for `sum` and
+    `prod` coordinate 0 keeps it and the others hold the identity; for
+    `avg`, `max` and `min` every coordinate keeps it). Users that need the
+    value itself get it reduced.
 
     Constraints: inside a `dtensor.global_region` (at any depth), not inside
     a local_region there; one placement per dim of the region's mesh; shard
