@@ -586,7 +586,9 @@ class _JobSignals:
             return self
         cls._depth += 1
         if cls._depth == 1:
-            cls._pending, cls._deferred, cls._held, cls._installed = None, False, 0, {}
+            # Held while the handlers go in: __enter__ must not raise, or
+            # __exit__ (which puts them back) would never run.
+            cls._pending, cls._deferred, cls._held, cls._installed = None, False, 1, {}
             for sig in _ending_signals():
                 try:
                     if signal.getsignal(sig) is signal.SIG_DFL:
@@ -594,6 +596,10 @@ class _JobSignals:
                         cls._installed[sig] = signal.SIG_DFL
                 except (OSError, ValueError):
                     pass  # a signal this platform does not let Python catch
+            cls._held = 0
+            if cls._deferred:
+                # Nothing started yet: undo, and end as the signal would.
+                self.__exit__(None, None, None)
         return self
 
     def __exit__(self, *exc):
@@ -602,10 +608,11 @@ class _JobSignals:
         cls = _JobSignals
         if not _in_main_thread():
             return False
+        cls._held += 1  # no _Ended while the handlers go back
         cls._depth -= 1
         if cls._depth > 0:
+            cls._held -= 1  # the outer job's __exit__ ends Python if it must
             return False
-        cls._held += 1  # no _Ended while the handlers go back
         for sig, handler in cls._installed.items():
             signal.signal(sig, handler)
         cls._installed = {}
@@ -628,9 +635,16 @@ class _JobSignals:
 
     class _Hold:
         def __enter__(self):
-            self.active = _JobSignals._depth > 0 and _in_main_thread()
-            if self.active:
-                _JobSignals._held += 1
+            cls = _JobSignals
+            self.active = False
+            if cls._depth == 0:
+                return
+            # Held before the thread test (a call, where a signal may be
+            # handled): raising here would skip the block, a cleanup.
+            cls._held += 1
+            self.active = _in_main_thread()
+            if not self.active:
+                cls._held -= 1
 
         def __exit__(self, *exc):
             cls = _JobSignals

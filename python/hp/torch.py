@@ -746,9 +746,10 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
     # (weight) files too (hp._JobSignals); it waits while the directory is
     # made or removed, so that neither is left half done.
     with hp._JobSignals():
-        with hp._JobSignals.hold():
-            tmp = tempfile.mkdtemp(prefix="hp-torch-")
+        tmp = None
         try:
+            with hp._JobSignals.hold():
+                tmp = tempfile.mkdtemp(prefix="hp-torch-")
             prog.write_arguments(tmp, args, params)
             path = os.path.join(tmp, "program.mlir")
             prog.save(path, repeat)
@@ -762,7 +763,8 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
                                                   dtype=torch.float64)[0])
         finally:
             with hp._JobSignals.hold():
-                shutil.rmtree(tmp, ignore_errors=True)
+                if tmp:
+                    shutil.rmtree(tmp, ignore_errors=True)
     return outs, step
 
 

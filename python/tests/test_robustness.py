@@ -534,6 +534,23 @@ def test_run_from_another_thread(tmp_path):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
+def test_handlers_are_put_back_after_a_run(tmp_path):
+    # In the main thread run() installs its handlers for the job only: after
+    # a run that succeeds and one that fails, the defaults are back and no
+    # signal is held or pending.
+    path = tmp_path / "p.mlir"
+    path.write_text(PRINT_PROGRAM)
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(ASSERT_PROGRAM)
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    assert hp.run(str(path)) == ["42\n"]
+    with pytest.raises(hp.RunError):
+        hp.run(str(bad))
+    assert {s: signal.getsignal(s) for s in before} == before
+    state = hp._JobSignals
+    assert (state._depth, state._held, state._pending, state._installed) == (0, 0, None, {})
+
+
 ASSERT_PROGRAM = """
 func.func @main() {
   %c = arith.constant 7 : i64
