@@ -3,7 +3,8 @@
 // Random global programs of at most 8 ops (matmul, add, mul, exp) on 1-D and
 // 2-D meshes. For each, this test writes down every op's strategies from the
 // definitions in docs/Propagation.md (per mesh axis: nothing, one loop
-// sharded, or partial sums through a linear body), enumerates every
+// sharded, or partial sums through a linear body: here only add, since mul
+// and matmul multiply by a non-constant factor), enumerates every
 // assignment, prices it (the planner's cost of each distinct redistribute of
 // each value, plus flop-bytes times each op's largest per-device flops), and
 // checks that the strategies dtensor-propagate prints are an assignment of
@@ -103,9 +104,8 @@ void deriveWays(Program &p, Op &op) {
     choices.push_back({{S(0), R, S(0)}, S(0), 0});
     choices.push_back({{R, S(1), S(1)}, S(1), 1});
     choices.push_back({{S(1), S(0), P}, P, 2});
-    // Linear in {A, init} and in {B, init}, not in {A, B, init}.
-    choices.push_back({{P, R, P}, P, -1});
-    choices.push_back({{R, P, P}, P, -1});
+    // No pass-through: the body multiplies A by B, a factor that is not a
+    // constant (the IEEE conditions: it may hold inf).
   } else {
     const auto &shape = p.values[op.result].shape;
     loops = shape;
@@ -115,10 +115,8 @@ void deriveWays(Program &p, Op &op) {
       choices.push_back({std::vector<Placement>(nOperands, S(d)), S(d), d});
     if (op.kind == "add") // a + b: linear in both together
       choices.push_back({{P, P}, P, -1});
-    if (op.kind == "mul") { // a * b: linear in either alone
-      choices.push_back({{P, R}, P, -1});
-      choices.push_back({{R, P}, P, -1});
-    }
+    // a * b of two operands: the factor is not a constant, so partial sums
+    // do not pass (docs/Propagation.md, the IEEE conditions).
   }
   // Loops of extent 1 are never split; size-1 axes do nothing.
   std::vector<std::vector<const AxisChoice *>> perAxis;
