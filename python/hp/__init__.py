@@ -616,6 +616,7 @@ class _JobSignals:
         for sig, handler in cls._installed.items():
             signal.signal(sig, handler)
         cls._installed = {}
+        cls._held -= 1  # the caller's handlers are back: nothing to hold
         if cls._pending is not None:
             # The job is ended and its files are gone: now end Python as
             # the signal would have.
