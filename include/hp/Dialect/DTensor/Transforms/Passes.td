@@ -157,6 +157,37 @@ def DTensorCloneUnmovableProducers : Pass<"dtensor-clone-unmovable-producers"> {
   }];
 }
 
+def DTensorWidenBoolTensors : Pass<"dtensor-widen-bool-tensors"> {
+  let summary = "Hold every i1 tensor between ops as i8, so that a DTensor "
+                "can hold it";
+  let description = [{
+    NCCL moves bytes, not bits, so a DTensor cannot hold `i1`; a mask left
+    between two ops (the "is any key unmasked" reduction of SDPA's safe
+    softmax, a mask several consumers read, the boolean masks transformers
+    builds) would make `dtensor-propagate` run its whole region replicated.
+    This pass holds each such tensor as `i8` (0 or 1): a `linalg.generic`
+    producing one yields `arith.extui` of the bit it computed, one reading
+    it reads `arith.trunci` of its block argument (or of a `tensor.extract`
+    in its body), `linalg.fill`, `transpose`, `broadcast`, `copy` and
+    constants are rebuilt on bytes, and ops that only move elements
+    (`tensor.empty`, reshapes, slices, `concat`, `cast`) change type. Block
+    arguments (a function's signature) stay `i1`: their uses read an
+    `arith.extui` copy. An op it does not know reads `arith.trunci` of the
+    tensor and its `i1` results are widened after it. Nothing grows: an
+    `i1` element takes a byte in memory anyway. `hp.torch` runs it after
+    elementwise fusion.
+
+    ```mlir
+    %m = linalg.generic ... outs(%e : tensor<4x8xi1>) { ... linalg.yield %bit : i1 }
+    // becomes
+    %m = linalg.generic ... outs(%e : tensor<4x8xi8>) {
+      ... %b = arith.extui %bit : i1 to i8
+      linalg.yield %b : i8 }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def DTensorGlobalize : Pass<"dtensor-globalize", "::mlir::ModuleOp"> {
   let summary = "Turn functions on plain tensors annotated with placements "
                 "into global-view DTensor functions";
