@@ -9,11 +9,12 @@
 // DEEP: deep.mlir:257:25: input nests deeper than 512 brackets (regions, lists, attributes or types); hp refuses it rather than overflow the parser's stack
 // DEEPSTDIN: <stdin>:257:25: input nests deeper than 512 brackets
 // Bytecode has no brackets to scan: its regions are counted (on a stack
-// large enough to read them) and 20,000 nested regions are refused at the
+// large enough to read them) and 4,000 nested regions are refused at the
 // op that first nests deeper than 512, instead of overflowing the stack
 // when the IR is printed or destroyed. (mlir-opt writes it on an unlimited
-// stack.) hp-runner checks bytecode the same way.
-// RUN: %python %S/Inputs/nested-regions.py 20000 > %t.deeper.mlir
+// stack; reading and writing such nests takes time quadratic in the depth,
+// a minute at 20,000.) hp-runner checks bytecode the same way.
+// RUN: %python %S/Inputs/nested-regions.py 4000 > %t.deeper.mlir
 // RUN: bash -c 'ulimit -s unlimited && mlir-opt %t.deeper.mlir --emit-bytecode -o %t.deep.mlirbc'
 // RUN: not hp-opt %t.deep.mlirbc 2>&1 | FileCheck %s --check-prefix=DEEPBC
 // RUN: not hp-opt - < %t.deep.mlirbc 2>&1 | FileCheck %s --check-prefix=DEEPBC

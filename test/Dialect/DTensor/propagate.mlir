@@ -123,6 +123,120 @@ func.func @loop(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
+// A linalg op whose body reads a table from above (an embedding lookup, a
+// mask built from indices) splits its loops as any other: the table comes in
+// replicated, the ids stay split, and linalg.index of the split loop becomes
+// this rank's global index, which the body's reads are computed from.
+// CHECK-LABEL: func.func @lookup
+// CHECK-SAME: (%[[IDS:.*]]: !dtensor.tensor<8xi64, @tp, [shard<0>]>, %[[TABLE:.*]]: !dtensor.tensor<16x4xf32, @tp, [replicate]>)
+// CHECK: dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2")
+// CHECK-SAME: out_placements = {{\[}}[shard<0>]]
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2xi64>, %{{.*}}: tensor<2x4xf32>, %[[T:.*]]: tensor<16x4xf32>):
+// CHECK: %[[RANK:.*]] = dtensor.axis_index @tp "tp" : index
+// CHECK: %[[START:.*]] = arith.muli %[[RANK]], %c2
+// CHECK: linalg.index 0 : index
+// CHECK-NEXT: arith.addi %{{.*}}, %[[OFF:.*]] : index
+// CHECK: tensor.extract %[[T]]
+// CHECK: return
+func.func @lookup(%ids: !dtensor.tensor<8xi64, @tp, [shard<0>]>, %table: !dtensor.tensor<16x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%ids, %table) : (!dtensor.tensor<8xi64, @tp, [shard<0>]>, !dtensor.tensor<16x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]> {
+  ^bb0(%gi: tensor<8xi64>, %gt: tensor<16x4xf32>):
+    %e = tensor.empty() : tensor<8x4xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%gi : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      %i = linalg.index 0 : index
+      %col = linalg.index 1 : index
+      %v = tensor.extract %gt[%row, %col] : tensor<16x4xf32>
+      %ii = arith.index_cast %i : index to i64
+      %f = arith.sitofp %ii : i64 to f32
+      %s = arith.addf %v, %f : f32
+      linalg.yield %s : f32
+    } -> tensor<8x4xf32>
+    dtensor.yield %r : tensor<8x4xf32>
+  }
+  return %y : !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A table split by rows (torch's vocabulary-parallel embedding) is not
+// gathered: each rank reads the rows it holds, at the id less its offset,
+// and yields 0 for the others, so the lookup is a partial sum, reduced once
+// where a replicated value is needed.
+// CHECK-LABEL: func.func @lookup_rows
+// CHECK-SAME: (%[[IDS:.*]]: !dtensor.tensor<8xi64, @tp, [replicate]>, %[[TABLE:.*]]: !dtensor.tensor<64x4xf32, @tp, [shard<0>]>)
+// CHECK-NOT: [shard<0>]> -> !dtensor.tensor<64x4xf32, @tp, [replicate]>
+// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2") out_placements = {{\[}}[partial<sum>]]
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<8x4xf32>, %[[T:.*]]: tensor<16x4xf32>):
+// CHECK: %[[RANK:.*]] = dtensor.axis_index @tp "tp" : index
+// CHECK: arith.muli %[[RANK]], %c16
+// CHECK: %[[OFF:.*]] = arith.addi
+// CHECK: linalg.generic
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK: %[[LOCAL:.*]] = arith.subi %[[ROW]], %[[OFF]] : index
+// CHECK: %[[GE:.*]] = arith.cmpi sge, %[[LOCAL]]
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %[[LOCAL]], %c16
+// CHECK: %[[HELD:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[HELD]], %[[LOCAL]]
+// CHECK: %[[V:.*]] = tensor.extract %[[T]][%[[SAFE]], %{{.*}}] : tensor<16x4xf32>
+// CHECK: %[[Y:.*]] = arith.select %[[HELD]], %[[V]], %{{.*}} : f32
+// CHECK: linalg.yield %[[Y]] : f32
+// CHECK: dtensor.redistribute %[[L]] : !dtensor.tensor<8x4xf32, @tp, [partial<sum>]> -> !dtensor.tensor<8x4xf32, @tp, [replicate]>
+func.func @lookup_rows(%ids: !dtensor.tensor<8xi64, @tp, [replicate]>, %table: !dtensor.tensor<64x4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%ids, %table) : (!dtensor.tensor<8xi64, @tp, [replicate]>, !dtensor.tensor<64x4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
+  ^bb0(%gi: tensor<8xi64>, %gt: tensor<64x4xf32>):
+    %e = tensor.empty() : tensor<8x4xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%gi : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      %col = linalg.index 1 : index
+      %v = tensor.extract %gt[%row, %col] : tensor<64x4xf32>
+      linalg.yield %v : f32
+    } -> tensor<8x4xf32>
+    dtensor.yield %r : tensor<8x4xf32>
+  }
+  return %y : !dtensor.tensor<8x4xf32, @tp, [replicate]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A table split by columns, the dim the loop's index reads (torch's
+// column-wise embedding): the loop splits alike and each rank reads its
+// columns at the local index; the table is not gathered.
+// CHECK-LABEL: func.func @lookup_columns
+// CHECK-NOT: !dtensor.tensor<16x8xf32, @tp, [replicate]>
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1", %{{.*}} as "a2") out_placements = {{\[}}[shard<1>]]
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<8x2xf32>, %[[T:.*]]: tensor<16x2xf32>):
+// CHECK: linalg.generic
+// CHECK: %[[ROW:.*]] = arith.index_cast
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK-NEXT: tensor.extract %[[T]][%[[ROW]], %[[COL]]] : tensor<16x2xf32>
+// CHECK: return
+func.func @lookup_columns(%ids: !dtensor.tensor<8xi64, @tp, [replicate]>, %table: !dtensor.tensor<16x8xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8x8xf32, @tp, [shard<1>]> {
+  %y = dtensor.global_region on @tp args(%ids, %table) : (!dtensor.tensor<8xi64, @tp, [replicate]>, !dtensor.tensor<16x8xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8x8xf32, @tp, [shard<1>]> {
+  ^bb0(%gi: tensor<8xi64>, %gt: tensor<16x8xf32>):
+    %e = tensor.empty() : tensor<8x8xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%gi : tensor<8xi64>) outs(%e : tensor<8x8xf32>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      %col = linalg.index 1 : index
+      %v = tensor.extract %gt[%row, %col] : tensor<16x8xf32>
+      linalg.yield %v : f32
+    } -> tensor<8x8xf32>
+    dtensor.yield %r : tensor<8x8xf32>
+  }
+  return %y : !dtensor.tensor<8x8xf32, @tp, [shard<1>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
 func.func @nested_local_region(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {
   ^bb0(%g: tensor<8xf32>):
@@ -283,6 +397,68 @@ func.func @heads(%x: !dtensor.tensor<16x32xf32, @tp, [shard<1>]>) -> !dtensor.te
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
+// Groups that only add or drop unit dims keep an uneven split (2 rows over
+// 4 ranks: two empty pieces), in both directions; a real split of a dim
+// (8 into 2x4) still needs pieces that line up.
+// CHECK-LABEL: func.func @unit_dims_uneven
+// CHECK-NOT: dtensor.redistribute
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [%{{.*}}, 1, 8] : tensor<?x8xf32> into tensor<?x1x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<?x1x8xf32> into tensor<?x8xf32>
+// CHECK: return
+func.func @unit_dims_uneven(%x: !dtensor.tensor<2x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<2x8xf32, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<2x8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<2x8xf32, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<2x8xf32>):
+    %h = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 1, 8] : tensor<2x8xf32> into tensor<2x1x8xf32>
+    %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x1x8xf32> into tensor<2x8xf32>
+    dtensor.yield %c : tensor<2x8xf32>
+  }
+  return %y : !dtensor.tensor<2x8xf32, @tp, [shard<0>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// A unit dim in front of a group's split dim (torch's [1, t, d] around a
+// matmul) carries nothing: the split goes to the first dim that is not 1,
+// both ways (64 over 4), and with a dim after it, where the pieces must line
+// up (32 into 1 x 16 x 2: 16 over 4).
+// CHECK-LABEL: func.func @leading_unit_dims
+// CHECK-NOT: dtensor.redistribute
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [1, 16, 8] : tensor<16x8xf32> into tensor<1x16x8xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x16x8xf32> into tensor<16x8xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2], [3]] output_shape [1, 4, 2, 8] : tensor<8x8xf32> into tensor<1x4x2x8xf32>
+// CHECK: return
+func.func @leading_unit_dims(%x: !dtensor.tensor<64x8xf32, @tp, [shard<0>]>, %z: !dtensor.tensor<32x8xf32, @tp, [shard<0>]>) -> (!dtensor.tensor<64x8xf32, @tp, [shard<0>]>, !dtensor.tensor<1x16x2x8xf32, @tp, [shard<1>]>) {
+  %y, %w = dtensor.global_region on @tp args(%x, %z) : (!dtensor.tensor<64x8xf32, @tp, [shard<0>]>, !dtensor.tensor<32x8xf32, @tp, [shard<0>]>) -> (!dtensor.tensor<64x8xf32, @tp, [shard<0>]>, !dtensor.tensor<1x16x2x8xf32, @tp, [shard<1>]>) {
+  ^bb0(%g: tensor<64x8xf32>, %gz: tensor<32x8xf32>):
+    %h = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 64, 8] : tensor<64x8xf32> into tensor<1x64x8xf32>
+    %c = tensor.collapse_shape %h [[0, 1], [2]] : tensor<1x64x8xf32> into tensor<64x8xf32>
+    %e = tensor.expand_shape %gz [[0, 1, 2], [3]] output_shape [1, 16, 2, 8] : tensor<32x8xf32> into tensor<1x16x2x8xf32>
+    dtensor.yield %c, %e : tensor<64x8xf32>, tensor<1x16x2x8xf32>
+  }
+  return %y, %w : !dtensor.tensor<64x8xf32, @tp, [shard<0>]>, !dtensor.tensor<1x16x2x8xf32, @tp, [shard<1>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
+// CHECK-LABEL: func.func @real_split_uneven
+// CHECK: dtensor.redistribute
+func.func @real_split_uneven(%x: !dtensor.tensor<2x8xf32, @tp, [shard<1>]>) -> !dtensor.tensor<2x2x4xf32, @tp, [shard<1>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<2x8xf32, @tp, [shard<1>]>) -> !dtensor.tensor<2x2x4xf32, @tp, [shard<1>]> {
+  ^bb0(%g: tensor<2x8xf32>):
+    %h = tensor.expand_shape %g [[0], [1, 2]] output_shape [2, 2, 4] : tensor<2x8xf32> into tensor<2x2x4xf32>
+    dtensor.yield %h : tensor<2x2x4xf32>
+  }
+  return %y : !dtensor.tensor<2x2x4xf32, @tp, [shard<1>]>
+}
+
+// -----
+
+dtensor.mesh @tp shape = [4] names = ["tp"]
+
 // A dynamic shape cannot be a DTensor between ops: the body runs
 // replicated in one region.
 // CHECK-LABEL: func.func @dynamic
@@ -291,9 +467,10 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK: tensor.cast
 // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<?xf32>
 func.func @dynamic(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
-  // expected-remark @+1 {{runs replicated: a value in its body cannot be a DTensor}}
+  // expected-note @+1 {{the region}}
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
   ^bb0(%g: tensor<8xf32>):
+    // expected-remark @+1 {{runs replicated: the whole dtensor.global_region does, because result #0 of 'tensor.cast' (tensor<?xf32>) cannot be a DTensor (a dynamic shape), so its ops stay together on whole tensors}}
     %d = tensor.cast %g : tensor<8xf32> to tensor<?xf32>
     %a = arith.addf %d, %d : tensor<?xf32>
     %s = tensor.cast %a : tensor<?xf32> to tensor<8xf32>
@@ -365,10 +542,11 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK: arith.select
 // CHECK-NOT: xi1, @tp
 func.func @mask(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
-  // expected-remark @+1 {{runs replicated: a value in its body cannot be a DTensor}}
+  // expected-note @+1 {{the region}}
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
   ^bb0(%g: tensor<8xf32>):
     %z = arith.constant dense<0.0> : tensor<8xf32>
+    // expected-remark @+1 {{runs replicated: the whole dtensor.global_region does, because result #0 of 'arith.cmpf' (tensor<8xi1>) cannot be a DTensor (an element type NCCL does not move)}}
     %m = arith.cmpf ogt, %g, %z : tensor<8xf32>
     %c = dtensor.constrain %m [replicate] : tensor<8xi1>
     %s = arith.select %c, %g, %z : tensor<8xi1>, tensor<8xf32>

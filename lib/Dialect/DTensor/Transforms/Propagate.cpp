@@ -67,6 +67,8 @@ private:
   MLIRContext *ctx() { return region.getContext(); }
 
   LogicalResult build();
+  /// The first body value build() found no DTensor can hold.
+  Value unplaceable;
   int64_t addValue(Value v, Placements source, int64_t producer = -1,
                    int64_t producerResult = -1);
   int64_t addNode(Operation *op, std::vector<Strategy> strategies);
@@ -160,15 +162,19 @@ LogicalResult RegionLowering::build() {
   for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs())) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
-    if (!isPlaceable(arg.getType()))
+    if (!isPlaceable(arg.getType())) {
+      unplaceable = arg;
       return failure();
+    }
     auto type = dyn_cast<DTensorType>(operand.getType());
     addValue(arg, type ? toPlanPlacements(type.getPlacements()) : replicate);
   }
   for (Operation &op : body) {
-    for (Type t : op.getResultTypes())
-      if (!isPlaceable(t))
+    for (Value r : op.getResults())
+      if (!isPlaceable(r.getType())) {
+        unplaceable = r;
         return failure();
+      }
     if (auto yield = dyn_cast<YieldOp>(op)) {
       for (auto [v, result] :
            llvm::zip(yield.getValues(), region.getResults())) {
@@ -323,6 +329,98 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
   }
 }
 
+/// The reads of the split tables (TableRead) in `clone`, the local op of
+/// `op` under `s`, whose tensor operands `tensors` became `args`: a dim
+/// split alike with the loop that indexes it reads the local index (not the
+/// global one correctIndices made); a dim split by rows reads the rows this
+/// rank holds, at the index less its piece's offset, and yields 0 for the
+/// others (the result is a partial sum).
+void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
+                        const Strategy &s, ArrayRef<Value> tensors,
+                        ArrayRef<Value> args, const MeshInfo &mesh,
+                        FlatSymbolRefAttr meshName) {
+  int64_t own = llvm::count_if(op->getOperandTypes(), [](Type t) {
+    return isa<RankedTensorType>(t);
+  });
+  for (int64_t t = own, e = tensors.size(); t < e; ++t) {
+    std::optional<TableRead> read = tableReadOf(op, tensors[t]);
+    if (!read)
+      continue;
+    tensor::ExtractOp extract;
+    clone->walk([&](tensor::ExtractOp x) {
+      if (x.getTensor() == args[t])
+        extract = x;
+    });
+    if (!extract)
+      continue;
+    auto global = cast<RankedTensorType>(tensors[t].getType());
+    for (auto [k, loop] : llvm::enumerate(read->loopOf)) {
+      SmallVector<int64_t> axes;
+      for (auto [m, p] : llvm::enumerate(s.operands[t]))
+        if (p.kind == plan::Placement::Shard && p.dim == static_cast<int64_t>(k))
+          axes.push_back(m);
+      if (axes.empty())
+        continue;
+      Location loc = extract.getLoc();
+      if (s.loops[axes.front()] != Strategy::kNoLoop) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(extract);
+        OpOperand &operand = extract.getIndicesMutable()[k];
+        Value global = operand.get();
+        operand.set(linalg::IndexOp::create(b, loc, loop).getResult());
+        // The global index (index + offset) may now be read by nothing.
+        for (Operation *dead = global.getDefiningOp();
+             dead && isMemoryEffectFree(dead) && dead->use_empty();) {
+          Operation *next = dead->getNumOperands() == 0
+                                ? nullptr
+                                : dead->getOperand(0).getDefiningOp();
+          dead->erase();
+          dead = next;
+        }
+        continue;
+      }
+      // This rank's rows: offset and length by the layout model.
+      Value offset, length;
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(clone);
+        hp::IRArith a{b, clone->getLoc()};
+        SmallVector<int64_t> parts;
+        SmallVector<OpFoldResult> digits;
+        for (int64_t m : axes) {
+          parts.push_back(mesh.shape[m]);
+          digits.push_back(AxisIndexOp::create(b, clone->getLoc(),
+                                               b.getIndexType(), meshName,
+                                               b.getStringAttr(mesh.names[m]))
+                               .getResult());
+        }
+        auto [o, l] = nestedPiece(a, a.cst(global.getDimSize(k)), parts,
+                                  digits);
+        offset = a.val(o);
+        length = a.val(l);
+      }
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(extract);
+      Value index = extract.getIndices()[k];
+      Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+      Value local = arith::SubIOp::create(b, loc, index, offset);
+      Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          local, zeroIndex);
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          local, length);
+      Value held = arith::AndIOp::create(b, loc, above, below);
+      extract.getIndicesMutable()[k].set(
+          arith::SelectOp::create(b, loc, held, local, zeroIndex));
+      b.setInsertionPointAfter(extract);
+      Type element = extract.getType();
+      Value zero = arith::ConstantOp::create(
+          b, loc, element, b.getZeroAttr(element));
+      Value kept = arith::SelectOp::create(b, loc, held, extract, zero);
+      extract.getResult().replaceAllUsesExcept(kept, kept.getDefiningOp());
+    }
+  }
+}
+
 /// Replaces every constraint under `op` by its input: on the replicated
 /// values of an op without a rule it pins nothing.
 void stripConstraints(Operation *op) {
@@ -454,10 +552,15 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
            llvm::zip(clone->getResults(), localResultTypes))
         result.setType(type);
       stripConstraints(clone);
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone))
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
         correctIndices(b, linalgOp, s,
                        cast<linalg::LinalgOp>(op).getStaticLoopRanges(), mesh,
                        meshName);
+        localizeTableReads(b, op, clone, s, tensors,
+                           SmallVector<Value>(blockArgs.begin(),
+                                              blockArgs.end()),
+                           mesh, meshName);
+      }
     }
     YieldOp::create(b, op->getLoc(), clone->getResults());
   }
@@ -753,10 +856,25 @@ LogicalResult RegionLowering::run() {
     if (failed(lowerPlaced(solution)))
       return failure();
   } else {
-    region.emitRemark("runs replicated: a value in its body cannot be a "
-                      "DTensor (a dynamic shape, or an element type NCCL "
-                      "does not move), so its ops stay together on whole "
-                      "tensors");
+    // Said at the value that forced it: the op the user can change.
+    auto type = cast<RankedTensorType>(unplaceable.getType());
+    std::string what;
+    if (auto r = dyn_cast<OpResult>(unplaceable))
+      what = "result #" + std::to_string(r.getResultNumber()) + " of '" +
+             r.getOwner()->getName().getStringRef().str() + "'";
+    else
+      what = "argument #" +
+             std::to_string(cast<BlockArgument>(unplaceable).getArgNumber());
+    std::string typeText;
+    llvm::raw_string_ostream(typeText) << type;
+    InFlightDiagnostic remark = mlir::emitRemark(unplaceable.getLoc())
+        << "runs replicated: the whole dtensor.global_region does, because "
+        << what << " (" << typeText << ") cannot be a DTensor ("
+        << (type.hasStaticShape() ? "an element type NCCL does not move"
+                                  : "a dynamic shape")
+        << "), so its ops stay together on whole tensors";
+    remark.attachNote(region.getLoc()) << "the region";
+    remark.report();
     if (failed(lowerReplicated()))
       return failure();
   }

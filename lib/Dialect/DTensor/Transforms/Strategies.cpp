@@ -45,6 +45,50 @@ bool hp::dtensor::holdsSizes(Operation *op) {
              tensor::InsertSliceOp>(op);
 }
 
+std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op,
+                                                  Value table) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  auto type = dyn_cast<RankedTensorType>(table.getType());
+  if (!linalgOp || !type || op->getNumRegions() != 1 ||
+      !op->getRegion(0).hasOneBlock())
+    return std::nullopt;
+  Block &body = op->getRegion(0).front();
+  tensor::ExtractOp extract;
+  for (Operation *user : table.getUsers()) {
+    if (!op->isProperAncestor(user))
+      continue;
+    auto e = dyn_cast<tensor::ExtractOp>(user);
+    if (!e || e->getBlock() != &body || extract)
+      return std::nullopt;
+    extract = e;
+  }
+  if (!extract || !extract.getResult().hasOneUse())
+    return std::nullopt;
+  OpOperand &use = *extract.getResult().use_begin();
+  if (!isa<linalg::YieldOp>(use.getOwner()))
+    return std::nullopt;
+  int64_t r = use.getOperandNumber();
+  // The result's old value must not be read: a rank's zeros replace it.
+  if (r >= linalgOp.getNumDpsInits() ||
+      linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(r)))
+    return std::nullopt;
+  TableRead read{table, extract, r, {}};
+  SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators =
+      linalgOp.getIteratorTypesArray();
+  for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+    int64_t loop = -1;
+    if (auto i = index.getDefiningOp<linalg::IndexOp>()) {
+      int64_t d = i.getDim();
+      if (iterators[d] == utils::IteratorType::parallel &&
+          loopSizes[d] == type.getDimSize(k))
+        loop = d;
+    }
+    read.loopOf.push_back(loop);
+  }
+  return read;
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -454,9 +498,10 @@ int64_t largestPiece(int64_t size, ArrayRef<int64_t> meshShape,
 }
 
 std::vector<Strategy> structuredStrategies(const Structure &s,
-                                           ArrayRef<int64_t> meshShape) {
-  SmallVector<AxisOption> options = axisOptions(s);
-  return combine(meshShape, s.operandMaps.size(), s.resultMaps.size(),
+                                           ArrayRef<int64_t> meshShape,
+                                           ArrayRef<AxisOption> options,
+                                           int64_t numOperands) {
+  return combine(meshShape, numOperands, s.resultMaps.size(),
                  options, [&](const Strategy &st) {
                    double points = s.flopsPerPoint;
                    for (auto [l, size] : llvm::enumerate(s.loopSizes)) {
@@ -468,6 +513,61 @@ std::vector<Strategy> structuredStrategies(const Structure &s,
                    }
                    return points;
                  });
+}
+
+std::vector<Strategy> structuredStrategies(const Structure &s,
+                                           ArrayRef<int64_t> meshShape) {
+  return structuredStrategies(s, meshShape, axisOptions(s),
+                              s.operandMaps.size());
+}
+
+/// The options of a linalg op whose body reads `tables` from above (after
+/// its own operands in a strategy): its own options with every table
+/// replicated; with a table split alike along a dim its loop's index reads;
+/// and, with nothing else split, a table split along a dim read at a
+/// computed index, which leaves the result a partial sum.
+SmallVector<AxisOption> tableOptions(const Structure &s,
+                                     ArrayRef<TableRead> tables) {
+  int64_t own = s.operandMaps.size();
+  SmallVector<AxisOption> options;
+  for (AxisOption o : axisOptions(s)) {
+    o.operands.resize(own + tables.size(), Placement::replicate());
+    options.push_back(o);
+    for (auto [t, read] : llvm::enumerate(tables))
+      for (auto [k, loop] : llvm::enumerate(read.loopOf))
+        if (loop >= 0 && loop == o.loop) {
+          AxisOption split = o;
+          split.operands[own + t] = Placement::shard(k);
+          options.push_back(std::move(split));
+        }
+  }
+  if (s.resultMaps.size() == 1)
+    for (auto [t, read] : llvm::enumerate(tables))
+      for (auto [k, loop] : llvm::enumerate(read.loopOf))
+        if (loop < 0) {
+          AxisOption rows;
+          rows.operands.assign(own + tables.size(), Placement::replicate());
+          rows.operands[own + t] = Placement::shard(k);
+          rows.results = {Placement::partial(ReduceOp::Sum)};
+          options.push_back(std::move(rows));
+        }
+  return options;
+}
+
+/// Whether `s` splits some table dim both ways (by a loop on one axis, by
+/// rows on another): the local index and the rows each rank holds would
+/// disagree.
+bool mixesTableSplits(const Strategy &s, int64_t own,
+                      ArrayRef<TableRead> tables) {
+  for (auto [t, read] : llvm::enumerate(tables)) {
+    SmallVector<int> ways(read.loopOf.size(), 0);
+    for (auto [m, p] : llvm::enumerate(s.operands[own + t]))
+      if (p.kind == Placement::Shard)
+        ways[p.dim] |= s.loops[m] == Strategy::kNoLoop ? 1 : 2;
+    if (llvm::is_contained(ways, 3))
+      return true;
+  }
+  return false;
 }
 
 //===----------------------------------------------------------------------===//
@@ -496,17 +596,37 @@ std::optional<ShapeRule> shapeRuleOf(Operation *op) {
                   ArrayRef<int64_t> strides, int64_t d, int64_t full) {
     return offsets[d] == 0 && sizes[d] == full && strides[d] == 1;
   };
+  // A group's split is carried by its first dim that is not 1 (unit dims
+  // in front of it add nothing: [64] into [1, 64]). Where the dims after
+  // the carrier are all 1 too, the group only adds or drops unit dims and
+  // its pieces line up however it is split (uneven, empty).
+  auto carrierOf = [](RankedTensorType expanded, ReassociationIndicesRef g) {
+    const int64_t *d = llvm::find_if(
+        g, [&](int64_t d) { return expanded.getDimSize(d) != 1; });
+    return d == g.end() ? g.front() : *d;
+  };
+  auto evenSizeOf = [](RankedTensorType expanded, ReassociationIndicesRef g,
+                       int64_t carrier) {
+    bool unitInner = llvm::all_of(g, [&](int64_t d) {
+      return d <= carrier || expanded.getDimSize(d) == 1;
+    });
+    return unitInner ? 0 : expanded.getDimSize(carrier);
+  };
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    for (auto [i, group] : llvm::enumerate(e.getReassociationIndices()))
-      rule.dims.push_back({{static_cast<int64_t>(i)}, group.front(),
-                           e.getResultType().getDimSize(group.front())});
+    for (auto [i, group] : llvm::enumerate(e.getReassociationIndices())) {
+      int64_t carrier = carrierOf(e.getResultType(), group);
+      rule.dims.push_back({{static_cast<int64_t>(i)}, carrier,
+                           evenSizeOf(e.getResultType(), group, carrier)});
+    }
     rule.partialSums = true;
     return rule;
   }
   if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    for (auto [j, group] : llvm::enumerate(c.getReassociationIndices()))
-      rule.dims.push_back({{group.front()}, static_cast<int64_t>(j),
-                           c.getSrcType().getDimSize(group.front())});
+    for (auto [j, group] : llvm::enumerate(c.getReassociationIndices())) {
+      int64_t carrier = carrierOf(c.getSrcType(), group);
+      rule.dims.push_back({{carrier}, static_cast<int64_t>(j),
+                           evenSizeOf(c.getSrcType(), group, carrier)});
+    }
     rule.partialSums = true;
     return rule;
   }
@@ -631,6 +751,32 @@ hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
   if (!allStatic(op)) {
     why = "a dynamic shape";
   } else if (capturesTensors) {
+    // A linalg op whose body reads whole tensors from above (a lookup or a
+    // mask built by index arithmetic): its loops split as usual with those
+    // tensors replicated, since lowerOp shifts each linalg.index to the
+    // global index the body computes its reads from.
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    std::optional<Structure> s;
+    if (linalgOp && numResults == static_cast<int64_t>(op->getNumResults()))
+      s = structureOf(linalgOp);
+    if (s) {
+      int64_t own = s->operandMaps.size();
+      SmallVector<TableRead> tables;
+      for (Value v : ArrayRef(operands).drop_front(own)) {
+        std::optional<TableRead> read = tableReadOf(op, v);
+        if (!read) {
+          // Read some other way: replicated.
+          read = TableRead{v, nullptr, -1, {}};
+        }
+        tables.push_back(std::move(*read));
+      }
+      std::vector<Strategy> strategies = structuredStrategies(
+          *s, meshShape, tableOptions(*s, tables), numOperands);
+      llvm::erase_if(strategies, [&](const Strategy &st) {
+        return mixesTableSplits(st, own, tables);
+      });
+      return strategies;
+    }
     why = "a region that reads tensors from above";
   } else if (numResults == static_cast<int64_t>(op->getNumResults())) {
     std::optional<Structure> s;

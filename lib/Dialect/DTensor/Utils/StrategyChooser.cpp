@@ -567,26 +567,37 @@ bool Eliminator::eliminate(int64_t x, int64_t best) {
   out.vars = llvm::to_vector_of<int64_t, 4>(vars);
   out.table.assign(best, kInf);
   Step step{x, out.vars, std::vector<int32_t>(best, 0)};
+  // The hot loop of the whole pass: each used table's offset follows the
+  // odometer of the new table's digits instead of being recomputed, and
+  // the sums over x are built one table at a time.
   SmallVector<int64_t> digits(k, 0);
   SmallVector<int64_t> base(used.size(), 0);
+  SmallVector<const double *> tables;
+  for (int64_t f : used)
+    tables.push_back(factors[f].table.data());
+  int64_t xs = domain[x];
+  std::vector<double> sums(xs);
   for (int64_t idx = 0; idx < best; ++idx) {
-    for (auto [i, f] : llvm::enumerate(used)) {
-      base[i] = 0;
-      for (int64_t j = 0; j < k; ++j)
-        base[i] += strides[i][j] * digits[j];
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (auto [i, table] : llvm::enumerate(tables)) {
+      const double *at = table + base[i];
+      int64_t stride = xStride[i];
+      for (int64_t s = 0; s < xs; ++s)
+        sums[s] += at[stride * s];
     }
-    for (int64_t s = 0; s < domain[x]; ++s) {
-      double sum = 0;
-      for (auto [i, f] : llvm::enumerate(used))
-        sum += factors[f].table[base[i] + xStride[i] * s];
-      if (sum < out.table[idx]) {
-        out.table[idx] = sum;
+    for (int64_t s = 0; s < xs; ++s)
+      if (sums[s] < out.table[idx]) {
+        out.table[idx] = sums[s];
         step.argmin[idx] = s;
       }
-    }
     for (int64_t j = k - 1; j >= 0; --j) {
-      if (++digits[j] < domain[vars[j]])
+      if (++digits[j] < domain[vars[j]]) {
+        for (auto [i, b] : llvm::enumerate(base))
+          b += strides[i][j];
         break;
+      }
+      for (auto [i, b] : llvm::enumerate(base))
+        b -= strides[i][j] * (domain[vars[j]] - 1);
       digits[j] = 0;
     }
   }
