@@ -33,3 +33,6 @@ echo "== torch_compare: hp vs torch DTensor, same modules and tensor-parallel pl
 echo
 echo "== step_compare: one forward step, hp vs torch DTensor on 2 ranks, one thread each"
 "$(bash scripts/torch-env.sh)" bench/step_compare.py
+echo
+echo "== hf_models: whole transformers models, hp vs torch DTensor under the same plan, 4 ranks"
+"$(bash scripts/torch-env.sh)" bench/hf_models.py

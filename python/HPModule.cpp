@@ -136,20 +136,49 @@ struct Context {
 };
 using ContextRef = std::shared_ptr<Context>;
 
-/// "file:line:col: severity: message", as compilers print it.
+/// The file position and the first name a location holds: a named location
+/// gives its name and its child's position, a call site its callee's, a
+/// fusion its first part that has one (hp.torch names each op's location
+/// after the torch op, around the user's line).
+bool filePosition(MlirLocation loc, std::string &where, std::string &name) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    MlirStringRef file =
+        mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
+    where.assign(file.data, file.length);
+    where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
+             ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
+    return true;
+  }
+  if (mlirLocationIsAName(loc)) {
+    if (name.empty()) {
+      MlirStringRef n = mlirIdentifierStr(mlirLocationNameGetName(loc));
+      name.assign(n.data, n.length);
+    }
+    return filePosition(mlirLocationNameGetChildLoc(loc), where, name);
+  }
+  if (mlirLocationIsACallSite(loc))
+    return filePosition(mlirLocationCallSiteGetCallee(loc), where, name);
+  if (mlirLocationIsAFused(loc)) {
+    std::vector<MlirLocation> parts(mlirLocationFusedGetNumLocations(loc));
+    mlirLocationFusedGetLocations(loc, parts.data());
+    for (MlirLocation part : parts)
+      if (filePosition(part, where, name))
+        return true;
+  }
+  return false;
+}
+
+/// "file:line:col: severity: [name: ]message", as compilers print it.
 std::string formatDiagnostic(MlirDiagnostic diag) {
   std::string text;
   mlirDiagnosticPrint(diag, appendTo, &text);
-  std::string where;
+  std::string where, name;
   MlirLocation loc = mlirDiagnosticGetLocation(diag);
-  if (mlirLocationIsAFileLineColRange(loc)) {
-    MlirIdentifier file = mlirLocationFileLineColRangeGetFilename(loc);
-    MlirStringRef name = mlirIdentifierStr(file);
-    where.assign(name.data, name.length);
-    where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
-             ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
-  } else {
+  if (!filePosition(loc, where, name)) {
+    where.clear();
     mlirLocationPrint(loc, appendTo, &where);
+  } else if (!name.empty()) {
+    text = name + ": " + text;
   }
   const char *severity = "error";
   switch (mlirDiagnosticGetSeverity(diag)) {
@@ -841,6 +870,15 @@ void bindIR(nb::module_ &m) {
         return std::make_shared<Module>(c, mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
       })
       .def("__str__", &Module::str)
+      .def(
+          "clone",
+          [](const ModuleRef &self) {
+            return std::make_shared<Module>(
+                self->context,
+                mlirModuleFromOperation(mlirOperationClone(self->operation())));
+          },
+          "A copy of the module, locations included (a pipeline run on it "
+          "leaves this one alone).")
       .def("verify", &Module::verify,
            "Raises ValueError with the diagnostics if invalid; returns the warnings and remarks.")
       .def("run", &Module::run, nb::arg("pipeline"),

@@ -17,8 +17,9 @@
 # strategies chosen and runs on 4 ranks against one device.
 # Then PyTorch models in (hp.torch, through torch-mlir): an MLP, a Llama-style
 # decoder layer under torch's TP and TP + sequence-parallel plans,
-# transformers' LlamaDecoderLayer, a vocabulary-parallel loss and a dp x tp
-# block, each exported with
+# transformers' LlamaDecoderLayer, whole transformers causal LMs (Llama,
+# Mistral, Qwen2 with their SDPA attention and masks), a vocabulary-parallel
+# loss and a dp x tp block, each exported with
 # torch's own parallelize_module plan, run on 4 ranks and compared with torch
 # eager on one device.
 # It ends by showing a broken placement contract rejected at compile time.
@@ -70,7 +71,7 @@ echo "=================================================================="
 echo "== PyTorch models in: hp.torch.export + hp.torch.run on 4 ranks"
 echo "=================================================================="
 torch_python=$(bash scripts/torch-env.sh)
-for f in mlp llama_layer hf_llama_layer vocab_parallel_loss dp_tp_mlp; do
+for f in mlp llama_layer hf_llama_layer hf_causal_lm vocab_parallel_loss dp_tp_mlp; do
   echo "-- examples/torch/$f.py"
   PYTHONPATH=build/python "$torch_python" "examples/torch/$f.py"
 done

@@ -10,15 +10,14 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
 
 def make_layer(seq=16):
-    """The decoder layer with its rotary table and causal mask as buffers,
-    called the way LlamaModel calls it."""
+    """The decoder layer (default SDPA attention) with its rotary table and
+    causal mask as buffers, called the way LlamaModel calls it."""
     from transformers import LlamaConfig
     from transformers.models.llama.modeling_llama import (LlamaDecoderLayer,
                                                           LlamaRotaryEmbedding)
     config = LlamaConfig(hidden_size=64, intermediate_size=128, num_attention_heads=8,
                          num_key_value_heads=4, num_hidden_layers=1,
                          max_position_embeddings=64, vocab_size=128)
-    config._attn_implementation = "eager"
 
     class Layer(torch.nn.Module):
         def __init__(self):

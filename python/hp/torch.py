@@ -23,13 +23,26 @@ import warnings
 import torch
 
 import hp
+from hp import _decompose
 
 __all__ = ["Program", "collectives", "export", "run", "time_step"]
 
+# torch.bool travels as i8 (0 or 1: the bytes torch stores); the traced
+# program sees an int8 tensor and compares it with 0, so every mask op stays
+# an op on bits inside the program (docs/Torch.md).
 _DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
     torch.bfloat16: "bf16", torch.int32: "i32", torch.int64: "i64",
+    torch.int8: "i8", torch.bool: "i8",
 }
+
+
+def _to_wire(t):
+    return t.to(torch.int8) if t.dtype == torch.bool else t
+
+
+def _from_wire(t, dtype):
+    return t != 0 if dtype == torch.bool else t
 
 # What torch-mlir's output becomes before globalizing: elementwise chains
 # fused into one op each, so that i1 masks and other values a DTensor cannot
@@ -38,9 +51,12 @@ _DTYPES = {
 # too (a matmul and the expand_shape splitting heads become one generic with
 # a loop per head dim), which dtensor-propagate places as torch does and the
 # BLAS path takes; producers a consumer would recompute (the rotary
-# embedding of q inside q k^T) stay apart.
+# embedding of q inside q k^T) stay apart. The i1 tensors left between ops
+# (the mask reductions of SDPA's safe softmax, masks read by several ops)
+# are then held as i8, which a DTensor holds and NCCL moves.
 _PREPARE = ("builtin.module(func.func(dtensor-clone-unmovable-producers, "
-            "fuse-elementwise-producers{propagate-reshapes=true}, canonicalize))")
+            "fuse-elementwise-producers{propagate-reshapes=true}, canonicalize, "
+            "dtensor-widen-bool-tensors, canonicalize))")
 
 
 class Program:
@@ -71,9 +87,10 @@ class Program:
         hp._check_int(repeat, "repeat", 1)
         text = str(self.module)
         if repeat > 1:
-            text = text[:text.rindex("  func.func private @hp_read_tensor")] + _driver(
+            end = _module_end(text)
+            text = text[:text.rindex("  func.func private @hp_read_tensor", 0, end)] + _driver(
                 self.mesh, self.input_specs + list(self.state_specs.values()),
-                self.output_specs, repeat) + "}\n"
+                self.output_specs, repeat) + text[end:]
         with open(path, "w") as f:
             f.write(text)
 
@@ -345,8 +362,7 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                           output_ps, pins, pin)
     # What placing it will say: ops that run replicated, whole tensors
     # gathered. Reported now, where the user is, not at run time.
-    remarks = [d for d in hp.Module.parse(ctx, str(module), "hp.torch").run(
-        "builtin.module(dtensor-propagate)")
+    remarks = [d for d in module.clone().run("builtin.module(dtensor-propagate)")
         if "runs replicated" in d or ": warning:" in d]
     for r in remarks:
         warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
@@ -356,8 +372,8 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
     text = str(module)
     driver = _driver(mesh, input_specs + list(state_specs.values()), output_specs)
-    full = hp.Module.parse(ctx, text[:text.rstrip().rindex("}")] + driver + "}\n",
-                           "hp.torch")
+    end = _module_end(text)
+    full = hp.Module.parse(ctx, text[:end] + driver + text[end:], "hp.torch")
     full.verify()
     buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
     return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks,
@@ -463,10 +479,14 @@ class _Exported(torch.nn.Module):
     not a submodule: its state comes in as arguments only (torch.export
     would otherwise look its non-persistent buffers up in a state_dict)."""
 
-    def __init__(self, model, num_inputs, names, planned):
+    def __init__(self, model, num_inputs, names, planned, dtypes):
         super().__init__()
-        self.call_model = lambda flat: torch.func.functional_call(
-            model, dict(zip(names, flat[num_inputs:])), flat[:num_inputs])
+
+        def call_model(flat):
+            flat = [_from_wire(t, d) for t, d in zip(flat, dtypes)]
+            return torch.func.functional_call(
+                model, dict(zip(names, flat[num_inputs:])), tuple(flat[:num_inputs]))
+        self.call_model = call_model
         self.planned = planned
         self.bad = None
 
@@ -493,7 +513,7 @@ class _Exported(torch.nn.Module):
                 raise ValueError(self.bad)
         self.pins = pins
         self.outs = outs
-        return (*outs, *[t for t, _, _ in pins])
+        return (*[_to_wire(o) for o in outs], *[_to_wire(t) for t, _, _ in pins])
 
 
 def _pin_hook(pins, path, chains, what):
@@ -516,16 +536,21 @@ def _import(importer, model, args, state, planned):
     ``importer`` (linalg on tensors) as @forward: its text, the outputs and
     the plan's pins."""
     names = list(state)
-    exported = _Exported(model, len(args), names, planned)
     values = [t.detach() for t in state.values()]
+    exported = _Exported(model, len(args), names, planned,
+                         [t.dtype for t in (*args, *values)])
     try:
-        program = torch.export.export(exported, (*args, *values), strict=False)
+        program = torch.export.export(exported, tuple(_to_wire(t) for t in (*args, *values)),
+                                      strict=False)
     except Exception:
         if exported.bad:
             raise ValueError(exported.bad) from None
         raise
     _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
-    imported = str(importer(program, output_type="linalg-on-tensors", func_name="forward"))
+    lowered = importer(program, output_type="linalg-on-tensors", func_name="forward",
+                       decomposition_table=_decompose.decomposition_table(),
+                       fx_importer=_located_importer())
+    imported = str(lowered)
     _refuse_unsupported(imported)
     outs, pins = exported.outs, exported.pins
     # torch-mlir returns what functionalization found written as extra results.
@@ -536,7 +561,42 @@ def _import(importer, model, args, state, planned):
                          "likely writes to an input or a buffer (an in-place update, or a "
                          "layer in training mode); hp exports functions, so export it in "
                          "eval mode or without in-place updates")
-    return imported, outs, pins
+    # With locations: each op at its torch op and the user's line.
+    return lowered.operation.get_asm(enable_debug_info=True), outs, pins
+
+
+def _located_importer():
+    """torch-mlir's FxImporter, locating each op at the torch op the graph
+    node was traced from (before decomposition) and at the innermost frame
+    of its stack outside torch and hp: the line of the model that called
+    it. Remarks of hp's passes then point there (docs/Torch.md)."""
+    from torch_mlir import ir
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir.extras.fx_importer import ContextCache, FxImporter
+
+    context = ir.Context()
+    torch_d.register_dialect(context)
+    importer = FxImporter(context=context)
+    libraries = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, hp))
+
+    # torch-mlir asks its context cache for every node's location
+    # (torch-mlir 20261001); the cache has slots, so the answer is a
+    # subclass's, with no fields of its own.
+    class Located(ContextCache):
+        __slots__ = ()
+
+        def get_node_location(self, node):
+            frames = re.findall(r'File "([^"]+)", line ([0-9]+)',
+                                node.meta.get("stack_trace") or "")
+            outside = [f for f in frames if not f[0].startswith(libraries)]
+            where = (outside or frames)[-1:]
+            child = ir.Location.file(where[0][0], int(where[0][1]), 0, context=context) \
+                if where else ir.Location.unknown(context=context)
+            op = node.meta.get("original_aten") or node.target
+            return ir.Location.name(str(op), childLoc=child, context=context)
+
+    importer._cc.__class__ = Located
+    return importer
 
 
 def _output_placements(mesh, outs, pins, outputs, pin):
@@ -606,7 +666,15 @@ def _refuse_unsupported(text):
     extra = sorted(set(re.findall(r"\b(tm_tensor\.\w+)", text)))
     if extra:
         raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
-                         "(cumsum, sort, topk, scatter, ...), which hp does not take")
+                         "(index_put, index_add, a sort of rows longer than "
+                         f"{_decompose.MAX_RANKED}, ...), which hp does not take yet")
+
+
+def _module_end(text):
+    """Where the printed module's closing brace is: the first line that is
+    just "}" (the ops inside are indented; constants torch-mlir keeps as
+    resources follow the module in a `{-# ... #-}` block)."""
+    return re.search(r"^\}", text, re.M).start()
 
 
 def _ttype(shape, dtype):

@@ -304,6 +304,29 @@ func.func @f(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf3
     assert module.verify() == []
 
 
+def test_diagnostics_at_named_call_site_and_fused_locations(ctx):
+    # hp.torch names each op's location after its torch op, around the
+    # user's line: diagnostics print that line and the name, whatever wraps
+    # it (a call site's callee, a fusion's first located part).
+    module = hp.Module.parse(ctx, """
+dtensor.mesh @m shape = [2]
+func.func @f(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8xf32, @m, [replicate]>, !dtensor.tensor<8xf32, @m, [replicate]>) {
+  %r = dtensor.redistribute %x : !dtensor.tensor<8xf32, @m, [shard<0>]> -> !dtensor.tensor<8xf32, @m, [replicate]> loc("aten.relu.default"("model.py":12:0))
+  %s = dtensor.redistribute %x : !dtensor.tensor<8xf32, @m, [shard<0>]> -> !dtensor.tensor<8xf32, @m, [replicate]> loc(fused[unknown, callsite("aten.add.Tensor"("lib.py":3:0) at "model.py":20:0)])
+  return %r, %s : !dtensor.tensor<8xf32, @m, [replicate]>, !dtensor.tensor<8xf32, @m, [replicate]>
+}
+""")
+    copy = module.clone()
+    remarks = copy.run("hp-partition{print-plans}")
+    assert any(r.startswith("model.py:12:0: remark: aten.relu.default: plan [S(0)] -> [R]")
+               for r in remarks), remarks
+    assert any(r.startswith("lib.py:3:0: remark: aten.add.Tensor: plan [S(0)] -> [R]")
+               for r in remarks), remarks
+    # The copy ran the pipeline; the original still holds its redistributes.
+    assert "dtensor.redistribute" in str(module)
+    assert "dtensor.redistribute" not in str(copy)
+
+
 def test_parse_errors_name_the_file(ctx):
     with pytest.raises(ValueError, match="model.mlir:1:"):
         hp.Module.parse(ctx, "func.func @f( {", filename="model.mlir")

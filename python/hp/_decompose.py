@@ -1,0 +1,191 @@
+"""What hp.torch rewrites in torch's graph before torch-mlir imports it.
+
+Each entry replaces an ATen op whose torch-mlir lowering hp cannot place
+or that loses precision, by ops torch-mlir lowers to plain linalg, with
+torch's own semantics (dtype promotion included). The table is merged into
+torch-mlir's own decomposition table (``export_and_import``'s
+``decomposition_table``), so that everything else is decomposed as
+torch-mlir expects. docs/Torch.md lists them and why.
+"""
+
+import math
+
+import torch
+
+aten = torch.ops.aten
+
+
+def _cumsum(x, dim, *, dtype=None):
+    """cumsum as a masked sum: out[i] = sum over j <= i of x[j].
+
+    torch-mlir lowers cumsum to ``tm_tensor.scan``, a sequential loop no
+    strategy splits. The masked sum is a ``linalg.generic`` reduction: with
+    the scanned dim split it is a partial sum, elsewhere it runs on each
+    rank's piece. Terms are added in torch's order (j = 0, 1, ..., then
+    zeros), so integer results are exact and float ones round as torch's
+    sequential loop does. Memory grows as n^2 along the scanned dim, which
+    is what transformers scans (position ids, packed-sequence markers).
+    """
+    if dtype is None and not x.is_floating_point():
+        dtype = torch.int64  # torch promotes bool and integer cumsums
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dim() == 0:
+        return x.clone()
+    dim = dim % x.dim()
+    n = x.shape[dim]
+    i = torch.arange(n, device=x.device)
+    keep = i.unsqueeze(1) >= i.unsqueeze(0)  # [out i, in j]: j <= i
+    terms = torch.where(keep, x.movedim(dim, -1).unsqueeze(-2),
+                        torch.zeros((), dtype=x.dtype, device=x.device))
+    return terms.sum(-1).movedim(-1, dim)
+
+
+# torch's kernels compute sqrt(2/pi) in the tensor's type; torch-mlir writes
+# it as 0.797724 (it is 0.7978846), which is off by 4e-5 after a layer.
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def _gelu(x, approximate="none"):
+    """GELU, with the tanh approximation's constants written exactly."""
+    if approximate != "tanh":
+        return NotImplemented
+    inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
+    return 0.5 * x * (1.0 + torch.tanh(inner))
+
+
+# Sorting by ranks compares every pair along the sorted dim: n^2 booleans
+# per row. Rows longer than this are left to torch-mlir (whose tm_tensor
+# sort hp refuses, naming it) rather than made quadratic.
+MAX_RANKED = 4096
+
+
+def _ranks(x, descending):
+    """Each element's place in the sorted order of its row (the last dim):
+    the number of elements that come before it, ties kept in index order
+    (a stable sort), NaN after every number ascending and before every
+    number descending, as torch sorts. x[..., n] -> int64 [..., n]."""
+    a = x.unsqueeze(-1)  # [..., i, 1]: the element placed
+    b = x.unsqueeze(-2)  # [..., 1, j]: the others
+    if x.is_floating_point():
+        a_nan, b_nan = a.isnan(), b.isnan()
+        # "b comes first" with NaN as the largest value.
+        bigger = (b > a) | (b_nan & ~a_nan)
+        smaller = (b < a) | (a_nan & ~b_nan)
+        equal = (b == a) | (a_nan & b_nan)
+    else:
+        bigger, smaller, equal = b > a, b < a, b == a
+    n = x.shape[-1]
+    i = torch.arange(n, device=x.device)
+    earlier = i.unsqueeze(0) < i.unsqueeze(1)  # [i, j]: j < i
+    first = (bigger if descending else smaller) | (equal & earlier)
+    return first.sum(-1)
+
+
+def _by_rank(x, ranks, k):
+    """The elements of ranks 0..k-1 of each row, and their indices: one
+    per rank (ranks are distinct), picked by a masked max, which keeps
+    the element's bits (inf, NaN and the sign of zero)."""
+    n = x.shape[-1]
+    r = torch.arange(k, device=x.device)
+    pick = ranks.unsqueeze(-2) == r.unsqueeze(-1)  # [..., r, i]
+    low = -torch.inf if x.is_floating_point() else torch.iinfo(x.dtype).min
+    values = torch.where(pick, x.unsqueeze(-2), low).amax(-1)
+    i = torch.arange(n, device=x.device)
+    indices = torch.where(pick, i, 0).sum(-1)
+    return values, indices
+
+
+def _sorted(x, dim, descending, k):
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    dim = dim % x.dim()
+    if x.shape[dim] > MAX_RANKED:
+        return NotImplemented
+    row = x.movedim(dim, -1)
+    values, indices = _by_rank(row, _ranks(row, descending), k)
+    return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def _sort(x, dim=-1, descending=False):
+    """sort by ranks: torch-mlir lowers it to ``tm_tensor.sort``, a
+    sequential loop no strategy splits; ranks are ``linalg.generic``
+    reductions along the sorted dim, split over the others."""
+    return _sorted(x, dim, descending, x.shape[dim] if x.dim() else 1)
+
+
+def _sort_stable(x, *, stable=None, dim=-1, descending=False):
+    return _sort(x, dim, descending)
+
+
+def _topk(x, k, dim=-1, largest=True, sorted=True):
+    """topk as the first k of a sort by ranks (sorted whatever ``sorted``
+    says, which torch allows)."""
+    return _sorted(x, dim, largest, k)
+
+
+def _hits(index, dim, n):
+    """[..., m, n] over index's shape with dim moved last: whether index
+    entry m writes position n of its row."""
+    row = index.movedim(dim, -1)
+    return row.unsqueeze(-1) == torch.arange(n, device=index.device)
+
+
+def _spread(x, dim, index, src):
+    """What scatter writes onto x: for each position of x along dim, the
+    sum of the src entries whose index names it (torch leaves the value
+    undefined where several do, for a plain scatter), and whether any
+    does; both shaped like x (index may cover less of x)."""
+    dim = dim % x.dim()
+    hits = _hits(index, dim, x.shape[dim])
+    if not isinstance(src, torch.Tensor):
+        src = torch.full(index.shape, src, dtype=x.dtype, device=x.device)
+    src = src[tuple(slice(0, s) for s in index.shape)].movedim(dim, -1)
+    sums = torch.where(hits, src.unsqueeze(-1), torch.zeros((), dtype=x.dtype)).sum(-2)
+    written = hits.any(-2)
+    # index covers a corner of x in the other dims: pad up to x's shape.
+    pad = []
+    for have, want in reversed(list(zip(index.movedim(dim, -1).shape[:-1],
+                                        x.movedim(dim, -1).shape[:-1]))):
+        pad += [0, want - have]
+    if any(pad):
+        pad = [0, 0] + pad
+        sums = torch.nn.functional.pad(sums, pad)
+        written = torch.nn.functional.pad(written, pad)
+    return sums.movedim(-1, dim), written.movedim(-1, dim)
+
+
+def _scatter_src(x, dim, index, src):
+    """scatter as masked sums over the index (``tm_tensor.scatter``
+    otherwise): out = src where an index names the position, else x."""
+    sums, written = _spread(x, dim, index, src)
+    return torch.where(written, sums.to(x.dtype), x)
+
+
+def _scatter_value(x, dim, index, value):
+    return _scatter_src(x, dim, index, value)
+
+
+def _scatter_add(x, dim, index, src):
+    sums, _ = _spread(x, dim, index, src)
+    return x + sums.to(x.dtype)
+
+
+HP_DECOMPOSITIONS = {
+    aten.cumsum.default: _cumsum,
+    aten.gelu.default: _gelu,
+    aten.sort.default: _sort,
+    aten.sort.stable: _sort_stable,
+    aten.topk.default: _topk,
+    aten.scatter.src: _scatter_src,
+    aten.scatter.value: _scatter_value,
+    aten.scatter_add.default: _scatter_add,
+}
+
+
+def decomposition_table():
+    """torch-mlir's decomposition table with hp's entries over it."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    table.update(HP_DECOMPOSITIONS)
+    return table
