@@ -291,13 +291,36 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   return slot;
 }
 
+/// Offset and length of this rank's piece of `size` split over mesh `axes`
+/// (outermost first), by the layout model, built at `b`'s insertion point.
+std::pair<Value, Value> rankPiece(OpBuilder &b, Location loc, int64_t size,
+                                  ArrayRef<int64_t> axes, const MeshInfo &mesh,
+                                  FlatSymbolRefAttr meshName) {
+  hp::IRArith a{b, loc};
+  SmallVector<int64_t> parts;
+  SmallVector<OpFoldResult> digits;
+  for (int64_t m : axes) {
+    parts.push_back(mesh.shape[m]);
+    digits.push_back(AxisIndexOp::create(b, loc, b.getIndexType(), meshName,
+                                         b.getStringAttr(mesh.names[m]))
+                         .getResult());
+  }
+  auto [offset, length] = nestedPiece(a, a.cst(size), parts, digits);
+  return {a.val(offset), a.val(length)};
+}
+
 /// `offset + index` for each linalg.index of a loop that `s` shards, the
-/// offset being this rank's start of the loop (the layout model's piece).
+/// offset being this rank's start of the loop (the layout model's piece),
+/// except the indices in `local` (reads of a table split alike).
 void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
                     ArrayRef<int64_t> loopSizes, const MeshInfo &mesh,
-                    FlatSymbolRefAttr meshName) {
+                    FlatSymbolRefAttr meshName,
+                    const llvm::DenseSet<Operation *> &local) {
   SmallVector<linalg::IndexOp> indices;
-  op->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+  op->walk([&](linalg::IndexOp i) {
+    if (!local.contains(i))
+      indices.push_back(i);
+  });
   OpBuilder::InsertionGuard outerGuard(b);
   b.setInsertionPoint(op);
   for (linalg::IndexOp index : indices) {
@@ -308,22 +331,12 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
         axes.push_back(m);
     if (axes.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
       continue;
-    hp::IRArith a{b, op.getLoc()};
-    SmallVector<int64_t> parts;
-    SmallVector<OpFoldResult> digits;
-    for (int64_t m : axes) {
-      parts.push_back(mesh.shape[m]);
-      digits.push_back(AxisIndexOp::create(b, op.getLoc(), b.getIndexType(),
-                                           meshName,
-                                           b.getStringAttr(mesh.names[m]))
-                           .getResult());
-    }
-    OpFoldResult offset =
-        nestedPiece(a, a.cst(loopSizes[loop]), parts, digits).first;
+    Value offset =
+        rankPiece(b, op.getLoc(), loopSizes[loop], axes, mesh, meshName).first;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(index);
-    Value shifted = arith::AddIOp::create(b, index.getLoc(), index,
-                                          a.val(offset));
+    Value shifted =
+        arith::AddIOp::create(b, index.getLoc(), index, offset);
     index.getResult().replaceAllUsesExcept(shifted,
                                            shifted.getDefiningOp());
   }
@@ -331,14 +344,15 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
 
 /// The reads of the split tables (TableRead) in `clone`, the local op of
 /// `op` under `s`, whose tensor operands `tensors` became `args`: a dim
-/// split alike with the loop that indexes it reads the local index (not the
-/// global one correctIndices made); a dim split by rows reads the rows this
-/// rank holds, at the index less its piece's offset, and yields 0 for the
-/// others (the result is a partial sum).
+/// split alike with the loop that indexes it reads a linalg.index of its own,
+/// returned in `local` for correctIndices to leave local; a dim split by
+/// rows reads the rows this rank holds, at the index less its piece's
+/// offset, and yields 0 for the others (the result is a partial sum).
 void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
                         const Strategy &s, ArrayRef<Value> tensors,
-                        ArrayRef<Value> args, const MeshInfo &mesh,
-                        FlatSymbolRefAttr meshName) {
+                        ValueRange args, const MeshInfo &mesh,
+                        FlatSymbolRefAttr meshName,
+                        llvm::DenseSet<Operation *> &local) {
   int64_t own = llvm::count_if(op->getOperandTypes(), [](Type t) {
     return isa<RankedTensorType>(t);
   });
@@ -362,55 +376,33 @@ void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
       if (axes.empty())
         continue;
       Location loc = extract.getLoc();
+      OpBuilder::InsertionGuard guard(b);
       if (s.loops[axes.front()] != Strategy::kNoLoop) {
-        OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(extract);
+        auto index = linalg::IndexOp::create(b, loc, loop);
+        local.insert(index);
         OpOperand &operand = extract.getIndicesMutable()[k];
-        Value global = operand.get();
-        operand.set(linalg::IndexOp::create(b, loc, loop).getResult());
-        // The global index (index + offset) may now be read by nothing.
-        for (Operation *dead = global.getDefiningOp();
-             dead && isMemoryEffectFree(dead) && dead->use_empty();) {
-          Operation *next = dead->getNumOperands() == 0
-                                ? nullptr
-                                : dead->getOperand(0).getDefiningOp();
-          dead->erase();
-          dead = next;
-        }
+        Operation *shared = operand.get().getDefiningOp(); // loopOf: an index
+        operand.set(index.getResult());
+        if (shared->use_empty())
+          shared->erase();
         continue;
       }
-      // This rank's rows: offset and length by the layout model.
-      Value offset, length;
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(clone);
-        hp::IRArith a{b, clone->getLoc()};
-        SmallVector<int64_t> parts;
-        SmallVector<OpFoldResult> digits;
-        for (int64_t m : axes) {
-          parts.push_back(mesh.shape[m]);
-          digits.push_back(AxisIndexOp::create(b, clone->getLoc(),
-                                               b.getIndexType(), meshName,
-                                               b.getStringAttr(mesh.names[m]))
-                               .getResult());
-        }
-        auto [o, l] = nestedPiece(a, a.cst(global.getDimSize(k)), parts,
-                                  digits);
-        offset = a.val(o);
-        length = a.val(l);
-      }
-      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(clone);
+      auto [offset, length] = rankPiece(b, clone->getLoc(),
+                                        global.getDimSize(k), axes, mesh,
+                                        meshName);
       b.setInsertionPoint(extract);
-      Value index = extract.getIndices()[k];
       Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-      Value local = arith::SubIOp::create(b, loc, index, offset);
+      Value row = arith::SubIOp::create(b, loc, extract.getIndices()[k],
+                                        offset);
       Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          local, zeroIndex);
+                                          row, zeroIndex);
       Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          local, length);
+                                          row, length);
       Value held = arith::AndIOp::create(b, loc, above, below);
       extract.getIndicesMutable()[k].set(
-          arith::SelectOp::create(b, loc, held, local, zeroIndex));
+          arith::SelectOp::create(b, loc, held, row, zeroIndex));
       b.setInsertionPointAfter(extract);
       Type element = extract.getType();
       Value zero = arith::ConstantOp::create(
@@ -553,13 +545,12 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
         result.setType(type);
       stripConstraints(clone);
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
+        llvm::DenseSet<Operation *> local;
+        localizeTableReads(b, op, clone, s, tensors, blockArgs, mesh,
+                           meshName, local);
         correctIndices(b, linalgOp, s,
                        cast<linalg::LinalgOp>(op).getStaticLoopRanges(), mesh,
-                       meshName);
-        localizeTableReads(b, op, clone, s, tensors,
-                           SmallVector<Value>(blockArgs.begin(),
-                                              blockArgs.end()),
-                           mesh, meshName);
+                       meshName, local);
       }
     }
     YieldOp::create(b, op->getLoc(), clone->getResults());
@@ -858,21 +849,19 @@ LogicalResult RegionLowering::run() {
   } else {
     // Said at the value that forced it: the op the user can change.
     auto type = cast<RankedTensorType>(unplaceable.getType());
-    std::string what;
-    if (auto r = dyn_cast<OpResult>(unplaceable))
-      what = "result #" + std::to_string(r.getResultNumber()) + " of '" +
-             r.getOwner()->getName().getStringRef().str() + "'";
-    else
-      what = "argument #" +
-             std::to_string(cast<BlockArgument>(unplaceable).getArgNumber());
-    std::string typeText;
-    llvm::raw_string_ostream(typeText) << type;
     InFlightDiagnostic remark = mlir::emitRemark(unplaceable.getLoc())
-        << "runs replicated: the whole dtensor.global_region does, because "
-        << what << " (" << typeText << ") cannot be a DTensor ("
-        << (type.hasStaticShape() ? "an element type NCCL does not move"
-                                  : "a dynamic shape")
-        << "), so its ops stay together on whole tensors";
+        << "runs replicated: the whole dtensor.global_region does, because ";
+    if (auto r = dyn_cast<OpResult>(unplaceable))
+      remark << "result #" << r.getResultNumber() << " of '"
+             << r.getOwner()->getName() << "'";
+    else
+      remark << "argument #" << cast<BlockArgument>(unplaceable).getArgNumber();
+    std::string typeText; // unquoted, as the op prints it
+    llvm::raw_string_ostream(typeText) << type;
+    remark << " (" << typeText << ") cannot be a DTensor ("
+           << (type.hasStaticShape() ? "an element type NCCL does not move"
+                                     : "a dynamic shape")
+           << "), so its ops stay together on whole tensors";
     remark.attachNote(region.getLoc()) << "the region";
     remark.report();
     if (failed(lowerReplicated()))
