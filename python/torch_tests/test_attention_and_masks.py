@@ -254,10 +254,13 @@ def test_causal_lm_data_by_tensor_parallel():
     prog = export_quietly(wrapped, args, DP2xTP2, plan=hf_causal_lm.plan_for(wrapped),
                           inputs=[[hp.Shard(0), hp.Replicate()]] * 2)
     # As torch on tp: the embedding's and the layer's two all_reduces and
-    # the logits' all_gather. hp also gathers the 2 x 16 padding mask over
-    # dp: the mask op reads it at computed indices (batch wrapped around for
-    # negative values), so it cannot stay split by batch.
-    assert hp.torch.collectives(prog)["counts"] == {"all_gather": 2, "all_reduce": 3}
+    # the logits' all_gather; the padding mask stays split by batch (its
+    # mask op reads it at the batch index, wrapped for negative values).
+    moved = hp.torch.collectives(prog)
+    assert moved["counts"] == {"all_gather": 1, "all_reduce": 3}
+    # Each collective over the tp pair (2 ranks) on this dp half's batch.
+    hidden, logits = SEQ * 64 * 4, SEQ * hf_causal_lm.VOCAB * 4
+    assert moved["bytes"] == 3 * 2 * 1 / 2 * hidden + 1 / 2 * logits
     with torch.no_grad():
         expected = wrapped(*args)
     check_close(hp.torch.run(prog, args, dict(wrapped.named_parameters())), expected)

@@ -235,6 +235,51 @@ func.func @lookup_columns(%ids: !dtensor.tensor<8xi64, @tp, [replicate]>, %table
 
 // -----
 
+dtensor.mesh @dp shape = [2] names = ["dp"]
+
+// transformers' padding mask: the batch's mask read at the loop's index
+// wrapped for negative values (torch-mlir's `i < 0 ? i + n : i`, which an
+// iteration index never takes) and combined with the scores, not yielded as
+// is. The mask splits by batch with the scores and each rank reads its rows
+// at a local index: nothing is gathered.
+// CHECK-LABEL: func.func @wrapped_mask_read
+// CHECK-SAME: (%[[S:.*]]: !dtensor.tensor<4x8xf32, @dp, [shard<0>]>, %[[MASK:.*]]: !dtensor.tensor<4x8xi8, @dp, [shard<0>]>)
+// CHECK-NOT: dtensor.redistribute %[[MASK]]
+// CHECK: dtensor.local_region on @dp args(%[[S]] as "a0", %{{.*}} as "a1", %[[MASK]] as "a2", {{.*}} out_placements = {{\[}}[shard<0>]]
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x8xf32>, %{{.*}}: tensor<2x8xf32>, %[[M:.*]]: tensor<2x8xi8>, {{.*}}):
+// CHECK: linalg.generic
+// CHECK-NOT: arith.select
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK-NEXT: tensor.extract %[[M]][%[[B]], %{{.*}}] : tensor<2x8xi8>
+// CHECK: return
+func.func @wrapped_mask_read(%s: !dtensor.tensor<4x8xf32, @dp, [shard<0>]>, %mask: !dtensor.tensor<4x8xi8, @dp, [shard<0>]>) -> !dtensor.tensor<4x8xf32, @dp, [shard<0>]> {
+  %y = dtensor.global_region on @dp args(%s, %mask) : (!dtensor.tensor<4x8xf32, @dp, [shard<0>]>, !dtensor.tensor<4x8xi8, @dp, [shard<0>]>) -> !dtensor.tensor<4x8xf32, @dp, [shard<0>]> {
+  ^bb0(%gs: tensor<4x8xf32>, %gm: tensor<4x8xi8>):
+    %c0 = arith.constant 0 : i64
+    %c4 = arith.constant 4 : i64
+    %ninf = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<4x8xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(b, k) -> (b, k)>, affine_map<(b, k) -> (b, k)>], iterator_types = ["parallel", "parallel"]} ins(%gs : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %b = linalg.index 0 : index
+      %bi = arith.index_cast %b : index to i64
+      %neg = arith.cmpi slt, %bi, %c0 : i64
+      %up = arith.addi %bi, %c4 : i64
+      %w = arith.select %neg, %up, %bi : i64
+      %row = arith.index_cast %w : i64 to index
+      %k = linalg.index 1 : index
+      %m = tensor.extract %gm[%row, %k] : tensor<4x8xi8>
+      %keep = arith.trunci %m : i8 to i1
+      %v = arith.select %keep, %in, %ninf : f32
+      linalg.yield %v : f32
+    } -> tensor<4x8xf32>
+    dtensor.yield %r : tensor<4x8xf32>
+  }
+  return %y : !dtensor.tensor<4x8xf32, @dp, [shard<0>]>
+}
+
+// -----
+
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
 func.func @nested_local_region(%x: !dtensor.tensor<8xf32, @tp, [shard<0>]>) -> !dtensor.tensor<8xf32, @tp, [replicate]> {

@@ -342,6 +342,26 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
   }
 }
 
+/// Erases `v`'s defining op, and then its operands' (in the same block),
+/// while they are unused and free of side effects.
+void eraseDeadChain(Value v) {
+  SmallVector<Operation *> work;
+  if (Operation *def = v.getDefiningOp())
+    work.push_back(def);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!op->use_empty() || !isMemoryEffectFree(op))
+      continue;
+    SmallVector<Value> operands(op->getOperands());
+    Block *block = op->getBlock();
+    op->erase();
+    for (Value operand : operands)
+      if (Operation *def = operand.getDefiningOp();
+          def && def->getBlock() == block)
+        work.push_back(def);
+  }
+}
+
 /// The reads of the split tables (TableRead) in `clone`, the local op of
 /// `op` under `s`, whose tensor operands `tensors` became `args`: a dim
 /// split alike with the loop that indexes it reads a linalg.index of its own,
@@ -382,10 +402,9 @@ void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
         auto index = linalg::IndexOp::create(b, loc, loop);
         local.insert(index);
         OpOperand &operand = extract.getIndicesMutable()[k];
-        Operation *shared = operand.get().getDefiningOp(); // loopOf: an index
+        Value shared = operand.get(); // the loop's index, cast or wrapped
         operand.set(index.getResult());
-        if (shared->use_empty())
-          shared->erase();
+        eraseDeadChain(shared);
         continue;
       }
       b.setInsertionPoint(clone);

@@ -45,6 +45,31 @@ bool hp::dtensor::holdsSizes(Operation *op) {
              tensor::InsertSliceOp>(op);
 }
 
+/// The linalg.index that `v` equals, through the casts and the wrap of
+/// negative indices (`i < 0 ? i + n : i`, torch's index semantics) that
+/// torch-mlir writes around it: an iteration index is never negative.
+static linalg::IndexOp loopIndexOf(Value v) {
+  while (true) {
+    if (auto i = v.getDefiningOp<linalg::IndexOp>())
+      return i;
+    if (auto cast = v.getDefiningOp<arith::IndexCastOp>()) {
+      v = cast.getIn();
+      continue;
+    }
+    auto select = v.getDefiningOp<arith::SelectOp>();
+    if (!select)
+      return nullptr;
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::slt ||
+        cmp.getLhs() != select.getFalseValue() ||
+        !matchPattern(cmp.getRhs(), m_Zero()))
+      return nullptr;
+    v = select.getFalseValue();
+    if (!loopIndexOf(v))
+      return nullptr;
+  }
+}
+
 std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op,
                                                   Value table) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -62,23 +87,25 @@ std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op,
       return std::nullopt;
     extract = e;
   }
-  if (!extract || !extract.getResult().hasOneUse())
+  if (!extract)
     return std::nullopt;
-  OpOperand &use = *extract.getResult().use_begin();
-  if (!isa<linalg::YieldOp>(use.getOwner()))
-    return std::nullopt;
-  int64_t r = use.getOperandNumber();
-  // The result's old value must not be read: a rank's zeros replace it.
-  if (r >= linalgOp.getNumDpsInits() ||
-      linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(r)))
-    return std::nullopt;
-  TableRead read{table, extract, r, {}};
+  TableRead read{table, extract, /*yielded=*/false, {}};
+  // Zeros may stand for the rows a rank lacks only where the value read is
+  // yielded as is and the result's old value is not read.
+  if (extract.getResult().hasOneUse()) {
+    OpOperand &use = *extract.getResult().use_begin();
+    int64_t r = use.getOperandNumber();
+    read.yielded = isa<linalg::YieldOp>(use.getOwner()) &&
+                   r < linalgOp.getNumDpsInits() &&
+                   !linalgOp.payloadUsesValueFromOperand(
+                       linalgOp.getDpsInitOperand(r));
+  }
   SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators =
       linalgOp.getIteratorTypesArray();
   for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
     int64_t loop = -1;
-    if (auto i = index.getDefiningOp<linalg::IndexOp>()) {
+    if (linalg::IndexOp i = loopIndexOf(index)) {
       int64_t d = i.getDim();
       if (iterators[d] == utils::IteratorType::parallel &&
           loopSizes[d] == type.getDimSize(k))
@@ -544,7 +571,7 @@ SmallVector<AxisOption> tableOptions(const Structure &s,
   if (s.resultMaps.size() == 1)
     for (auto [t, read] : llvm::enumerate(tables))
       for (auto [k, loop] : llvm::enumerate(read.loopOf))
-        if (loop < 0) {
+        if (loop < 0 && read.yielded) {
           AxisOption rows;
           rows.operands.assign(own + tables.size(), Placement::replicate());
           rows.operands[own + t] = Placement::shard(k);
@@ -766,7 +793,7 @@ hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
         std::optional<TableRead> read = tableReadOf(op, v);
         if (!read) {
           // Read some other way: replicated.
-          read = TableRead{v, nullptr, -1, {}};
+          read = TableRead{v, nullptr, false, {}};
         }
         tables.push_back(std::move(*read));
       }

@@ -28,18 +28,20 @@ deriveStrategies(mlir::Operation *op, llvm::ArrayRef<int64_t> meshShape,
                  bool &fallback, std::string &why);
 
 /// How a linalg op's body reads a tensor it uses from above (an embedding
-/// table, a padding mask): one `tensor.extract` whose value is yielded as is.
-/// Such a table may be split, not only replicated: along a dim read at
-/// `linalg.index d` of a loop split alike (the local index reads the local
-/// piece), or along a dim read at a computed index (each rank reads the rows
-/// it holds and yields 0 elsewhere: a partial sum).
+/// table, a padding mask): one `tensor.extract`. Such a table may be split,
+/// not only replicated: along a dim read at `linalg.index d` of a loop split
+/// alike (the local index reads the local piece), or, where the value read
+/// is yielded as is, along a dim read at a computed index (each rank reads
+/// the rows it holds and yields 0 elsewhere: a partial sum).
 struct TableRead {
   mlir::Value table;
   mlir::Operation *extract;
-  /// The result the extract is yielded as.
-  int64_t result;
+  /// Whether the value read is yielded as is, into a result whose old value
+  /// the body does not read.
+  bool yielded;
   /// Per table dim: the parallel loop whose linalg.index reads it (the loop
-  /// covering the whole dim), or -1 for a computed index.
+  /// covering the whole dim; through index casts and the wrap of negative
+  /// indices), or -1 for a computed index.
   llvm::SmallVector<int64_t> loopOf;
 };
 
