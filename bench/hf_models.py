@@ -66,6 +66,8 @@ def rows():
 
 def torch_worker(rank, port, result_path, steps):
     dist = gloo_ranks.setup(rank, WORLD, port, EXAMPLES, 300)
+    # CommDebugMode's module hooks warn about transformers' output classes.
+    warnings.filterwarnings("ignore", message="For backward hooks to be called")
     import torch
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor.debug import CommDebugMode

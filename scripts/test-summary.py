@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Prints one line per JUnit XML report and a closing total line.
 
+Each argument is NAME=PATH[,PATH...]: a suite whose reports (shards) are
+counted together.
+
 Every suite (lit, gtest, later pytest) writes JUnit XML, so one summary covers
 them all. Exits non-zero when a test failed or a report is missing.
 """
@@ -29,7 +32,10 @@ def main(argv):
     for item in argv[1:]:
         name, _, path = item.partition("=")
         try:
-            p, f, s = count(path)
+            p = f = s = 0
+            for one in path.split(","):
+                counts = count(one)
+                p, f, s = p + counts[0], f + counts[1], s + counts[2]
         except (OSError, ET.ParseError) as e:
             print(f"{name}: no report ({e})")
             ok = False

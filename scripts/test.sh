@@ -13,7 +13,14 @@ rm -rf "$reports" && mkdir -p "$reports"
 echo "== lit"
 lit -sv --xunit-xml-output="$reports/lit.xml" build/test
 echo "== unit tests"
-build/unittests/HPUnitTests --gtest_output="xml:$reports/unittests.xml"
+# Two shards side by side: the tests are single-threaded and the machine
+# has two cores. Each shard's log is printed when both have ended.
+for i in 0 1; do
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$i build/unittests/HPUnitTests \
+    --gtest_output="xml:$reports/unittests-$i.xml" > "$reports/unittests-$i.log" 2>&1 &
+done
+wait
+cat "$reports/unittests-0.log" "$reports/unittests-1.log"
 
 echo "== python (pytest)"
 PYTHONPATH=build/python python3 -m pytest -q python/tests \
@@ -26,6 +33,6 @@ PYTHONPATH=build/python "$(bash scripts/torch-env.sh)" -m pytest -q python/torch
 echo "== summary"
 python3 scripts/test-summary.py \
   "lit=$reports/lit.xml" \
-  "unittests=$reports/unittests.xml" \
+  "unittests=$reports/unittests-0.xml,$reports/unittests-1.xml" \
   "python=$reports/python.xml" \
   "torch=$reports/torch.xml"
