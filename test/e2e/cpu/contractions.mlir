@@ -8,15 +8,15 @@
 // the same contraction as explicit scf.for loops.
 // REQUIRES: mpi
 // RUN: %python %S/gen_contractions.py --type f32 --seed 2 --cases 16 > %t.f32.mlir
-// RUN: %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void | FileCheck %t.f32.mlir
+// RUN: %hp-quick-runner -np 1 %t.f32.mlir -e main --entry-point-result=void | FileCheck %t.f32.mlir
 // RUN: %python %S/gen_contractions.py --type f64 --seed 3 --cases 16 > %t.f64.mlir
-// RUN: %hp-runner -np 1 %t.f64.mlir -e main --entry-point-result=void | FileCheck %t.f64.mlir
+// RUN: %hp-quick-runner -np 1 %t.f64.mlir -e main --entry-point-result=void | FileCheck %t.f64.mlir
 // RUN: %python %S/gen_contractions.py --type f32 --seed 4 --cases 16 > %t.f32b.mlir
-// RUN: %hp-runner -np 1 %t.f32b.mlir -e main --entry-point-result=void | FileCheck %t.f32b.mlir
+// RUN: %hp-quick-runner -np 1 %t.f32b.mlir -e main --entry-point-result=void | FileCheck %t.f32b.mlir
 // RUN: %python %S/gen_contractions.py --type i32 --seed 5 --cases 12 > %t.i32.mlir
-// RUN: %hp-runner -np 1 %t.i32.mlir -e main --entry-point-result=void | FileCheck %t.i32.mlir
+// RUN: %hp-quick-runner -np 1 %t.i32.mlir -e main --entry-point-result=void | FileCheck %t.i32.mlir
 // RUN: %python %S/gen_contractions.py --type f16 --seed 6 --cases 12 > %t.f16.mlir
-// RUN: %hp-runner -np 1 %t.f16.mlir -e main --entry-point-result=void | FileCheck %t.f16.mlir
+// RUN: %hp-quick-runner -np 1 %t.f16.mlir -e main --entry-point-result=void | FileCheck %t.f16.mlir
 // Every f32 and f64 contraction calls the BLAS path: none is left a linalg
 // op with a reduction loop and an f32/f64 output (those that count
 // mismatches write i64); i32 ones never do.
@@ -30,8 +30,8 @@
 // I32-NOT: hp_contract
 // The threads the libraries use: HP_CPU_THREADS, an integer from 1 to 1024;
 // anything else ends the job naming it.
-// RUN: env HP_CPU_THREADS=2 %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void | FileCheck %t.f32.mlir
-// RUN: env HP_CPU_THREADS=abc not %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS
-// RUN: env HP_CPU_THREADS=0 not %hp-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS0
+// RUN: env HP_CPU_THREADS=2 %hp-quick-runner -np 1 %t.f32.mlir -e main --entry-point-result=void | FileCheck %t.f32.mlir
+// RUN: env HP_CPU_THREADS=abc not %hp-quick-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: env HP_CPU_THREADS=0 not %hp-quick-runner -np 1 %t.f32.mlir -e main --entry-point-result=void 2>&1 | FileCheck %s --check-prefix=THREADS0
 // THREADS: hp: HP_CPU_THREADS='abc' must be an integer from 1 to 1024
 // THREADS0: hp: HP_CPU_THREADS='0' must be an integer from 1 to 1024

@@ -5,10 +5,10 @@
 // result with the same ops on one device (the output carries the checks).
 // REQUIRES: mpi
 // RUN: %python %S/gen_global.py --mesh 1x3 --type i32 --seed 1 --ops 10 > %t.1.mlir
-// RUN: %hp-runner -np 3 %t.1.mlir -e main --entry-point-result=void | FileCheck %t.1.mlir
+// RUN: %hp-quick-runner -np 3 %t.1.mlir -e main --entry-point-result=void | FileCheck %t.1.mlir
 // RUN: %python %S/gen_global.py --mesh 1x3 --type i32 --seed 2 --ops 10 > %t.2.mlir
-// RUN: %hp-runner -np 3 %t.2.mlir -e main --entry-point-result=void | FileCheck %t.2.mlir
+// RUN: %hp-quick-runner -np 3 %t.2.mlir -e main --entry-point-result=void | FileCheck %t.2.mlir
 // RUN: %python %S/gen_global.py --mesh 1x3 --type i32 --seed 3 --ops 10 > %t.3.mlir
-// RUN: %hp-runner -np 3 %t.3.mlir -e main --entry-point-result=void | FileCheck %t.3.mlir
+// RUN: %hp-quick-runner -np 3 %t.3.mlir -e main --entry-point-result=void | FileCheck %t.3.mlir
 // RUN: %python %S/gen_global.py --mesh 1x3 --type i32 --seed 4 --ops 10 > %t.4.mlir
-// RUN: %hp-runner -np 3 %t.4.mlir -e main --entry-point-result=void | FileCheck %t.4.mlir
+// RUN: %hp-quick-runner -np 3 %t.4.mlir -e main --entry-point-result=void | FileCheck %t.4.mlir

@@ -8,12 +8,12 @@
 // replicate).
 // REQUIRES: mpi
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 1 --ops 10 > %t.1.mlir
-// RUN: %hp-runner -np 4 %t.1.mlir -e main --entry-point-result=void | FileCheck %t.1.mlir
+// RUN: %hp-quick-runner -np 4 %t.1.mlir -e main --entry-point-result=void | FileCheck %t.1.mlir
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 2 --ops 10 > %t.2.mlir
-// RUN: %hp-runner -np 4 %t.2.mlir -e main --entry-point-result=void | FileCheck %t.2.mlir
+// RUN: %hp-quick-runner -np 4 %t.2.mlir -e main --entry-point-result=void | FileCheck %t.2.mlir
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 3 --ops 10 > %t.3.mlir
-// RUN: %hp-runner -np 4 %t.3.mlir -e main --entry-point-result=void | FileCheck %t.3.mlir
+// RUN: %hp-quick-runner -np 4 %t.3.mlir -e main --entry-point-result=void | FileCheck %t.3.mlir
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 4 --ops 10 > %t.4.mlir
-// RUN: %hp-runner -np 4 %t.4.mlir -e main --entry-point-result=void | FileCheck %t.4.mlir
+// RUN: %hp-quick-runner -np 4 %t.4.mlir -e main --entry-point-result=void | FileCheck %t.4.mlir
 // RUN: %python %S/gen_global.py --mesh 2x2 --type i64 --seed 11 --ops 10 --partial-kind-changes > %t.5.mlir
-// RUN: %hp-runner -np 4 %t.5.mlir -e main --entry-point-result=void | FileCheck %t.5.mlir
+// RUN: %hp-quick-runner -np 4 %t.5.mlir -e main --entry-point-result=void | FileCheck %t.5.mlir

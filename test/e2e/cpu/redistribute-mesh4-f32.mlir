@@ -5,8 +5,8 @@
 // REQUIRES: mpi
 // RUN: %python %S/gen_redistribute.py --mesh 4 --type f32 --suite 1d --suite empty --suite ranks > %t.mlir
 // RUN: hp-opt %t.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t.bytes.mlir
-// RUN: %hp-runner -np 4 %t.bytes.mlir -e main --entry-point-result=void > %t.bytes.out
+// RUN: %hp-quick-runner -np 4 %t.bytes.mlir -e main --entry-point-result=void > %t.bytes.out
 // RUN: FileCheck %t.mlir < %t.bytes.out
 // RUN: hp-opt %t.mlir --hp-lower-to-cpu="verify-plans" -o %t.default.mlir
-// RUN: %hp-runner -np 4 %t.default.mlir -e main --entry-point-result=void > %t.default.out
+// RUN: %hp-quick-runner -np 4 %t.default.mlir -e main --entry-point-result=void > %t.default.out
 // RUN: FileCheck %t.mlir < %t.default.out

@@ -12,17 +12,17 @@
 // RUN: hp-opt %t4.mlir --hp-partition="verify-plans latency-bytes=0" | grep -c "shard.send" | FileCheck %s --check-prefix=SENDS4
 // SENDS4: {{[1-9][0-9]*}}
 // RUN: hp-opt %t4.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t4.ll.mlir
-// RUN: %hp-runner -np 4 %t4.ll.mlir -e main --entry-point-result=void > %t4.out
+// RUN: %hp-quick-runner -np 4 %t4.ll.mlir -e main --entry-point-result=void > %t4.out
 // RUN: FileCheck %t4.mlir < %t4.out
 // RUN: not grep FAIL %t4.out
 // RUN: %python %S/gen_redistribute.py --mesh 2x2x2 --type f64 --suite permute > %t8.mlir
 // RUN: hp-opt %t8.mlir --hp-partition="verify-plans latency-bytes=0" | grep -c "shard.send" | FileCheck %s --check-prefix=SENDS8
 // SENDS8: {{[1-9][0-9]*}}
 // RUN: hp-opt %t8.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t8.ll.mlir
-// RUN: %hp-runner -np 8 %t8.ll.mlir -e main --entry-point-result=void > %t8.out
+// RUN: %hp-quick-runner -np 8 %t8.ll.mlir -e main --entry-point-result=void > %t8.out
 // RUN: FileCheck %t8.mlir < %t8.out
 // RUN: not grep FAIL %t8.out
 // RUN: hp-opt %t8.mlir --hp-lower-to-cpu="verify-plans" -o %t8.default.mlir
-// RUN: %hp-runner -np 8 %t8.default.mlir -e main --entry-point-result=void > %t8.default.out
+// RUN: %hp-quick-runner -np 8 %t8.default.mlir -e main --entry-point-result=void > %t8.default.out
 // RUN: FileCheck %t8.mlir < %t8.default.out
 // RUN: not grep FAIL %t8.default.out

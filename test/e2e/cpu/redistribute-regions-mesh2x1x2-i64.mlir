@@ -5,8 +5,8 @@
 // REQUIRES: mpi
 // RUN: %python %S/gen_redistribute.py --mesh 2x1x2 --type i64 --suite empty --suite chains --suite mixed --regions > %t.mlir
 // RUN: hp-opt %t.mlir --hp-lower-to-cpu="verify-plans latency-bytes=0" -o %t.bytes.mlir
-// RUN: %hp-runner -np 4 %t.bytes.mlir -e main --entry-point-result=void > %t.bytes.out
+// RUN: %hp-quick-runner -np 4 %t.bytes.mlir -e main --entry-point-result=void > %t.bytes.out
 // RUN: FileCheck %t.mlir < %t.bytes.out
 // RUN: hp-opt %t.mlir --hp-lower-to-cpu="verify-plans" -o %t.default.mlir
-// RUN: %hp-runner -np 4 %t.default.mlir -e main --entry-point-result=void > %t.default.out
+// RUN: %hp-quick-runner -np 4 %t.default.mlir -e main --entry-point-result=void > %t.default.out
 // RUN: FileCheck %t.mlir < %t.default.out
