@@ -92,6 +92,26 @@ BERT_PLAN = {f"model.encoder.layer.*.{k}": v for k, v in {
 BERT_PLAN["model.embeddings.word_embeddings"] = RowwiseParallel(input_layouts=Replicate())
 
 
+def make_gpt2(layers=2):
+    """GPT2LMHeadModel with its default config but for the sizes: SDPA
+    attention, tanh GELU, ``Conv1D`` layers (weights stored [in, out]) and
+    the LM head tied to the token embedding."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+    config = GPT2Config(n_embd=64, n_head=8, n_layer=layers, n_positions=64,
+                        vocab_size=VOCAB, bos_token_id=0, eos_token_id=0)
+    return GPT2LMHeadModel(config).eval()
+
+
+# GPT-2's layers under torch's styles, with the meaning hp gives them for
+# Conv1D (docs/Torch.md): c_attn and c_fc column-wise, the two c_proj
+# row-wise; the tied embedding and head split by vocabulary rows.
+GPT2_PLAN = {f"model.transformer.h.*.{k}": v for k, v in {
+    "attn.c_attn": ColwiseParallel(), "attn.c_proj": RowwiseParallel(),
+    "mlp.c_fc": ColwiseParallel(), "mlp.c_proj": RowwiseParallel()}.items()}
+GPT2_PLAN["model.transformer.wte"] = RowwiseParallel(input_layouts=Replicate())
+GPT2_PLAN["model.lm_head"] = ColwiseParallel(output_layouts=Replicate())
+
+
 def main():
     import hp
     import hp.torch

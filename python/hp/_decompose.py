@@ -189,3 +189,26 @@ def decomposition_table():
     table = dict(get_decomposition_table())
     table.update(HP_DECOMPOSITIONS)
     return table
+
+
+def views_as_reshapes(program):
+    """Rewrites every ``aten.view`` of ``program``'s graph as ``aten.reshape``
+    (in place), before the decompositions run.
+
+    torch.export drops a ``.contiguous()`` that is a no-op on the strides it
+    traced; a decomposition (SDPA's) may then give the tensor other strides,
+    and the ``view`` after it, which eager could take, fails ("Cannot view a
+    tensor with shape ... and strides ..."): GPT-2's ``Conv1D`` views its
+    input so. A reshape is a view wherever a view is possible and copies
+    otherwise; the values are the same. A graph that writes any tensor in
+    place is left alone: there a copy could miss a write its view would see.
+    """
+    calls = [n for n in program.graph_module.graph.nodes if n.op == "call_function"]
+    if any(getattr(n.target, "_schema", None) is not None and n.target._schema.is_mutable
+           for n in calls):
+        return
+    views = [n for n in calls if n.target == aten.view.default]
+    for node in views:
+        node.target = aten.reshape.default
+    if views:
+        program.graph_module.recompile()

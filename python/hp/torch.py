@@ -226,6 +226,14 @@ class _Style:
         self.outputs = outputs    # per output: [layouts]
 
 
+def _is_conv1d(module):
+    try:
+        from transformers.pytorch_utils import Conv1D
+    except ImportError:
+        return False
+    return isinstance(module, Conv1D)
+
+
 def _style_meaning(style, module, path):
     from torch.distributed.tensor import Replicate, Shard
     from torch.distributed.tensor.parallel import (
@@ -235,20 +243,25 @@ def _style_meaning(style, module, path):
         from torch.distributed.tensor.parallel import PrepareModuleInputOutput
     except ImportError:  # older torch
         PrepareModuleInputOutput = ()
-    linear = isinstance(module, torch.nn.Linear)
+    if isinstance(style, tuple) and style[:1] == ("outputs",):
+        return _Style({}, [], [[style[1]]])
+    # transformers' Conv1D (GPT-2) is a linear layer whose weight is stored
+    # transposed, [in, out]: column-wise splits its dim 1, row-wise its dim 0.
+    conv1d = _is_conv1d(module)
+    linear = isinstance(module, torch.nn.Linear) or conv1d
     embedding = isinstance(module, torch.nn.Embedding)
     name = type(style).__name__
     if isinstance(style, (ColwiseParallel, RowwiseParallel)) and not (linear or embedding):
-        raise ValueError(f"plan['{path}']: {name} applies to nn.Linear and nn.Embedding, "
-                         f"not {type(module).__name__} (as in torch)")
+        raise ValueError(f"plan['{path}']: {name} applies to nn.Linear, nn.Embedding and "
+                         f"transformers' Conv1D, not {type(module).__name__} (as in torch)")
     if isinstance(style, ColwiseParallel):
-        params = {"weight": Shard(1) if embedding else Shard(0)}
+        params = {"weight": Shard(1) if embedding or conv1d else Shard(0)}
         if linear and module.bias is not None:
             params["bias"] = Shard(0)
         return _Style(params, [[style.input_layouts[0], style.desired_input_layouts[0]]],
                       [[style.output_layouts[0]]])
     if isinstance(style, RowwiseParallel):
-        params = {"weight": Shard(0) if embedding else Shard(1)}
+        params = {"weight": Shard(0) if embedding or conv1d else Shard(1)}
         if linear and module.bias is not None:
             params["bias"] = Replicate()
         desired = Replicate() if embedding else Shard(-1)
@@ -282,6 +295,76 @@ def _prepare_inputs(style):
 def _prepare_outputs(style):
     return [[l for l in (given, want) if l is not None]
             for given, want in zip(style.output_layouts, style.desired_output_layouts)]
+
+
+# transformers' plan strings (config.base_model_tp_plan and the model's
+# _tp_plan, which transformers applies under tp_plan="auto"), as torch
+# styles with the meaning transformers gives them. None: nothing is split
+# (parameters stay replicated); a pair: outputs pinned to that layout with
+# the parameters as they are (the output's all_reduce or all_gather).
+def _transformers_styles():
+    from torch.distributed.tensor import Replicate, Shard
+    from torch.distributed.tensor.parallel import (
+        ColwiseParallel, RowwiseParallel, SequenceParallel)
+    return {
+        "colwise": ColwiseParallel(),
+        "rowwise": RowwiseParallel(),
+        "colwise_rep": ColwiseParallel(output_layouts=Replicate()),
+        "colwise_gather_output": ColwiseParallel(output_layouts=Replicate()),
+        "rowwise_rep": RowwiseParallel(input_layouts=Replicate()),
+        "rowwise_split_input": RowwiseParallel(input_layouts=Replicate()),
+        "local_colwise": ColwiseParallel(),
+        "local_rowwise": RowwiseParallel(),
+        "embedding_rowwise": RowwiseParallel(input_layouts=Replicate()),
+        "embedding_colwise": ColwiseParallel(output_layouts=Replicate()),
+        "sequence_parallel": SequenceParallel(),
+        "replicate": None, "local": None, "replicated_with_grad_allreduce": None,
+        "gather": ("outputs", Replicate()), "all_reduce": ("outputs", Replicate()),
+    }
+
+
+def _auto_plan(model):
+    """plan="auto": the tensor-parallel plan transformers keeps for each
+    outermost transformers model inside ``model`` (its ``_tp_plan``: the
+    base model's ``config.base_model_tp_plan`` under its prefix, and the
+    head's), keys prefixed with the model's path, each string as a style."""
+    try:
+        from transformers import PreTrainedModel
+    except ImportError:
+        raise ValueError('plan="auto" reads the plans of transformers models, and '
+                         'transformers is not installed') from None
+    def inside(path, outer):
+        return outer == "" or path.startswith(outer + ".")
+
+    found = []  # named_modules goes outside in
+    for path, m in model.named_modules():
+        if isinstance(m, PreTrainedModel) and not any(inside(path, f) for f, _ in found):
+            found.append((path, m))
+    if not found:
+        raise ValueError(f'plan="auto": {type(model).__name__} holds no transformers model '
+                         "(PreTrainedModel) whose plan could be read")
+    styles = _transformers_styles()
+    plan = {}
+    for path, m in found:
+        entries = dict(getattr(m, "_tp_plan", None) or {})
+        if not entries:
+            base = getattr(m.config, "base_model_tp_plan", None) or {}
+            prefix = getattr(m, "base_model_prefix", "")
+            inner = prefix if prefix and hasattr(m, prefix) else ""
+            entries = {f"{inner}.{k}" if inner else k: v for k, v in base.items()}
+            entries.update(type(m).__dict__.get("_tp_plan", None) or {})
+        if not entries:
+            raise ValueError(f'plan="auto": {type(m).__name__}' + (f" at '{path}'" if path else "")
+                             + " has no tensor-parallel plan in transformers "
+                             "(config.base_model_tp_plan is empty): give plan as a dict")
+        for key, name in entries.items():
+            full = f"{path}.{key}" if path else key
+            if not isinstance(name, str) or name not in styles:
+                raise ValueError(f"plan=\"auto\": '{name}' for module '{full}' is not a "
+                                 f"transformers plan string hp knows ({', '.join(styles)})")
+            if styles[name] is not None:
+                plan[full] = styles[name]
+    return plan
 
 
 def _plan_modules(model, plan):
@@ -329,7 +412,7 @@ def _plan_dim(mesh, plan_dim):
 
 
 def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
-           plan_dim=None, context=None):
+           plan_dim=None, context=None, warn_gather_bytes=None):
     """Imports ``model`` called on ``args`` as an hp :class:`Program` on ``mesh``.
 
     ``params`` maps parameter and buffer names (torch's fully qualified
@@ -343,6 +426,11 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     RowwiseParallel, SequenceParallel, PrepareModuleInput,
     PrepareModuleOutput), applied on mesh dim ``plan_dim`` (default: the dim
     named "tp", else the last); ``params`` entries win over the plan's.
+    ``plan="auto"`` takes the plan transformers keeps for the model
+    (``config.base_model_tp_plan`` and the head's ``_tp_plan``).
+    ``warn_gather_bytes``: warn about every whole-tensor gather of at least
+    this many bytes (0: none); by default every gather of a whole parameter
+    or buffer is reported, whatever its size, and others from 64 MiB.
     """
     from torch_mlir import fx
 
@@ -350,6 +438,12 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
                                      plan, context)
     state, canonical = _state(model)
     dim = _plan_dim(mesh, plan_dim)
+    if warn_gather_bytes is not None:
+        hp._check_int(warn_gather_bytes, "warn_gather_bytes", 0)
+        if warn_gather_bytes >= 2**64:
+            raise ValueError(f"warn_gather_bytes must be below 2**64, got {warn_gather_bytes}")
+    if plan == "auto":
+        plan = _auto_plan(model)
     planned = _plan_modules(model, plan or {})
     placed = _state_placements(mesh, dim, state, canonical, planned, params)
     input_ps = _input_placements(mesh, args, inputs)
@@ -359,10 +453,12 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
 
     ctx = context or hp.Context()
     module = _global_view(ctx, imported, mesh, input_ps + [placed[n] for n in state],
-                          output_ps, pins, pin)
+                          output_ps, pins, pin, [None] * len(args) + list(state))
     # What placing it will say: ops that run replicated, whole tensors
     # gathered. Reported now, where the user is, not at run time.
-    remarks = [d for d in module.clone().run("builtin.module(dtensor-propagate)")
+    gathers = ("warn-gather-named-args" if warn_gather_bytes is None
+               else f"warn-gather-bytes={warn_gather_bytes}")
+    remarks = [d for d in module.clone().run(f"builtin.module(dtensor-propagate{{{gathers}}})")
         if "runs replicated" in d or ": warning:" in d]
     for r in remarks:
         warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
@@ -392,7 +488,9 @@ def _checked_export_arguments(model, args, mesh, params, inputs, outputs, plan,
                          f"functions ({', '.join(sorted(_RESERVED))}): choose another")
     if context is not None and not isinstance(context, hp.Context):
         raise TypeError(f"context must be an hp.Context, got {type(context).__name__}")
-    for what, value in (("plan", plan), ("params", params)):
+    if isinstance(plan, str) and plan != "auto":
+        raise ValueError(f'plan must be a dict or "auto", got {plan!r}')
+    for what, value in (("plan", None if plan == "auto" else plan), ("params", params)):
         if value is not None and not isinstance(value, dict):
             raise TypeError(f"{what} must be a dict, got {type(value).__name__}")
     for what, value in (("inputs", inputs), ("outputs", outputs)):
@@ -428,11 +526,24 @@ def _state(model):
 def _state_placements(mesh, dim, state, canonical, planned, params):
     """Placements of the state, in ``state``'s order: the plan's, then params'."""
     placed = {n: [hp.Replicate()] * mesh.ndim for n in state}
+    by = {}  # a parameter the plan places -> (its name there, the module path)
     for path, _, style in planned:
         for pname, p in style.params.items():
-            full = canonical.get(f"{path}.{pname}" if path else pname)
-            if full in placed:
-                placed[full][dim] = _placement(p, state[full].dim(), f"'{full}'")
+            given = f"{path}.{pname}" if path else pname
+            full = canonical.get(given)
+            if full not in placed:
+                continue
+            placement = _placement(p, state[full].dim(), f"'{full}'")
+            if full in by and placed[full][dim] != placement:
+                # One tensor (a tied LM head and embedding) split two ways.
+                raise ValueError(
+                    f"plan: '{given}' and '{by[full][0]}' are one tied parameter, which the "
+                    f"styles of '{path}' and '{by[full][1]}' split differently "
+                    f"({placement} and {placed[full][dim]}): give both modules styles that "
+                    "split it alike (embedding rowwise with head colwise, or embedding "
+                    "colwise with head rowwise)")
+            by.setdefault(full, (given, path))
+            placed[full][dim] = placement
     for given, ps in (params or {}).items():
         name = canonical.get(given)
         if name not in state:
@@ -547,6 +658,7 @@ def _import(importer, model, args, state, planned):
             raise ValueError(exported.bad) from None
         raise
     _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
+    _decompose.views_as_reshapes(program)
     lowered = importer(program, output_type="linalg-on-tensors", func_name="forward",
                        decomposition_table=_decompose.decomposition_table(),
                        fx_importer=_located_importer())
@@ -615,10 +727,11 @@ def _output_placements(mesh, outs, pins, outputs, pin):
     return output_ps
 
 
-def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin):
+def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
     """torch-mlir's @forward prepared, annotated with the placements of its
-    arguments and outputs and the plan's pins (its results after the
-    outputs), and globalized."""
+    arguments and outputs, the plan's pins (its results after the outputs)
+    and the names of its parameters and buffers (``dtensor.arg_name``, which
+    gather warnings quote), and globalized."""
     module = hp.Module.parse(ctx, imported, "torch-mlir")
     module.run(_PREPARE)
     mesh.add_to(module)
@@ -630,6 +743,9 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin):
 
     for i, ps in enumerate(arg_ps):
         fn.set_arg_attribute(i, "dtensor.placements", attr(ps))
+    for i, name in enumerate(arg_names):
+        if name is not None:
+            fn.set_arg_attribute(i, "dtensor.arg_name", hp.Attribute.parse(ctx, f'"{name}"'))
     for i, ps in enumerate(output_ps):
         fn.set_result_attribute(i, "dtensor.placements", attr(ps))
     for k, (t, layout, what) in enumerate(pins):

@@ -281,8 +281,8 @@ def test_unknown_names_suggest_the_nearest(mlp_model):
 
 def test_style_on_a_module_it_does_not_fit(mlp_model):
     model, x = mlp_model
-    with pytest.raises(ValueError, match=r"ColwiseParallel applies to nn.Linear and "
-                                         r"nn.Embedding, not MLP"):
+    with pytest.raises(ValueError, match=r"ColwiseParallel applies to nn.Linear, "
+                                         r"nn.Embedding and transformers' Conv1D, not MLP"):
         hp.torch.export(model, (x,), TP4, plan={"": ColwiseParallel()})
 
 

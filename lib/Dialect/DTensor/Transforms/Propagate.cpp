@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
@@ -47,7 +48,21 @@ struct PropagateSettings {
   propagation::Options chooser;
   bool printStrategies = false;
   uint64_t warnGatherBytes = 0;
+  bool warnGatherNamedArgs = false;
 };
+
+/// The `dtensor.arg_name` of `v` when it is a named argument of a function
+/// (hp.torch names parameters and buffers so), else null.
+StringAttr argumentName(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return nullptr;
+  auto fn = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!fn)
+    return nullptr;
+  return fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                         LocalCallOp::getArgNameAttrName());
+}
 
 /// Rewrites one global_region in front of it.
 class RegionLowering {
@@ -83,6 +98,9 @@ private:
 
   /// `v` (a body value) as a DTensor laid out with `placements`; `cause`
   /// and `what` say which use asked for it (remarks and warnings).
+  /// The name of the function argument `v` holds every element of (through
+  /// transposes, reshapes and casts), or null.
+  StringAttr namedOrigin(Value v);
   Value dtensorOf(Value v, ArrayAttr placements, Operation *cause = nullptr,
                   const Twine &what = "");
   DTensorType typeOf(RankedTensorType global, ArrayAttr placements) {
@@ -227,6 +245,23 @@ LogicalResult RegionLowering::build() {
   return success();
 }
 
+StringAttr RegionLowering::namedOrigin(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto t = dyn_cast<linalg::TransposeOp>(def))
+      v = t.getInput();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CastOp>(def))
+      v = c.getSource();
+    else
+      break;
+  }
+  Value o = outer.lookupOrNull(v);
+  return o ? argumentName(o) : nullptr;
+}
+
 Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
                                 Operation *cause, const Twine &what) {
   Value o = outer.lookup(v);
@@ -282,12 +317,23 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
         return !isShard(from[m]) ||
                to[m].kind == plan::Placement::Replicate;
       });
-  if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes &&
-      gathersWhole)
-    emitWarning(at) << "gathers the whole " << global << " ("
-                    << plan::humanBytes(bytes) << ") on every rank for "
-                    << what << " (warn-gather-bytes="
-                    << settings.warnGatherBytes << ")";
+  StringAttr name = namedOrigin(v);
+  if (!gathersWhole)
+    return slot;
+  if (name && settings.warnGatherNamedArgs)
+    emitWarning(at) << "gathers the whole '" << name.getValue() << "' ("
+                    << global << ", " << plan::humanBytes(bytes)
+                    << ") on every rank for " << what
+                    << " (warn-gather-named-args)";
+  else if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes) {
+    InFlightDiagnostic d = emitWarning(at) << "gathers the whole ";
+    if (name)
+      d << "'" << name.getValue() << "' (" << global << ", ";
+    else
+      d << global << " (";
+    d << plan::humanBytes(bytes) << ") on every rank for " << what
+      << " (warn-gather-bytes=" << settings.warnGatherBytes << ")";
+  }
   return slot;
 }
 
@@ -902,6 +948,7 @@ struct DTensorPropagatePass
     settings.chooser.maxTableSize = maxTableSize;
     settings.printStrategies = printStrategies;
     settings.warnGatherBytes = warnGatherBytes;
+    settings.warnGatherNamedArgs = warnGatherNamedArgs;
     // The chooser holds up to kTablesPerCap tables of this many 12-byte
     // entries: a larger cap would be a promise memory cannot keep.
     if (maxTableSize < 1 ||

@@ -78,6 +78,12 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
            /*default=*/"67108864",
            "Warn when a redistribute gathers a whole tensor of at least this "
            "many bytes on every rank, naming the op that forced it (0: never)">,
+    Option<"warnGatherNamedArgs", "warn-gather-named-args", "bool",
+           /*default=*/"false",
+           "Warn whatever its size when a redistribute gathers a whole "
+           "function argument that has a `dtensor.arg_name` (hp.torch names "
+           "the parameters and buffers so), naming it and the op that forced "
+           "it">,
   ]);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
