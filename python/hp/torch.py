@@ -66,9 +66,11 @@ class Program:
     every argument from ``$HP_TENSOR_DIR``, calls it and writes each result
     back replicated (so ``hp-runner`` runs the saved file too)."""
 
-    def __init__(self, module, mesh, input_specs, state_specs, output_specs,
+    def __init__(self, forward, mesh, input_specs, state_specs, output_specs,
                  buffers, remarks, aliases=None):
-        self.module = module
+        self._forward = forward  # @forward alone, for other drivers
+        self.module = forward.clone()
+        self.module.run("builtin.module(dtensor-add-driver)")
         self.mesh = mesh
         self.input_specs = input_specs      # [(shape, dtype, placements)]
         self.state_specs = state_specs      # {name: (shape, dtype, placements)}
@@ -85,14 +87,12 @@ class Program:
         ``repeat`` > 1 the driver calls ``@forward`` that many times (the
         results are the last call's), for timing a step."""
         hp._check_int(repeat, "repeat", 1)
-        text = str(self.module)
+        module = self.module
         if repeat > 1:
-            end = _module_end(text)
-            text = text[:text.rindex("  func.func private @hp_read_tensor", 0, end)] + _driver(
-                self.mesh, self.input_specs + list(self.state_specs.values()),
-                self.output_specs, repeat) + text[end:]
+            module = self._forward.clone()
+            module.run(f"builtin.module(dtensor-add-driver{{repeat={repeat}}})")
         with open(path, "w") as f:
-            f.write(text)
+            f.write(str(module))
 
     def write_arguments(self, directory, args, params=None):
         """Writes every argument file the driver reads into ``directory``:
@@ -466,13 +466,8 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     input_specs = [(tuple(a.shape), a.dtype, ps) for a, ps in zip(args, input_ps)]
     state_specs = {n: (tuple(t.shape), t.dtype, placed[n]) for n, t in state.items()}
     output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
-    text = str(module)
-    driver = _driver(mesh, input_specs + list(state_specs.values()), output_specs)
-    end = _module_end(text)
-    full = hp.Module.parse(ctx, text[:end] + driver + text[end:], "hp.torch")
-    full.verify()
     buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
-    return Program(full, mesh, input_specs, state_specs, output_specs, buffers, remarks,
+    return Program(module, mesh, input_specs, state_specs, output_specs, buffers, remarks,
                    {a: c for a, c in canonical.items() if a != c})
 
 
@@ -756,7 +751,7 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
 
 
 # Symbols the program defines itself.
-_RESERVED = ("forward", "main", "hp_read_tensor", "hp_write_tensor")
+_RESERVED = ("forward", "main", "hp_read_tensor", "hp_write_tensor", "rtclock")
 
 
 def _refuse_mutation(program, flat_names):
@@ -784,107 +779,6 @@ def _refuse_unsupported(text):
         raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
                          "(index_put, index_add, a sort of rows longer than "
                          f"{_decompose.MAX_RANKED}, ...), which hp does not take yet")
-
-
-def _module_end(text):
-    """Where the printed module's closing brace is: the first line that is
-    just "}" (the ops inside are indented; constants torch-mlir keeps as
-    resources follow the module in a `{-# ... #-}` block)."""
-    return re.search(r"^\}", text, re.M).start()
-
-
-def _ttype(shape, dtype):
-    return "tensor<" + "".join(f"{s}x" for s in shape) + _DTYPES[dtype] + ">"
-
-
-def _dtype(shape, dtype, mesh, ps):
-    places = ", ".join(str(p.to_mlir(_CTX)) .replace("#dtensor.", "") for p in ps)
-    return ("!dtensor.tensor<" + "".join(f"{s}x" for s in shape) + _DTYPES[dtype]
-            + f", @{mesh.name}, [{places}]>")
-
-
-_CTX = None
-
-
-def _driver(mesh, arg_specs, out_specs, repeat=1):
-    """@main: every rank reads each argument whole, takes its piece with a
-    redistribute from replicate (hp's layout model, nothing moved), calls
-    @forward (`repeat` times, for timing), and brings each result back to
-    replicate for rank 0 to write."""
-    global _CTX
-    if _CTX is None:
-        _CTX = hp.Context()
-    rep = [hp.Replicate()] * mesh.ndim
-    lines = ["  func.func private @hp_read_tensor(i64, i64, i64)",
-             "  func.func private @hp_write_tensor(i64, i64, i64)"]
-    if repeat > 1:
-        lines.append("  func.func private @rtclock() -> f64")
-    lines.append("  func.func @main() {")
-    add = lines.append
-    call_args = []
-
-    def io(fn, slot, buf, shape, dtype):
-        nbytes = torch.tensor([], dtype=dtype).element_size()
-        for s in shape:
-            nbytes *= s
-        mt = _ttype(shape, dtype).replace("tensor<", "memref<")
-        add(f"    %{buf}_slot = arith.constant {slot} : i64")
-        add(f"    %{buf}_bytes = arith.constant {nbytes} : i64")
-        add(f"    %{buf}_pi = memref.extract_aligned_pointer_as_index %{buf} : {mt} -> index")
-        add(f"    %{buf}_p = arith.index_cast %{buf}_pi : index to i64")
-        add(f"    call @{fn}(%{buf}_slot, %{buf}_p, %{buf}_bytes) : (i64, i64, i64) -> ()")
-
-    for k, (shape, dtype, ps) in enumerate(arg_specs):
-        tt = _ttype(shape, dtype)
-        mt = tt.replace("tensor<", "memref<")
-        add(f"    %in{k} = memref.alloc() : {mt}")
-        io("hp_read_tensor", k, f"in{k}", shape, dtype)
-        add(f"    %t{k} = bufferization.to_tensor %in{k} restrict : {mt} to {tt}")
-        add(f"    %r{k} = dtensor.from_local %t{k} : {tt} -> {_dtype(shape, dtype, mesh, rep)}")
-        add(f"    %a{k} = dtensor.redistribute %r{k} : {_dtype(shape, dtype, mesh, rep)} -> "
-            f"{_dtype(shape, dtype, mesh, ps)}")
-        call_args.append((f"%a{k}", _dtype(shape, dtype, mesh, ps)))
-    results = [_dtype(s, d, mesh, ps) for s, d, ps in out_specs]
-    signature = (f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
-    if repeat > 1:
-        # One warm-up call, then the other calls timed by the wall clock
-        # (mlir_c_runner_utils' rtclock); the earlier calls' results are
-        # dropped and rank 0 writes seconds per step as one more result.
-        add(f"    func.call @forward({', '.join(a for a, _ in call_args)}) : {signature}")
-        add("    %rep_t0 = func.call @rtclock() : () -> f64")
-        add("    %rep_lb = arith.constant 2 : index")
-        add("    %rep_step = arith.constant 1 : index")
-        add(f"    %rep_ub = arith.constant {repeat} : index")
-        add("    scf.for %rep = %rep_lb to %rep_ub step %rep_step {")
-        add(f"      func.call @forward({', '.join(a for a, _ in call_args)}) : {signature}")
-        add("    }")
-    head = f"%o:{len(results)} = " if results else ""
-    add(f"    {head}call @forward({', '.join(a for a, _ in call_args)}) : "
-        f"({', '.join(t for _, t in call_args)}) -> ({', '.join(results)})")
-    if repeat > 1:
-        add("    %rep_t1 = func.call @rtclock() : () -> f64")
-        add("    %rep_dt = arith.subf %rep_t1, %rep_t0 : f64")
-        add(f"    %rep_n = arith.constant {float(repeat - 1)} : f64")
-        add("    %rep_s = arith.divf %rep_dt, %rep_n : f64")
-        add("    %step = memref.alloc() : memref<1xf64>")
-        add("    %rep_0 = arith.constant 0 : index")
-        add("    memref.store %rep_s, %step[%rep_0] : memref<1xf64>")
-        io("hp_write_tensor", len(out_specs), "step", [1], torch.float64)
-    for k, (shape, dtype, ps) in enumerate(out_specs):
-        tt = _ttype(shape, dtype)
-        mt = tt.replace("tensor<", "memref<")
-        add(f"    %q{k} = dtensor.redistribute %o#{k} : {results[k]} -> "
-            f"{_dtype(shape, dtype, mesh, rep)}")
-        add(f"    %l{k} = dtensor.to_local %q{k} : {_dtype(shape, dtype, mesh, rep)} -> {tt}")
-        add(f"    %out{k} = memref.alloc() : {mt}")
-        add(f"    bufferization.materialize_in_destination %l{k} in restrict writable "
-            f"%out{k} : ({tt}, {mt}) -> ()")
-        io("hp_write_tensor", k, f"out{k}", shape, dtype)
-    # No memref.dealloc: bufferization's ownership analysis frees buffers
-    # itself and refuses frees it did not make.
-    add("    return")
-    add("  }")
-    return "\n".join(lines) + "\n"
 
 
 #===------------------------------------------------------------------------===#

@@ -238,6 +238,65 @@ def DTensorGlobalize : Pass<"dtensor-globalize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
 }
 
+def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
+  let summary = "Add @main, which reads a function's arguments from files, "
+                "calls it and writes its results";
+  let description = [{
+    Makes a program that `hp-runner` runs as it is: `@main` (no arguments,
+    no results) calls the function `entry` with arguments read from the
+    runtime's tensor files and writes its results back
+    (docs/Runtime.md, "Arguments and results as files"). For each argument `k`, every rank
+    allocates the whole tensor, fills it with `hp_read_tensor(k, address,
+    bytes)` (`$HP_TENSOR_DIR/arg<k>.bin`) and, for a DTensor argument, takes
+    its piece with a `dtensor.redistribute` from `replicate` (a local slice
+    by hp's layout model, nothing moved). Each DTensor result is
+    redistributed to `replicate`, and `hp_write_tensor(k, address, bytes)`
+    writes result `k` (rank 0, `result<k>.bin`). Plain tensor arguments and
+    results travel as they are.
+
+    With `repeat` > 1, `@main` calls `entry` once to warm up, then
+    `repeat - 1` times between two readings of `rtclock` (MLIR's runner
+    utilities), writes the results of the last call and, as one more result
+    (`result<n>.bin`, n the number of results), the seconds per call as one
+    f64.
+
+    ```mlir
+    func.func @forward(%x: !dtensor.tensor<2x4xf32, @tp, [shard<1>]>)
+        -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
+    // gets
+    func.func private @hp_read_tensor(i64, i64, i64)
+    func.func private @hp_write_tensor(i64, i64, i64)
+    func.func @main() {
+      %in0 = memref.alloc() : memref<2x4xf32>
+      call @hp_read_tensor(%c0, %p, %c32) : (i64, i64, i64) -> ()
+      %t0 = bufferization.to_tensor %in0 restrict : memref<2x4xf32> to tensor<2x4xf32>
+      %r0 = dtensor.from_local %t0 : ... -> !dtensor.tensor<2x4xf32, @tp, [replicate]>
+      %a0 = dtensor.redistribute %r0 : ... -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
+      %o = call @forward(%a0) : ...
+      ... redistribute to replicate, to_local, materialize into a buffer,
+      call @hp_write_tensor(%c0, %q, %c32) ...
+    }
+    ```
+    Errors name the function, argument or result: no function `entry` with a
+    body, a `@main` already there, an argument or result that is not a
+    statically shaped tensor (or DTensor) of whole bytes, runtime functions
+    declared with other types.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
+           "The function @main calls">,
+    Option<"repeat", "repeat", "int64_t", /*default=*/"1",
+           "Calls of the function (> 1: timed, seconds per call written "
+           "as one more result)">,
+  ];
+  let dependentDialects = ["::hp::dtensor::DTensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def DTensorDropLayoutAttrs : Pass<"dtensor-drop-layout-attrs"> {
   let summary = "Remove dtensor.* attributes so that upstream tools take the output";
   let description = [{

@@ -1,0 +1,254 @@
+//===- AddDriver.cpp - @main that runs a function on tensor files --------===//
+//
+// A program exported by a frontend is a function of its arguments; to run it
+// under hp-runner it needs an entry point without arguments. The driver this
+// pass builds reads the arguments from the runtime's tensor files, gives each
+// rank its piece, calls the function and writes the results back. Built here
+// rather than by each frontend so that every client (hp.torch, the C API,
+// hp-opt) gets the same driver from the function's own types.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hp/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace hp::dtensor {
+#define GEN_PASS_DEF_DTENSORADDDRIVER
+#include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace hp::dtensor
+
+using namespace mlir;
+using namespace hp::dtensor;
+
+namespace {
+
+constexpr StringLiteral kRead = "hp_read_tensor";
+constexpr StringLiteral kWrite = "hp_write_tensor";
+constexpr StringLiteral kClock = "rtclock";
+
+/// The whole tensor a value of `type` holds: a DTensor's global tensor, a
+/// ranked tensor as is, else null.
+RankedTensorType wholeTensorOf(Type type) {
+  if (auto d = dyn_cast<DTensorType>(type))
+    return RankedTensorType::get(d.getShape(), d.getElementType());
+  return dyn_cast<RankedTensorType>(type);
+}
+
+/// Bytes of the whole tensor, or nullopt after an error on `fn` when the
+/// driver cannot move it as a file of raw elements.
+std::optional<int64_t> fileBytes(func::FuncOp fn, Type type,
+                                 const Twine &what) {
+  RankedTensorType t = wholeTensorOf(type);
+  if (!t) {
+    fn.emitError() << what << " has type " << type
+                   << ": the driver reads and writes tensors only";
+    return std::nullopt;
+  }
+  if (!t.hasStaticShape()) {
+    fn.emitError() << what << " has type " << t
+                   << ": the driver needs a static shape";
+    return std::nullopt;
+  }
+  Type e = t.getElementType();
+  if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0) {
+    fn.emitError() << what << " has element type " << e
+                   << ", which is not a whole number of bytes in a file";
+    return std::nullopt;
+  }
+  int64_t bytes = e.getIntOrFloatBitWidth() / 8;
+  for (int64_t d : t.getShape())
+    if (llvm::MulOverflow(bytes, d, bytes)) {
+      fn.emitError() << what << " (" << t
+                     << ") needs more than 2^63 - 1 bytes";
+      return std::nullopt;
+    }
+  return bytes;
+}
+
+/// The private declaration `name` of type `type` in `module`, added when
+/// missing; null after an error when `name` is something else.
+func::FuncOp runtimeFunction(ModuleOp module, StringRef name,
+                             FunctionType type) {
+  Operation *existing = SymbolTable::lookupSymbolIn(module, name);
+  if (auto fn = dyn_cast_or_null<func::FuncOp>(existing)) {
+    if (fn.getFunctionType() == type)
+      return fn;
+    fn.emitError() << "@" << name << " has type " << fn.getFunctionType()
+                   << ", but the runtime's @" << name << " is " << type;
+    return nullptr;
+  }
+  if (existing) {
+    existing->emitError() << "@" << name
+                          << " is the runtime's function, which the driver "
+                             "calls: rename this symbol";
+    return nullptr;
+  }
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
+
+/// All-replicate placements for `type`'s mesh.
+DTensorType replicatedOf(DTensorType type) {
+  MLIRContext *ctx = type.getContext();
+  SmallVector<Attribute> r(type.getPlacements().size(),
+                           ReplicateAttr::get(ctx));
+  return type.withPlacements(ArrayAttr::get(ctx, r));
+}
+
+struct DTensorAddDriverPass
+    : public hp::dtensor::impl::DTensorAddDriverBase<DTensorAddDriverPass> {
+  using DTensorAddDriverBase::DTensorAddDriverBase;
+
+  void runOnOperation() override {
+    if (failed(addDriver()))
+      signalPassFailure();
+  }
+
+  LogicalResult addDriver();
+  /// Calls the runtime's `fn` on (slot, the buffer's address, bytes).
+  void transfer(OpBuilder &b, Location loc, func::FuncOp fn, int64_t slot,
+                Value buffer, int64_t bytes);
+};
+
+void DTensorAddDriverPass::transfer(OpBuilder &b, Location loc,
+                                    func::FuncOp fn, int64_t slot,
+                                    Value buffer, int64_t bytes) {
+  Type i64 = b.getI64Type();
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value args[] = {
+      arith::ConstantIntOp::create(b, loc, i64, slot),
+      arith::IndexCastOp::create(b, loc, i64, address),
+      arith::ConstantIntOp::create(b, loc, i64, bytes)};
+  func::CallOp::create(b, loc, fn, args);
+}
+
+LogicalResult DTensorAddDriverPass::addDriver() {
+  ModuleOp module = getOperation();
+  if (repeat < 1)
+    return module.emitError() << "dtensor-add-driver: repeat must be at "
+                                 "least 1, got "
+                              << static_cast<int64_t>(repeat);
+  auto callee = dyn_cast_or_null<func::FuncOp>(
+      SymbolTable::lookupSymbolIn(module, entry));
+  if (!callee || callee.isExternal())
+    return module.emitError() << "dtensor-add-driver: the module has no "
+                                 "function @"
+                              << entry << " with a body to drive (entry="
+                              << entry << ")";
+  if (Operation *main = SymbolTable::lookupSymbolIn(module, "main"))
+    return main->emitError()
+           << "dtensor-add-driver: the module already has a @main; the "
+              "driver would be a second one";
+
+  FunctionType type = callee.getFunctionType();
+  SmallVector<int64_t> argBytes, resultBytes;
+  for (auto [k, t] : llvm::enumerate(type.getInputs())) {
+    std::optional<int64_t> n =
+        fileBytes(callee, t, "argument " + Twine(k) + " of @" + entry);
+    if (!n)
+      return failure();
+    argBytes.push_back(*n);
+  }
+  for (auto [k, t] : llvm::enumerate(type.getResults())) {
+    std::optional<int64_t> n =
+        fileBytes(callee, t, "result " + Twine(k) + " of @" + entry);
+    if (!n)
+      return failure();
+    resultBytes.push_back(*n);
+  }
+
+  MLIRContext *ctx = module.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  auto io = FunctionType::get(ctx, {i64, i64, i64}, {});
+  func::FuncOp read = runtimeFunction(module, kRead, io);
+  func::FuncOp write = runtimeFunction(module, kWrite, io);
+  func::FuncOp clock;
+  if (repeat > 1)
+    clock = runtimeFunction(module, kClock,
+                            FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
+  if (!read || !write || (repeat > 1 && !clock))
+    return failure();
+
+  Location loc = callee.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto main = func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
+  b.setInsertionPointToStart(main.addEntryBlock());
+
+  // Arguments: read whole on every rank, each rank's piece taken locally.
+  SmallVector<Value> args;
+  for (auto [k, t] : llvm::enumerate(type.getInputs())) {
+    RankedTensorType whole = wholeTensorOf(t);
+    auto buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+    transfer(b, loc, read, k, buffer, argBytes[k]);
+    Value v = bufferization::ToTensorOp::create(b, loc, whole, buffer,
+                                                /*restrict=*/true);
+    if (auto d = dyn_cast<DTensorType>(t)) {
+      DTensorType rep = replicatedOf(d);
+      v = FromLocalOp::create(b, loc, rep, v);
+      if (rep != d)
+        v = RedistributeOp::create(b, loc, d, v);
+    }
+    args.push_back(v);
+  }
+
+  auto call = [&] { return func::CallOp::create(b, loc, callee, args); };
+  Value start;
+  if (repeat > 1) {
+    // One warm-up call, then repeat - 1 timed ones; the last one's results
+    // are written.
+    call();
+    start = func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
+    if (repeat > 2) {
+      Value lb = arith::ConstantIndexOp::create(b, loc, 2);
+      Value ub = arith::ConstantIndexOp::create(b, loc, repeat);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = scf::ForOp::create(b, loc, lb, ub, one);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      call();
+    }
+  }
+  ValueRange results = call().getResults();
+  if (repeat > 1) {
+    Value end =
+        func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
+    Value calls = arith::ConstantFloatOp::create(
+        b, loc, Float64Type::get(ctx), APFloat(double(repeat - 1)));
+    Value perCall = arith::DivFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, end, start), calls);
+    auto step = memref::AllocOp::create(
+        b, loc, MemRefType::get({1}, Float64Type::get(ctx)));
+    memref::StoreOp::create(b, loc, perCall, step,
+                            ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+    transfer(b, loc, write, type.getNumResults(), step, 8);
+  }
+
+  // Results: whole on every rank, written by rank 0 (the runtime's rule).
+  for (auto [k, r] : llvm::enumerate(results)) {
+    Value v = r;
+    if (auto d = dyn_cast<DTensorType>(v.getType())) {
+      DTensorType rep = replicatedOf(d);
+      if (rep != d)
+        v = RedistributeOp::create(b, loc, rep, v);
+      v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
+    }
+    auto whole = cast<RankedTensorType>(v.getType());
+    auto buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
+        /*writable=*/true);
+    transfer(b, loc, write, k, buffer, resultBytes[k]);
+  }
+  // No memref.dealloc: bufferization's ownership analysis frees buffers
+  // itself and refuses frees it did not make.
+  func::ReturnOp::create(b, loc);
+  return success();
+}
+
+} // namespace
