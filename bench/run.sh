@@ -36,3 +36,6 @@ echo "== step_compare: one forward step, hp vs torch DTensor on 2 ranks, one thr
 echo
 echo "== hf_models: whole transformers models, hp vs torch DTensor under the same plan, 4 ranks"
 "$(bash scripts/torch-env.sh)" bench/hf_models.py
+echo
+echo "== session: calls on one hp.torch.Session vs the in-program step, a launch per call and torch DTensor"
+"$(bash scripts/torch-env.sh)" bench/session.py

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorFiles.h"
+
 #include "EnvParse.h"
 #include "Watchdog.h"
 
@@ -25,14 +27,15 @@
 namespace {
 using hp::runtime::failWith;
 
-/// The file of `kind` (arg or result) `slot`, under $HP_TENSOR_DIR.
+/// A session's current call directory, else empty.
+std::string callDirectory;
+
+/// The file of `kind` (arg or result) `slot`, under $HP_TENSOR_DIR or the
+/// session's current call directory.
 std::string tensorPath(const char *kind, int64_t slot) {
-  const char *dir = std::getenv("HP_TENSOR_DIR");
-  if (!dir || !*dir)
-    failWith(std::string("HP_TENSOR_DIR is not set: this program's driver "
-                         "reads its arguments and writes its results there "
-                         "(hp.torch.run sets it)"));
-  return std::string(dir) + "/" + kind + std::to_string(slot) + ".bin";
+  std::string dir = callDirectory.empty() ? hp::runtime::tensorDirectory()
+                                          : callDirectory;
+  return dir + "/" + kind + std::to_string(slot) + ".bin";
 }
 
 void checkBuffer(const char *call, int64_t ptr, int64_t bytes) {
@@ -85,6 +88,19 @@ void readArgument(int64_t slot, char *buffer, int64_t bytes) {
   ::close(fd);
 }
 } // namespace
+
+std::string hp::runtime::tensorDirectory() {
+  const char *dir = std::getenv("HP_TENSOR_DIR");
+  if (!dir || !*dir)
+    failWith(std::string("HP_TENSOR_DIR is not set: this program's driver "
+                         "reads its arguments and writes its results there "
+                         "(hp.torch.run sets it)"));
+  return dir;
+}
+
+void hp::runtime::setCallDirectory(std::string directory) {
+  callDirectory = std::move(directory);
+}
 
 extern "C" {
 /// Reads argument `slot` (exactly `bytes` bytes) into the buffer at `ptr`.

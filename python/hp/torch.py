@@ -25,7 +25,7 @@ import torch
 import hp
 from hp import _decompose
 
-__all__ = ["Program", "collectives", "export", "run", "time_step"]
+__all__ = ["Program", "Session", "collectives", "export", "run", "time_step"]
 
 # torch.bool travels as i8 (0 or 1: the bytes torch stores); the traced
 # program sees an int8 tensor and compares it with 0, so every mask op stays
@@ -114,13 +114,17 @@ class Program:
         return outs
 
     def _arguments(self, args, params):
+        return self._inputs(args) + self._state(params)
+
+    def _inputs(self, args):
         args = _as_tuple(args, "args")
         if len(args) != len(self.input_specs):
             raise ValueError(f"the program takes {len(self.input_specs)} inputs, got "
                              f"{len(args)}")
-        values = []
-        for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs)):
-            values.append(_checked_tensor(t, shape, dtype, f"input {i}"))
+        return [_checked_tensor(t, shape, dtype, f"input {i}")
+                for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs))]
+
+    def _state(self, params):
         if params is not None and not isinstance(params, dict):
             raise TypeError(f"params must be a dict of name -> tensor, got "
                             f"{type(params).__name__}")
@@ -128,6 +132,7 @@ class Program:
         unknown = [n for n in params if n not in self.state_specs]
         if unknown:
             raise ValueError(_unknown_name(unknown[0], self.state_specs, "parameter"))
+        values = []
         for name, (shape, dtype, _) in self.state_specs.items():
             if name in params:
                 values.append(_checked_tensor(params[name], shape, dtype, f"'{name}'"))
@@ -850,3 +855,6 @@ def collectives(prog):
     """What ``prog``'s ``@forward`` moves on its mesh: ``{"counts": {kind: n},
     "bytes": bytes one rank sends}`` (see :func:`hp.collectives`)."""
     return hp.collectives(prog.module, "forward")
+
+
+from hp._session import Session  # noqa: E402  (it uses Program)

@@ -27,6 +27,8 @@ namespace {
 constexpr StringLiteral kRead = "hp_read_tensor";
 constexpr StringLiteral kWrite = "hp_write_tensor";
 constexpr StringLiteral kClock = "rtclock";
+constexpr StringLiteral kNext = "hp_session_next";
+constexpr StringLiteral kDone = "hp_session_done";
 
 /// The whole tensor a value of `type` holds: a DTensor's global tensor, a
 /// ranked tensor as is, else null.
@@ -161,16 +163,32 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     resultBytes.push_back(*n);
   }
 
+  int64_t perCall = sessionInputs < 0 ? type.getNumInputs()
+                                      : static_cast<int64_t>(sessionInputs);
+  bool session = sessionInputs >= 0;
+  if (perCall > type.getNumInputs())
+    return callee.emitError()
+           << "dtensor-add-driver: session-inputs=" << perCall << " but @"
+           << entry << " has " << type.getNumInputs() << " arguments";
+  if (session && repeat > 1)
+    return module.emitError() << "dtensor-add-driver: session-inputs and "
+                                 "repeat do not combine (a session is timed "
+                                 "by its client)";
+
   MLIRContext *ctx = module.getContext();
   Type i64 = IntegerType::get(ctx, 64);
   auto io = FunctionType::get(ctx, {i64, i64, i64}, {});
   func::FuncOp read = runtimeFunction(module, kRead, io);
   func::FuncOp write = runtimeFunction(module, kWrite, io);
-  func::FuncOp clock;
+  func::FuncOp clock, next, done;
   if (repeat > 1)
     clock = runtimeFunction(module, kClock,
                             FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
-  if (!read || !write || (repeat > 1 && !clock))
+  if (session) {
+    next = runtimeFunction(module, kNext, FunctionType::get(ctx, {}, {i64}));
+    done = runtimeFunction(module, kDone, FunctionType::get(ctx, {}, {}));
+  }
+  if (!read || !write || (repeat > 1 && !clock) || (session && (!next || !done)))
     return failure();
 
   Location loc = callee.getLoc();
@@ -178,9 +196,9 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   auto main = func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
   b.setInsertionPointToStart(main.addEntryBlock());
 
-  // Arguments: read whole on every rank, each rank's piece taken locally.
-  SmallVector<Value> args;
-  for (auto [k, t] : llvm::enumerate(type.getInputs())) {
+  // An argument: read whole on every rank, each rank's piece taken locally.
+  auto readArgument = [&](int64_t k) -> Value {
+    Type t = type.getInput(k);
     RankedTensorType whole = wholeTensorOf(t);
     auto buffer = memref::AllocOp::create(
         b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
@@ -193,9 +211,58 @@ LogicalResult DTensorAddDriverPass::addDriver() {
       if (rep != d)
         v = RedistributeOp::create(b, loc, d, v);
     }
-    args.push_back(v);
+    return v;
+  };
+  // The results: whole on every rank, written by rank 0 (the runtime's
+  // rule).
+  auto writeResults = [&](ValueRange results) {
+    for (auto [k, r] : llvm::enumerate(results)) {
+      Value v = r;
+      if (auto d = dyn_cast<DTensorType>(v.getType())) {
+        DTensorType rep = replicatedOf(d);
+        if (rep != d)
+          v = RedistributeOp::create(b, loc, rep, v);
+        v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
+      }
+      auto whole = cast<RankedTensorType>(v.getType());
+      auto buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+      bufferization::MaterializeInDestinationOp::create(
+          b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
+          /*writable=*/true);
+      transfer(b, loc, write, k, buffer, resultBytes[k]);
+    }
+  };
+
+  SmallVector<Value> args(type.getNumInputs());
+  // What every call shares is read once, in front of the calls.
+  for (int64_t k = perCall, e = type.getNumInputs(); k < e; ++k)
+    args[k] = readArgument(k);
+
+  if (session) {
+    // Calls until the client says stop (hp_session_next < 0): each reads
+    // the per-call arguments from the call's directory, writes the results
+    // there and reports the call done (docs/Runtime.md, "Sessions").
+    auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+    b.createBlock(&loop.getBefore());
+    Value n = func::CallOp::create(b, loc, next, ValueRange{}).getResult(0);
+    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    Value more =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, zero);
+    scf::ConditionOp::create(b, loc, more, ValueRange{});
+    b.createBlock(&loop.getAfter());
+    for (int64_t k = 0; k < perCall; ++k)
+      args[k] = readArgument(k);
+    writeResults(func::CallOp::create(b, loc, callee, args).getResults());
+    func::CallOp::create(b, loc, done, ValueRange{});
+    scf::YieldOp::create(b, loc);
+    b.setInsertionPointAfter(loop);
+    func::ReturnOp::create(b, loc);
+    return success();
   }
 
+  for (int64_t k = 0; k < perCall; ++k)
+    args[k] = readArgument(k);
   auto call = [&] { return func::CallOp::create(b, loc, callee, args); };
   Value start;
   if (repeat > 1) {
@@ -219,32 +286,15 @@ LogicalResult DTensorAddDriverPass::addDriver() {
         func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
     Value calls = arith::ConstantFloatOp::create(
         b, loc, Float64Type::get(ctx), APFloat(double(repeat - 1)));
-    Value perCall = arith::DivFOp::create(
+    Value perCallSeconds = arith::DivFOp::create(
         b, loc, arith::SubFOp::create(b, loc, end, start), calls);
     auto step = memref::AllocOp::create(
         b, loc, MemRefType::get({1}, Float64Type::get(ctx)));
-    memref::StoreOp::create(b, loc, perCall, step,
+    memref::StoreOp::create(b, loc, perCallSeconds, step,
                             ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
     transfer(b, loc, write, type.getNumResults(), step, 8);
   }
-
-  // Results: whole on every rank, written by rank 0 (the runtime's rule).
-  for (auto [k, r] : llvm::enumerate(results)) {
-    Value v = r;
-    if (auto d = dyn_cast<DTensorType>(v.getType())) {
-      DTensorType rep = replicatedOf(d);
-      if (rep != d)
-        v = RedistributeOp::create(b, loc, rep, v);
-      v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
-    }
-    auto whole = cast<RankedTensorType>(v.getType());
-    auto buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
-    bufferization::MaterializeInDestinationOp::create(
-        b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
-        /*writable=*/true);
-    transfer(b, loc, write, k, buffer, resultBytes[k]);
-  }
+  writeResults(results);
   // No memref.dealloc: bufferization's ownership analysis frees buffers
   // itself and refuses frees it did not make.
   func::ReturnOp::create(b, loc);

@@ -260,6 +260,13 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     (`result<n>.bin`, n the number of results), the seconds per call as one
     f64.
 
+    With `session-inputs=K` (K >= 0), `@main` serves calls until its client
+    stops it (docs/Runtime.md, "Sessions"): the arguments from K on (the
+    parameters) are read once, then each call that `hp_session_next()`
+    announces reads arguments 0 to K-1 from that call's directory, calls
+    `entry`, writes the results there and reports itself done with
+    `hp_session_done()`; `hp_session_next()` < 0 ends the loop.
+
     ```mlir
     func.func @forward(%x: !dtensor.tensor<2x4xf32, @tp, [shard<1>]>)
         -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
@@ -280,7 +287,8 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     Errors name the function, argument or result: no function `entry` with a
     body, a `@main` already there, an argument or result that is not a
     statically shaped tensor (or DTensor) of whole bytes, runtime functions
-    declared with other types.
+    declared with other types, `session-inputs` above the argument count or
+    with `repeat`.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
@@ -288,6 +296,9 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     Option<"repeat", "repeat", "int64_t", /*default=*/"1",
            "Calls of the function (> 1: timed, seconds per call written "
            "as one more result)">,
+    Option<"sessionInputs", "session-inputs", "int64_t", /*default=*/"-1",
+           "Serve calls (a session) whose first K arguments change per call; "
+           "the others are read once (-1: one call)">,
   ];
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",

@@ -1,0 +1,183 @@
+"""hp.torch.Session: ranks that stay up between calls.
+
+The request loop is the C++ runtime's (dtensor-add-driver{session-inputs=K},
+lib/Runtime/Sessions.cpp); this is one client of its protocol
+(docs/Runtime.md, "Sessions"): a session directory holding the program,
+the parameters as argument files read once, and two FIFOs; each call's
+inputs go into a directory of their own, announced by a line on
+``requests``; rank 0 writes the results there and answers on ``replies``.
+"""
+
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+
+import hp
+
+# Seconds the ranks wait for the next call before they end the session,
+# unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
+# a collective) is short for a person between calls.
+DEFAULT_IDLE_S = 600
+
+
+class Session:
+    """``Session(prog, params=None, np=None)``: ``prog`` (an
+    :class:`hp.torch.Program`) compiled once on ``np`` ranks (default and
+    only value: the mesh's size), its parameters and buffers (``params``
+    over the export-time buffers, as :func:`hp.torch.run` takes them) read
+    once; then ``sess(*inputs)`` returns what ``hp.torch.run`` would, sending
+    only the inputs. ``sess.close()`` (or leaving a ``with`` block) stops the
+    ranks and removes the session's files.
+
+    Inputs of another shape or dtype are refused before anything is sent,
+    and the session goes on. A rank that fails ends the session with
+    :class:`hp.RunError` (every rank's message). A client that ends without
+    closing (killed, or exiting) is seen by the ranks, which end and remove
+    the session directory. Ranks idle longer than ``HP_TIMEOUT_S`` seconds
+    (default here 600) end the session, saying so; the next call raises
+    :class:`hp.RunError` with that message.
+    """
+
+    def __init__(self, prog, params=None, np=None):
+        from hp import torch as hpt
+        if not isinstance(prog, hpt.Program):
+            raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
+        devices = prog.mesh.size()
+        if np is None:
+            np = devices
+        hp._check_int(np, "np", 1)
+        if np != devices:
+            raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
+                             f"a program runs with one rank per device (np={devices})")
+        self._prog = prog
+        self._np = np
+        self._calls = 0
+        self._proc = None
+        self._fds = []
+        self._dir = None
+        state = prog._state(params)  # checked before anything starts
+        n_inputs = len(prog.input_specs)
+        module = prog._forward.clone()
+        module.run(f"builtin.module(dtensor-add-driver{{session-inputs={n_inputs}}})")
+        try:
+            self._dir = tempfile.mkdtemp(prefix="hp-session-")
+            for slot, t in enumerate(state, start=n_inputs):
+                with open(os.path.join(self._dir, f"arg{slot}.bin"), "wb") as f:
+                    f.write(hpt._tensor_bytes(t))
+            program = os.path.join(self._dir, "program.mlir")
+            with open(program, "w") as f:
+                f.write(str(module))
+            for name in ("requests", "replies"):
+                os.mkfifo(os.path.join(self._dir, name))
+            env = dict(os.environ, HP_TENSOR_DIR=self._dir,
+                       HP_SESSION_CLIENT=str(os.getpid()))
+            env.setdefault("HP_TIMEOUT_S", str(DEFAULT_IDLE_S))
+            self._out = open(os.path.join(self._dir, "stdout"), "w+")
+            self._err = open(os.path.join(self._dir, "stderr"), "w+")
+            self._proc = subprocess.Popen(
+                [hp._runner(), "-np", str(np), "--mpirun-args=--tag-output", program],
+                stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
+                start_new_session=True, env=env)
+            self._fds = [os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CLOEXEC)
+                         for name in ("requests", "replies")]
+        except BaseException:
+            self._end()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self._end()
+        except Exception:  # pylint: disable=broad-except
+            pass
+
+    @property
+    def closed(self):
+        return self._proc is None
+
+    def __call__(self, *args):
+        if self.closed:
+            raise RuntimeError("the hp.torch.Session is closed")
+        values = self._prog._inputs(args)
+        from hp import torch as hpt
+        n = self._calls
+        self._calls += 1
+        work = os.path.join(self._dir, f"{n}.tmp")
+        os.mkdir(work)
+        for slot, t in enumerate(values):
+            with open(os.path.join(work, f"arg{slot}.bin"), "wb") as f:
+                f.write(hpt._tensor_bytes(t))
+        call = os.path.join(self._dir, str(n))
+        os.rename(work, call)  # the ranks never see half a call
+        self._send(f"{n}\n")
+        self._wait_for(n)
+        outs = self._prog.read_results(call)
+        shutil.rmtree(call, ignore_errors=True)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def close(self):
+        """Stops the ranks (they finish the call in flight first) and removes
+        the session's files. Closing twice does nothing."""
+        if self.closed:
+            return
+        try:
+            self._send("stop\n")
+            self._proc.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self._end()
+
+    def _send(self, line):
+        try:
+            os.write(self._fds[0], line.encode())
+        except OSError as e:
+            self._fail(f"cannot send the call: {e}")
+
+    def _wait_for(self, n):
+        """Reads answers until the one for call ``n`` (an interrupted earlier
+        call's answer may come first); a job that ends instead fails."""
+        pending = b""
+        while True:
+            ready, _, _ = select.select([self._fds[1]], [], [], 0.2)
+            if ready:
+                pending += os.read(self._fds[1], 4096)
+                *lines, pending = pending.split(b"\n")
+                if str(n).encode() in lines:
+                    return
+            elif self._proc.poll() is not None:
+                self._fail("the ranks ended during the call")
+
+    def _fail(self, what):
+        self._proc.wait()
+        outputs, errors, untagged = [""] * self._np, [""] * self._np, []
+        for f, stream in ((self._out, "out"), (self._err, "err")):
+            f.seek(0)
+            hp._split_tagged(f.read(), self._np, outputs, errors, untagged)
+        code = self._proc.returncode
+        self._end()
+        raise hp.RunError(f"hp.torch.Session: {what} (hp-runner exit {code}) on "
+                          f"{self._np} ranks:\n" + hp._failure_detail(outputs, errors, untagged),
+                          outputs, errors)
+
+    def _end(self):
+        """Ends the job if it still runs and removes every file."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            hp._kill_session(proc)
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
+        for f in (getattr(self, "_out", None), getattr(self, "_err", None)):
+            if f is not None:
+                f.close()
+        if self._dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None

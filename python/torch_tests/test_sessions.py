@@ -1,0 +1,164 @@
+"""hp.torch.Session: ranks, the compiled program and the parameters kept
+between calls (the request loop of the C++ runtime, docs/Runtime.md
+"Sessions"), on CPU ranks against torch eager; and every fault a client
+can meet: bad inputs, a rank that fails, a client killed, ranks left idle,
+a call after close.
+
+Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
+"""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import pytest
+import torch
+
+import hp
+import hp.torch
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
+sys.path.insert(0, os.path.abspath(EXAMPLES))
+
+import llama_layer  # noqa: E402
+
+TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
+
+
+def check_close(out, expected):
+    assert out.shape == expected.shape
+    assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5), \
+        f"max error {(out - expected).abs().max()}"
+
+
+def sessions_left():
+    return glob.glob(os.path.join(tempfile.gettempdir(), "hp-session-*"))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    torch.manual_seed(0)
+    model = llama_layer.DecoderLayer()
+    x = torch.randn(2, 16, 64)
+    prog = hp.torch.export(model, (x,), TP4, plan=llama_layer.TP_PLAN)
+    return model, prog
+
+
+def test_calls_on_one_session_match_eager(llama):
+    model, prog = llama
+    before = sessions_left()
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        for i in range(20):
+            torch.manual_seed(100 + i)
+            x = torch.randn(2, 16, 64)
+            with torch.no_grad():
+                check_close(sess(x), model(x))
+    assert sess.closed
+    sess.close()  # twice: nothing
+    assert sessions_left() == before
+
+
+class Lookup(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Embedding(10, 4)
+
+    def forward(self, ids):
+        return self.table(ids)
+
+
+@pytest.fixture(scope="module")
+def lookup():
+    torch.manual_seed(0)
+    model = Lookup()
+    prog = hp.torch.export(model, (torch.tensor([1, 2, 3, 4]),), hp.DeviceMesh("tp", [2]))
+    return model, prog
+
+
+def test_bad_inputs_are_refused_and_the_session_goes_on(lookup):
+    model, prog = lookup
+    ids = torch.tensor([1, 2, 3, 4])
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        with pytest.raises(ValueError, match="input 0"):
+            sess(torch.tensor([1, 2, 3]))
+        with pytest.raises(ValueError, match="input 0"):
+            sess(ids.to(torch.int32))
+        with pytest.raises(ValueError, match="takes 1 inputs, got 2"):
+            sess(ids, ids)
+        check_close(sess(ids), model(ids).detach())
+
+
+def test_a_failing_rank_ends_the_session_with_its_message(lookup):
+    model, prog = lookup
+    before = sessions_left()
+    sess = hp.torch.Session(prog, dict(model.named_parameters()))
+    check_close(sess(torch.tensor([1, 2, 3, 4])), model(torch.tensor([1, 2, 3, 4])).detach())
+    with pytest.raises(hp.RunError, match="index must be smaller than dim size"):
+        sess(torch.tensor([1, 2, 30, 4]))
+    assert sess.closed
+    assert sessions_left() == before
+    with pytest.raises(RuntimeError, match="the hp.torch.Session is closed"):
+        sess(torch.tensor([1, 2, 3, 4]))
+
+
+def test_session_arguments_are_checked(lookup):
+    model, prog = lookup
+    with pytest.raises(ValueError, match="np=4"):
+        hp.torch.Session(prog, dict(model.named_parameters()), np=4)
+    with pytest.raises(ValueError, match="matches no parameter"):
+        hp.torch.Session(prog, {"tabel.weight": torch.zeros(10, 4)})
+    with pytest.raises(TypeError, match="expected an hp.torch.Program"):
+        hp.torch.Session("program.mlir")
+
+
+def test_ranks_left_idle_end_the_session(lookup, monkeypatch):
+    model, prog = lookup
+    monkeypatch.setenv("HP_TIMEOUT_S", "1")
+    before = sessions_left()
+    sess = hp.torch.Session(prog, dict(model.named_parameters()))
+    time.sleep(3)
+    with pytest.raises(hp.RunError, match="the session was idle that long"):
+        sess(torch.tensor([1, 2, 3, 4]))
+    assert sess.closed and sessions_left() == before
+
+
+CLIENT = textwrap.dedent("""
+    import sys, time, torch, hp, hp.torch
+    sys.path.insert(0, {test_dir!r})
+    from test_sessions import Lookup
+    torch.manual_seed(0)
+    model = Lookup()
+    prog = hp.torch.export(model, (torch.tensor([1, 2, 3, 4]),), hp.DeviceMesh("tp", [2]))
+    sess = hp.torch.Session(prog, dict(model.named_parameters()))
+    sess(torch.tensor([1, 2, 3, 4]))
+    print(sess._dir, sess._proc.pid, flush=True)
+    time.sleep(600)
+""")
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_client_that_dies_ends_its_ranks_and_leaves_no_files(sig):
+    client = subprocess.Popen(
+        [sys.executable, "-c", CLIENT.format(test_dir=os.path.dirname(__file__))],
+        stdout=subprocess.PIPE, text=True, env=os.environ)
+    directory, runner = client.stdout.readline().split()
+    assert os.path.isdir(directory)
+    client.send_signal(sig)
+    client.wait()
+    deadline = time.monotonic() + 30
+    while (alive(int(runner)) or os.path.exists(directory)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(int(runner)), "hp-runner outlived its client"
+    assert not os.path.exists(directory)

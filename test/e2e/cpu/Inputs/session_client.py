@@ -1,0 +1,71 @@
+"""A bare client of hp's session protocol (docs/Runtime.md, "Sessions"),
+for test/e2e/cpu/session.mlir: no hp Python, only the files and FIFOs.
+
+  session_client.py RUNNER PROGRAM DIR MODE
+
+MODE calls: three calls with other inputs, then stop; prints each result.
+MODE orphan: the client named to the ranks (HP_SESSION_CLIENT) is a child
+that ends at once; the ranks must end by themselves and remove DIR.
+MODE idle: no call at all under HP_TIMEOUT_S=1.
+MODE garbage: a request line that is not a call number.
+"""
+import os
+import struct
+import subprocess
+import sys
+import time
+
+runner, program, directory, mode = sys.argv[1:5]
+os.makedirs(directory)
+os.mkfifo(os.path.join(directory, "requests"))
+os.mkfifo(os.path.join(directory, "replies"))
+# Argument 1 (three i64, read once) lives in the session directory itself.
+with open(os.path.join(directory, "arg1.bin"), "wb") as f:
+    f.write(struct.pack("<3q", 7, 8, 9))
+
+env = dict(os.environ, HP_TENSOR_DIR=directory)
+client = None
+if mode == "orphan":
+    client = subprocess.Popen(["true"])
+    client.wait()
+    env["HP_SESSION_CLIENT"] = str(client.pid)
+else:
+    env["HP_SESSION_CLIENT"] = str(os.getpid())
+if mode == "idle":
+    env["HP_TIMEOUT_S"] = "1"
+ranks = subprocess.Popen([runner, "-np", "2", program], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+requests = os.open(os.path.join(directory, "requests"), os.O_RDWR)
+replies = os.open(os.path.join(directory, "replies"), os.O_RDWR)
+
+
+def call(number, values):
+    work = os.path.join(directory, f"{number}.tmp")
+    os.mkdir(work)
+    with open(os.path.join(work, "arg0.bin"), "wb") as f:
+        f.write(struct.pack("<8f", *values))
+    os.rename(work, os.path.join(directory, str(number)))
+    os.write(requests, f"{number}\n".encode())
+    answer = b""
+    while not answer.endswith(b"\n"):
+        answer += os.read(replies, 64)
+    assert answer == f"{number}\n".encode(), answer
+    out = os.path.join(directory, str(number))
+    with open(os.path.join(out, "result0.bin"), "rb") as f:
+        doubled = struct.unpack("<8f", f.read())
+    with open(os.path.join(out, "result1.bin"), "rb") as f:
+        kept = struct.unpack("<3q", f.read())
+    print(f"call {number}: {doubled} {kept}")
+
+
+if mode == "calls":
+    for n in range(3):
+        call(n, [n * 10 + i for i in range(8)])
+    os.write(requests, b"stop\n")
+elif mode == "garbage":
+    os.write(requests, b"seven\n")
+output, _ = ranks.communicate(timeout=120)
+print(output.strip())
+print(f"exit {ranks.returncode}")
+print("directory left" if os.path.exists(directory) else "directory removed")
