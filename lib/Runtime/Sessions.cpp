@@ -32,8 +32,10 @@
 namespace {
 using hp::runtime::failWith;
 
-/// What `hp_session_next` broadcasts for "no more calls".
+/// What `hp_session_next` broadcasts besides call numbers: "no more calls",
+/// and "write the resident state" (into the directory `state`).
 constexpr int64_t kStop = -1;
+constexpr int64_t kFetchState = -2;
 
 /// Rank 0's ends of the two FIFOs, opened on the first request.
 int requests = -1, replies = -1;
@@ -119,9 +121,11 @@ int64_t nextRequest(const std::string &directory) {
   pending.erase(0, newline + 1);
   if (line == "stop")
     return kStop;
+  if (line == "state")
+    return kFetchState;
   int64_t call = 0;
   if (!hp::runtime::parseInt(line, 0, INT64_MAX, call))
-    failWith("hp_session_next: a request is a call number or 'stop', got '" +
+    failWith("hp_session_next: a request is a call number, 'state' or 'stop', got '" +
              line + "'");
   return call;
 }
@@ -138,7 +142,8 @@ void ensureMPI() {
 
 extern "C" {
 /// The next call's number (its arguments are in $HP_TENSOR_DIR/<number>/,
-/// where its results go), or -1 when the session ends; the same on every
+/// where its results go), -2 to write the resident state into
+/// $HP_TENSOR_DIR/state/, or -1 when the session ends; the same on every
 /// rank.
 int64_t hp_session_next() {
   ensureMPI();
@@ -149,15 +154,20 @@ int64_t hp_session_next() {
   MPI_Bcast(&call, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   current = call;
   hp::runtime::setCallDirectory(
-      call == kStop ? std::string() : directory + "/" + std::to_string(call));
+      call == kStop         ? std::string()
+      : call == kFetchState ? directory + "/state"
+                            : directory + "/" + std::to_string(call));
   return call;
 }
 
-/// Rank 0 tells the client that the current call's results are written.
+/// Rank 0 tells the client that the current call's results (or the state)
+/// are written.
 void hp_session_done() {
   if (hp::runtime::worldRank() != 0 || current == kStop)
     return;
-  std::string line = std::to_string(current) + "\n";
+  std::string line =
+      (current == kFetchState ? std::string("state") : std::to_string(current)) +
+      "\n";
   for (size_t done = 0; done < line.size();) {
     ssize_t n = ::write(replies, line.data() + done, line.size() - done);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))

@@ -38,9 +38,15 @@ class Session:
     the session directory. Ranks idle longer than ``HP_TIMEOUT_S`` seconds
     (default here 600) end the session, saying so; the next call raises
     :class:`hp.RunError` with that message.
+
+    ``state`` maps parameter or buffer names to output indices: that output
+    of each call is the name's value for the next call (a KV cache, a step
+    counter), kept on the ranks (each rank its piece) instead of returned;
+    calls return the other outputs, and ``sess.state()`` fetches the
+    current values as a dict of full tensors.
     """
 
-    def __init__(self, prog, params=None, np=None):
+    def __init__(self, prog, params=None, np=None, state=None):
         from hp import torch as hpt
         if not isinstance(prog, hpt.Program):
             raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
@@ -57,13 +63,19 @@ class Session:
         self._proc = None
         self._fds = []
         self._dir = None
-        state = prog._state(params)  # checked before anything starts
+        values = prog._state(params)  # checked before anything starts
         n_inputs = len(prog.input_specs)
+        self._resident = self._checked_state(prog, state)
+        slots = [n_inputs + list(prog.state_specs).index(n) for n in self._resident]
+        options = f"session-inputs={n_inputs}"
+        if self._resident:
+            options += (f" state-args={','.join(map(str, slots))}"
+                        f" state-results={','.join(map(str, self._resident.values()))}")
         module = prog._forward.clone()
-        module.run(f"builtin.module(dtensor-add-driver{{session-inputs={n_inputs}}})")
+        module.run(f"builtin.module(dtensor-add-driver{{{options}}})")
         try:
             self._dir = tempfile.mkdtemp(prefix="hp-session-")
-            for slot, t in enumerate(state, start=n_inputs):
+            for slot, t in enumerate(values, start=n_inputs):
                 with open(os.path.join(self._dir, f"arg{slot}.bin"), "wb") as f:
                     f.write(hpt._tensor_bytes(t))
             program = os.path.join(self._dir, "program.mlir")
@@ -85,6 +97,55 @@ class Session:
         except BaseException:
             self._end()
             raise
+
+    @staticmethod
+    def _checked_state(prog, state):
+        """``state`` as {argument name: output index}, checked."""
+        if state is None:
+            return {}
+        if not isinstance(state, dict):
+            raise TypeError(f"state must be a dict of parameter or buffer names to output "
+                            f"indices, got {type(state).__name__}")
+        from hp import torch as hpt
+        resident = {}
+        for name, out in state.items():
+            canonical = prog.aliases.get(name, name)
+            if canonical not in prog.state_specs:
+                raise ValueError("state: " + hpt._unknown_name(name, prog.state_specs,
+                                                               "parameter or buffer"))
+            if isinstance(out, bool) or not isinstance(out, int) or \
+                    not 0 <= out < len(prog.output_specs):
+                raise ValueError(f"state['{name}']: {out!r} is not an output index of the "
+                                 f"program (0 to {len(prog.output_specs) - 1})")
+            if out in resident.values() or canonical in resident:
+                raise ValueError(f"state['{name}']: output {out} or '{name}' is named twice")
+            have, want = prog.output_specs[out][:2], prog.state_specs[canonical][:2]
+            if have != want:
+                raise ValueError(f"state['{name}']: output {out} is {have[1]} {list(have[0])}, "
+                                 f"'{name}' is {want[1]} {list(want[0])}: it cannot update it")
+            resident[canonical] = out
+        return resident
+
+    def state(self):
+        """The resident state now, as {name: full tensor}."""
+        if self.closed:
+            raise RuntimeError("the hp.torch.Session is closed")
+        where = os.path.join(self._dir, "state")
+        os.mkdir(where + ".tmp")
+        os.rename(where + ".tmp", where)
+        self._send("state\n")
+        self._wait_for("state")
+        out = {name: self._read(where, k) for name, k in self._resident.items()}
+        shutil.rmtree(where, ignore_errors=True)
+        return out
+
+    def _read(self, directory, k):
+        import torch
+        shape, dtype, _ = self._prog.output_specs[k]
+        with open(os.path.join(directory, f"result{k}.bin"), "rb") as f:
+            data = bytearray(f.read())
+        flat = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
+        return flat.reshape(shape).clone()
 
     def __enter__(self):
         return self
@@ -119,7 +180,8 @@ class Session:
         os.rename(work, call)  # the ranks never see half a call
         self._send(f"{n}\n")
         self._wait_for(n)
-        outs = self._prog.read_results(call)
+        outs = [self._read(call, k) for k in range(len(self._prog.output_specs))
+                if k not in self._resident.values()]
         shutil.rmtree(call, ignore_errors=True)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -142,8 +204,9 @@ class Session:
             self._fail(f"cannot send the call: {e}")
 
     def _wait_for(self, n):
-        """Reads answers until the one for call ``n`` (an interrupted earlier
-        call's answer may come first); a job that ends instead fails."""
+        """Reads answers until the one for request ``n`` (a call number or
+        "state"; an interrupted earlier request's answer may come first); a
+        job that ends instead fails."""
         pending = b""
         while True:
             ready, _, _ = select.select([self._fds[1]], [], [], 0.2)

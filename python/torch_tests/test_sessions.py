@@ -162,3 +162,59 @@ def test_a_client_that_dies_ends_its_ranks_and_leaves_no_files(sig):
         time.sleep(0.1)
     assert not alive(int(runner)), "hp-runner outlived its client"
     assert not os.path.exists(directory)
+
+
+class Accumulate(torch.nn.Module):
+    """Returns twice its input and the running sum of its inputs (a buffer
+    the caller keeps: here, on the ranks)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("acc", torch.arange(32.0).reshape(8, 4))
+
+    def forward(self, x):
+        return x * 2, self.acc + x
+
+
+@pytest.mark.parametrize("placement", [[hp.Replicate()], [hp.Shard(0)], [hp.Shard(1)]])
+def test_resident_state_stays_on_the_ranks(placement):
+    model = Accumulate()
+    prog = hp.torch.export(model, (torch.zeros(8, 4),), hp.DeviceMesh("tp", [2]),
+                           params={"acc": placement})
+    expected = model.acc.clone()
+    with hp.torch.Session(prog, state={"acc": 1}) as sess:
+        check_close(sess.state()["acc"], expected)
+        for i in range(4):
+            x = torch.randn(8, 4)
+            check_close(sess(x), x * 2)  # the state output is not returned
+            expected += x
+        check_close(sess.state()["acc"], expected)
+        x = torch.randn(8, 4)
+        sess(x)
+        check_close(sess.state()["acc"], expected + x)
+
+
+def test_state_is_checked():
+    model = Accumulate()
+    prog = hp.torch.export(model, (torch.zeros(8, 4),), hp.DeviceMesh("tp", [2]))
+    with pytest.raises(ValueError, match="'acx' matches no parameter or buffer"):
+        hp.torch.Session(prog, state={"acx": 1})
+    with pytest.raises(ValueError, match=r"state\['acc'\]: 2 is not an output index"):
+        hp.torch.Session(prog, state={"acc": 2})
+    with pytest.raises(TypeError, match="state must be a dict"):
+        hp.torch.Session(prog, state=["acc"])
+
+
+def test_state_of_another_shape_is_refused():
+    class Shrink(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("acc", torch.zeros(8, 4))
+
+        def forward(self, x):
+            return self.acc[:4] + x
+
+    prog = hp.torch.export(Shrink(), (torch.zeros(4, 4),), hp.DeviceMesh("tp", [2]))
+    with pytest.raises(ValueError, match=r"output 0 is torch.float32 \[4, 4\], 'acc' is "
+                                         r"torch.float32 \[8, 4\]: it cannot update it"):
+        hp.torch.Session(prog, state={"acc": 0})

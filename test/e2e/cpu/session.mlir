@@ -25,7 +25,7 @@
 //
 // A request that is not a call number ends the job, naming it.
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/g garbage | FileCheck %s --check-prefix=GARBAGE
-// GARBAGE: hp_session_next: a request is a call number or 'stop', got 'seven'
+// GARBAGE: hp_session_next: a request is a call number, 'state' or 'stop', got 'seven'
 // GARBAGE-NOT: exit 0
 
 dtensor.mesh @tp shape = [2]

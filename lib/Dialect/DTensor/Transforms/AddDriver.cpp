@@ -111,6 +111,8 @@ struct DTensorAddDriverPass
   }
 
   LogicalResult addDriver();
+  /// Checks state-args and state-results against the entry's signature.
+  LogicalResult checkState(func::FuncOp callee, int64_t perCall);
   /// Calls the runtime's `fn` on (slot, the buffer's address, bytes).
   void transfer(OpBuilder &b, Location loc, func::FuncOp fn, int64_t slot,
                 Value buffer, int64_t bytes);
@@ -126,6 +128,41 @@ void DTensorAddDriverPass::transfer(OpBuilder &b, Location loc,
       arith::IndexCastOp::create(b, loc, i64, address),
       arith::ConstantIntOp::create(b, loc, i64, bytes)};
   func::CallOp::create(b, loc, fn, args);
+}
+
+LogicalResult DTensorAddDriverPass::checkState(func::FuncOp callee,
+                                               int64_t perCall) {
+  if (stateArgs.empty() && stateResults.empty())
+    return success();
+  auto error = [&] { return callee.emitError() << "dtensor-add-driver: "; };
+  if (sessionInputs < 0)
+    return error() << "state-args and state-results need a session "
+                      "(session-inputs)";
+  if (stateArgs.size() != stateResults.size())
+    return error() << "state-args names " << stateArgs.size()
+                   << " arguments but state-results " << stateResults.size()
+                   << " results: each state argument needs the result that "
+                      "updates it";
+  FunctionType type = callee.getFunctionType();
+  for (auto [a, r] : llvm::zip(stateArgs, stateResults)) {
+    if (a < perCall || a >= static_cast<int64_t>(type.getNumInputs()))
+      return error() << "state argument " << a << " is not one of @" << entry
+                     << "'s arguments read once (" << perCall << " to "
+                     << type.getNumInputs() - 1 << ")";
+    if (r < 0 || r >= static_cast<int64_t>(type.getNumResults()))
+      return error() << "state result " << r << " is not a result of @"
+                     << entry << " (it has " << type.getNumResults() << ")";
+    if (llvm::count(stateArgs, a) > 1 || llvm::count(stateResults, r) > 1)
+      return error() << "state argument " << a << " or result " << r
+                     << " is named twice";
+    if (wholeTensorOf(type.getInput(a)) != wholeTensorOf(type.getResult(r)) ||
+        isa<DTensorType>(type.getInput(a)) !=
+            isa<DTensorType>(type.getResult(r)))
+      return error() << "state result " << r << " (" << type.getResult(r)
+                     << ") cannot update argument " << a << " ("
+                     << type.getInput(a) << "): another tensor";
+  }
+  return success();
 }
 
 LogicalResult DTensorAddDriverPass::addDriver() {
@@ -174,6 +211,8 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     return module.emitError() << "dtensor-add-driver: session-inputs and "
                                  "repeat do not combine (a session is timed "
                                  "by its client)";
+  if (failed(checkState(callee, perCall)))
+    return failure();
 
   MLIRContext *ctx = module.getContext();
   Type i64 = IntegerType::get(ctx, 64);
@@ -213,25 +252,25 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     }
     return v;
   };
-  // The results: whole on every rank, written by rank 0 (the runtime's
-  // rule).
-  auto writeResults = [&](ValueRange results) {
-    for (auto [k, r] : llvm::enumerate(results)) {
-      Value v = r;
-      if (auto d = dyn_cast<DTensorType>(v.getType())) {
-        DTensorType rep = replicatedOf(d);
-        if (rep != d)
-          v = RedistributeOp::create(b, loc, rep, v);
-        v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
-      }
-      auto whole = cast<RankedTensorType>(v.getType());
-      auto buffer = memref::AllocOp::create(
-          b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
-      bufferization::MaterializeInDestinationOp::create(
-          b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
-          /*writable=*/true);
-      transfer(b, loc, write, k, buffer, resultBytes[k]);
+  // A result: whole on every rank, written by rank 0 (the runtime's rule).
+  auto writeResult = [&](Value v, int64_t k) {
+    if (auto d = dyn_cast<DTensorType>(v.getType())) {
+      DTensorType rep = replicatedOf(d);
+      if (rep != d)
+        v = RedistributeOp::create(b, loc, rep, v);
+      v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
     }
+    auto whole = cast<RankedTensorType>(v.getType());
+    auto buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+    bufferization::MaterializeInDestinationOp::create(
+        b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
+        /*writable=*/true);
+    transfer(b, loc, write, k, buffer, resultBytes[k]);
+  };
+  auto writeResults = [&](ValueRange results) {
+    for (auto [k, r] : llvm::enumerate(results))
+      writeResult(r, k);
   };
 
   SmallVector<Value> args(type.getNumInputs());
@@ -240,22 +279,69 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     args[k] = readArgument(k);
 
   if (session) {
-    // Calls until the client says stop (hp_session_next < 0): each reads
-    // the per-call arguments from the call's directory, writes the results
-    // there and reports the call done (docs/Runtime.md, "Sessions").
-    auto loop = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
-    b.createBlock(&loop.getBefore());
+    // Calls until the client says stop: hp_session_next gives a call number
+    // (read the per-call arguments from the call's directory, call, write
+    // the results there), -2 (write the resident state there) or -1 (stop).
+    // Resident state is carried by the loop: each call's state results are
+    // the next call's state arguments (docs/Runtime.md, "Sessions").
+    SmallVector<Value> state;
+    SmallVector<Type> stateTypes;
+    for (int64_t k : stateArgs) {
+      state.push_back(args[k]);
+      stateTypes.push_back(args[k].getType());
+    }
+    SmallVector<Type> carried = {i64};
+    llvm::append_range(carried, stateTypes);
+    auto loop = scf::WhileOp::create(b, loc, carried, state);
+    Block *before = b.createBlock(&loop.getBefore(), {}, stateTypes,
+                                  SmallVector<Location>(state.size(), loc));
     Value n = func::CallOp::create(b, loc, next, ValueRange{}).getResult(0);
-    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    Value stop = arith::ConstantIntOp::create(b, loc, i64, -1);
     Value more =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, zero);
-    scf::ConditionOp::create(b, loc, more, ValueRange{});
-    b.createBlock(&loop.getAfter());
-    for (int64_t k = 0; k < perCall; ++k)
-      args[k] = readArgument(k);
-    writeResults(func::CallOp::create(b, loc, callee, args).getResults());
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, n, stop);
+    SmallVector<Value> forward = {n};
+    llvm::append_range(forward, before->getArguments());
+    scf::ConditionOp::create(b, loc, more, forward);
+    Block *after = b.createBlock(&loop.getAfter(), {}, carried,
+                                 SmallVector<Location>(carried.size(), loc));
+    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+    Value fetch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        after->getArgument(0), zero);
+    ValueRange current = after->getArguments().drop_front();
+    auto branch = scf::IfOp::create(b, loc, stateTypes, fetch,
+                                    /*withElseRegion=*/true);
+    // Without results the builder adds empty yields; each branch makes its
+    // own.
+    for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
+      if (r->front().mightHaveTerminator())
+        r->front().getTerminator()->erase();
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      for (auto [i, r] : llvm::enumerate(stateResults))
+        writeResult(current[i], r);
+      scf::YieldOp::create(b, loc, current);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      for (int64_t k = 0; k < perCall; ++k)
+        args[k] = readArgument(k);
+      for (auto [i, k] : llvm::enumerate(stateArgs))
+        args[k] = current[i];
+      ValueRange results =
+          func::CallOp::create(b, loc, callee, args).getResults();
+      for (auto [k, r] : llvm::enumerate(results))
+        if (!llvm::is_contained(stateResults, static_cast<int64_t>(k)))
+          writeResult(r, k);
+      SmallVector<Value> updated;
+      for (auto [i, r] : llvm::enumerate(stateResults)) {
+        Value v = results[r];
+        if (v.getType() != stateTypes[i])
+          v = RedistributeOp::create(b, loc, stateTypes[i], v);
+        updated.push_back(v);
+      }
+      scf::YieldOp::create(b, loc, updated);
+    }
     func::CallOp::create(b, loc, done, ValueRange{});
-    scf::YieldOp::create(b, loc);
+    scf::YieldOp::create(b, loc, branch.getResults());
     b.setInsertionPointAfter(loop);
     func::ReturnOp::create(b, loc);
     return success();

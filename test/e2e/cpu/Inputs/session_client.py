@@ -8,6 +8,9 @@ MODE orphan: the client named to the ranks (HP_SESSION_CLIENT) is a child
 that ends at once; the ranks must end by themselves and remove DIR.
 MODE idle: no call at all under HP_TIMEOUT_S=1.
 MODE garbage: a request line that is not a call number.
+MODE state: a program whose argument 1 (2x4 f32) is resident and updated
+by result 1 (session-state.mlir): three calls, the state fetched, one more
+call, the state again.
 """
 import os
 import struct
@@ -19,9 +22,12 @@ runner, program, directory, mode = sys.argv[1:5]
 os.makedirs(directory)
 os.mkfifo(os.path.join(directory, "requests"))
 os.mkfifo(os.path.join(directory, "replies"))
-# Argument 1 (three i64, read once) lives in the session directory itself.
+# Argument 1 (read once) lives in the session directory itself.
 with open(os.path.join(directory, "arg1.bin"), "wb") as f:
-    f.write(struct.pack("<3q", 7, 8, 9))
+    if mode == "state":
+        f.write(struct.pack("<8f", *range(1, 9)))
+    else:
+        f.write(struct.pack("<3q", 7, 8, 9))
 
 env = dict(os.environ, HP_TENSOR_DIR=directory)
 client = None
@@ -40,28 +46,52 @@ requests = os.open(os.path.join(directory, "requests"), os.O_RDWR)
 replies = os.open(os.path.join(directory, "replies"), os.O_RDWR)
 
 
-def call(number, values):
-    work = os.path.join(directory, f"{number}.tmp")
+def request(name, values=None):
+    """Sends request `name` (a call number or "state"), its argument 0 in
+    its directory, and waits for the answer; the directory."""
+    work = os.path.join(directory, f"{name}.tmp")
     os.mkdir(work)
-    with open(os.path.join(work, "arg0.bin"), "wb") as f:
-        f.write(struct.pack("<8f", *values))
-    os.rename(work, os.path.join(directory, str(number)))
-    os.write(requests, f"{number}\n".encode())
+    if values is not None:
+        with open(os.path.join(work, "arg0.bin"), "wb") as f:
+            f.write(struct.pack("<8f", *values))
+    os.rename(work, os.path.join(directory, str(name)))
+    os.write(requests, f"{name}\n".encode())
     answer = b""
     while not answer.endswith(b"\n"):
         answer += os.read(replies, 64)
-    assert answer == f"{number}\n".encode(), answer
-    out = os.path.join(directory, str(number))
-    with open(os.path.join(out, "result0.bin"), "rb") as f:
-        doubled = struct.unpack("<8f", f.read())
-    with open(os.path.join(out, "result1.bin"), "rb") as f:
-        kept = struct.unpack("<3q", f.read())
+    assert answer == f"{name}\n".encode(), answer
+    return os.path.join(directory, str(name))
+
+
+def read(path, fmt):
+    with open(path, "rb") as f:
+        return struct.unpack(fmt, f.read())
+
+
+def call(number, values):
+    out = request(number, values)
+    if mode == "state":
+        print(f"call {number}: {read(os.path.join(out, 'result0.bin'), '<8f')} "
+              f"result1 written: {os.path.exists(os.path.join(out, 'result1.bin'))}")
+        return
+    doubled = read(os.path.join(out, "result0.bin"), "<8f")
+    kept = read(os.path.join(out, "result1.bin"), "<3q")
     print(f"call {number}: {doubled} {kept}")
 
 
-if mode == "calls":
+def state():
+    out = request("state")
+    print(f"state: {read(os.path.join(out, 'result1.bin'), '<8f')}")
+    os.rename(out, out + f".{time.monotonic_ns()}")
+
+
+if mode in ("calls", "state"):
     for n in range(3):
         call(n, [n * 10 + i for i in range(8)])
+    if mode == "state":
+        state()
+        call(3, [1] * 8)
+        state()
     os.write(requests, b"stop\n")
 elif mode == "garbage":
     os.write(requests, b"seven\n")

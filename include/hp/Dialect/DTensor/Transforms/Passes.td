@@ -265,7 +265,12 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     parameters) are read once, then each call that `hp_session_next()`
     announces reads arguments 0 to K-1 from that call's directory, calls
     `entry`, writes the results there and reports itself done with
-    `hp_session_done()`; `hp_session_next()` < 0 ends the loop.
+    `hp_session_done()`; `hp_session_next()` = -1 ends the loop.
+    `state-args=a,b state-results=r,s` keeps arguments a and b resident:
+    the loop carries them, each call's results r and s (redistributed to
+    the arguments' placements) are the next call's a and b, and are not
+    written; `hp_session_next()` = -2 asks for them, written as result
+    files r and s of the call directory.
 
     ```mlir
     func.func @forward(%x: !dtensor.tensor<2x4xf32, @tp, [shard<1>]>)
@@ -299,6 +304,11 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     Option<"sessionInputs", "session-inputs", "int64_t", /*default=*/"-1",
            "Serve calls (a session) whose first K arguments change per call; "
            "the others are read once (-1: one call)">,
+    ListOption<"stateArgs", "state-args", "int64_t",
+               "Session arguments kept on the ranks and updated by each "
+               "call (resident state)">,
+    ListOption<"stateResults", "state-results", "int64_t",
+               "For each of state-args, the result that is its next value">,
   ];
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
