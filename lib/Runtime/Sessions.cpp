@@ -39,7 +39,8 @@ constexpr int64_t kFetchState = -2;
 
 /// Rank 0's ends of the two FIFOs, opened on the first request.
 int requests = -1, replies = -1;
-/// The request being served, and what was read past its line.
+/// The request being served (its number: a call's, or a state fetch's),
+/// and what was read past its line.
 int64_t current = kStop;
 std::string pending;
 
@@ -67,8 +68,24 @@ pid_t clientPid() {
   return static_cast<pid_t>(pid);
 }
 
+/// Whether the client has ended: no such process, or a zombie (dead, its
+/// parent not told yet).
 bool clientIsGone(pid_t pid) {
-  return pid != 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+  if (pid == 0)
+    return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH)
+    return true;
+  std::string stat;
+  if (std::FILE *f = std::fopen(
+          ("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+    char buffer[512];
+    size_t n = std::fread(buffer, 1, sizeof buffer, f);
+    std::fclose(f);
+    stat.assign(buffer, n);
+  }
+  size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() &&
+         stat[paren + 2] == 'Z';
 }
 
 int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
@@ -76,9 +93,11 @@ int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
   return 0;
 }
 
-/// Rank 0: the next request line (a call number, or `stop`), waiting at
-/// most HP_TIMEOUT_S. A client that ended without stopping the session
-/// stops it: the ranks end and its directory goes.
+/// Rank 0: the next request line (`<n>`: call n; `state <n>`: write the
+/// resident state into <n>/; `stop`), waiting at most HP_TIMEOUT_S; sets
+/// `current` to n. A client that ended without stopping the session stops
+/// it: the ranks end, and its directory goes when the client asked for
+/// that (HP_SESSION_REMOVE_DIR=1).
 int64_t nextRequest(const std::string &directory) {
   if (requests < 0) {
     requests = openFifo(directory, "requests");
@@ -99,11 +118,16 @@ int64_t nextRequest(const std::string &directory) {
     if (ready <= 0) {
       if (clientIsGone(client)) {
         hp::runtime::watchdogStop();
+        const char *remove = std::getenv("HP_SESSION_REMOVE_DIR");
+        bool removing = remove && std::string(remove) == "1";
         std::fprintf(stderr,
                      "hp: the session's client (pid %d) ended without "
-                     "closing it: the ranks end and %s is removed\n",
-                     static_cast<int>(client), directory.c_str());
-        ::nftw(directory.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+                     "closing it: the ranks end%s%s\n",
+                     static_cast<int>(client),
+                     removing ? " and remove " : "",
+                     removing ? directory.c_str() : "");
+        if (removing)
+          ::nftw(directory.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
         return kStop;
       }
       continue;
@@ -121,13 +145,15 @@ int64_t nextRequest(const std::string &directory) {
   pending.erase(0, newline + 1);
   if (line == "stop")
     return kStop;
-  if (line == "state")
-    return kFetchState;
+  bool fetch = line.rfind("state ", 0) == 0;
   int64_t call = 0;
-  if (!hp::runtime::parseInt(line, 0, INT64_MAX, call))
-    failWith("hp_session_next: a request is a call number, 'state' or 'stop', got '" +
+  if (!hp::runtime::parseInt(fetch ? line.substr(6) : line, 0, INT64_MAX,
+                             call))
+    failWith("hp_session_next: a request is '<n>', 'state <n>' or 'stop' "
+             "(n a request number), got '" +
              line + "'");
-  return call;
+  current = call;
+  return fetch ? kFetchState : call;
 }
 
 void ensureMPI() {
@@ -141,41 +167,50 @@ void ensureMPI() {
 } // namespace
 
 extern "C" {
-/// The next call's number (its arguments are in $HP_TENSOR_DIR/<number>/,
-/// where its results go), -2 to write the resident state into
-/// $HP_TENSOR_DIR/state/, or -1 when the session ends; the same on every
-/// rank.
+/// The next request, the same on every rank: a call's number (its
+/// arguments are in $HP_TENSOR_DIR/<n>/, where its results go), -2 to write
+/// the resident state into the request's directory, or -1 when the session
+/// ends.
 int64_t hp_session_next() {
   ensureMPI();
   std::string directory = hp::runtime::tensorDirectory();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int64_t call = rank == 0 ? nextRequest(directory) : 0;
-  MPI_Bcast(&call, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  current = call;
-  hp::runtime::setCallDirectory(
-      call == kStop         ? std::string()
-      : call == kFetchState ? directory + "/state"
-                            : directory + "/" + std::to_string(call));
-  return call;
+  int64_t request[2] = {rank == 0 ? nextRequest(directory) : 0, current};
+  MPI_Bcast(request, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  current = request[1];
+  hp::runtime::setCallDirectory(request[0] == kStop
+                                    ? std::string()
+                                    : directory + "/" + std::to_string(current));
+  if (request[0] == kStop)
+    current = kStop;
+  return request[0];
 }
 
-/// Rank 0 tells the client that the current call's results (or the state)
-/// are written.
+/// Rank 0 tells the client that the current request's results (or the
+/// state) are written, once every rank is done with its directory (the
+/// client removes it when answered).
 void hp_session_done() {
+  MPI_Barrier(MPI_COMM_WORLD);
   if (hp::runtime::worldRank() != 0 || current == kStop)
     return;
-  std::string line =
-      (current == kFetchState ? std::string("state") : std::to_string(current)) +
-      "\n";
+  std::string line = std::to_string(current) + "\n";
+  hp::runtime::watchdogStart("hp_session_done (answering the client)",
+                             "the client stopped reading the replies");
   for (size_t done = 0; done < line.size();) {
     ssize_t n = ::write(replies, line.data() + done, line.size() - done);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    if (n < 0 && errno == EAGAIN) {
+      struct pollfd p = {replies, POLLOUT, 0};
+      ::poll(&p, 1, /*ms=*/200);
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       failWith(std::string("hp_session_done: cannot answer the client: ") +
                std::strerror(errno));
     done += n;
   }
+  hp::runtime::watchdogStop();
 }
 }

@@ -23,7 +23,7 @@ DEFAULT_IDLE_S = 600
 
 
 class Session:
-    """``Session(prog, params=None, np=None)``: ``prog`` (an
+    """``Session(prog, params=None, np=None, state=None)``: ``prog`` (an
     :class:`hp.torch.Program`) compiled once on ``np`` ranks (default and
     only value: the mesh's size), its parameters and buffers (``params``
     over the export-time buffers, as :func:`hp.torch.run` takes them) read
@@ -84,7 +84,7 @@ class Session:
             for name in ("requests", "replies"):
                 os.mkfifo(os.path.join(self._dir, name))
             env = dict(os.environ, HP_TENSOR_DIR=self._dir,
-                       HP_SESSION_CLIENT=str(os.getpid()))
+                       HP_SESSION_CLIENT=str(os.getpid()), HP_SESSION_REMOVE_DIR="1")
             env.setdefault("HP_TIMEOUT_S", str(DEFAULT_IDLE_S))
             self._out = open(os.path.join(self._dir, "stdout"), "w+")
             self._err = open(os.path.join(self._dir, "stderr"), "w+")
@@ -130,14 +130,31 @@ class Session:
         """The resident state now, as {name: full tensor}."""
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
-        where = os.path.join(self._dir, "state")
-        os.mkdir(where + ".tmp")
-        os.rename(where + ".tmp", where)
-        self._send("state\n")
-        self._wait_for("state")
-        out = {name: self._read(where, k) for name, k in self._resident.items()}
-        shutil.rmtree(where, ignore_errors=True)
-        return out
+        n = self._calls
+        self._calls += 1
+        where = self._request(n, [], f"state {n}")
+        try:
+            return {name: self._read(where, k) for name, k in self._resident.items()}
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
+    def _request(self, n, values, line):
+        """Writes request ``n``'s arguments into its own directory, sends
+        ``line`` and waits for the answer; the directory."""
+        from hp import torch as hpt
+        work = os.path.join(self._dir, f"{n}.tmp")
+        where = os.path.join(self._dir, str(n))
+        try:
+            os.mkdir(work)
+            for slot, t in enumerate(values):
+                with open(os.path.join(work, f"arg{slot}.bin"), "wb") as f:
+                    f.write(hpt._tensor_bytes(t))
+            os.rename(work, where)  # the ranks never see half a request
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        self._send(line + "\n")
+        self._wait_for(n)
+        return where
 
     def _read(self, directory, k):
         import torch
@@ -168,18 +185,9 @@ class Session:
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
         values = self._prog._inputs(args)
-        from hp import torch as hpt
         n = self._calls
         self._calls += 1
-        work = os.path.join(self._dir, f"{n}.tmp")
-        os.mkdir(work)
-        for slot, t in enumerate(values):
-            with open(os.path.join(work, f"arg{slot}.bin"), "wb") as f:
-                f.write(hpt._tensor_bytes(t))
-        call = os.path.join(self._dir, str(n))
-        os.rename(work, call)  # the ranks never see half a call
-        self._send(f"{n}\n")
-        self._wait_for(n)
+        call = self._request(n, values, str(n))
         outs = [self._read(call, k) for k in range(len(self._prog.output_specs))
                 if k not in self._resident.values()]
         shutil.rmtree(call, ignore_errors=True)
@@ -191,7 +199,7 @@ class Session:
         if self.closed:
             return
         try:
-            self._send("stop\n")
+            os.write(self._fds[0], b"stop\n")
             self._proc.wait(timeout=60)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -204,9 +212,9 @@ class Session:
             self._fail(f"cannot send the call: {e}")
 
     def _wait_for(self, n):
-        """Reads answers until the one for request ``n`` (a call number or
-        "state"; an interrupted earlier request's answer may come first); a
-        job that ends instead fails."""
+        """Reads answers until the one for request ``n`` (an interrupted
+        earlier request's answer may come first); a job that ends instead
+        fails."""
         pending = b""
         while True:
             ready, _, _ = select.select([self._fds[1]], [], [], 0.2)
@@ -219,7 +227,10 @@ class Session:
                 self._fail("the ranks ended during the call")
 
     def _fail(self, what):
-        self._proc.wait()
+        try:
+            self._proc.wait(timeout=10)  # it is ending; the rest is ended
+        except subprocess.TimeoutExpired:
+            hp._kill_session(self._proc)
         outputs, errors, untagged = [""] * self._np, [""] * self._np, []
         for f, stream in ((self._out, "out"), (self._err, "err")):
             f.seek(0)

@@ -98,9 +98,10 @@ def test_tied_parameter_split_two_ways_is_refused():
         hp.torch.export(wrapped, hf_causal_lm.make_inputs(), TP4, plan=plan)
 
 
-def test_auto_plan_is_transformers_plan():
+@pytest.mark.parametrize("name", ["llama", "qwen2"])
+def test_auto_plan_is_transformers_plan(name):
     torch.manual_seed(0)
-    wrapped = hf_causal_lm.Logits(hf_causal_lm.make_model("qwen2", layers=1))
+    wrapped = hf_causal_lm.Logits(hf_causal_lm.make_model(name, layers=1))
     args = hf_causal_lm.make_inputs(with_mask=True)
     prog = export_quietly(wrapped, args, TP4, plan="auto")
     # transformers' plan: embedding_rowwise, colwise/rowwise layers,

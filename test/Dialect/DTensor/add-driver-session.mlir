@@ -1,6 +1,7 @@
 // RUN: hp-opt %s -dtensor-add-driver=session-inputs=1 | FileCheck %s
 // RUN: hp-opt %s -dtensor-add-driver="session-inputs=1 state-args=1 state-results=0" | FileCheck %s --check-prefix=STATE
 // RUN: not hp-opt %s -dtensor-add-driver=session-inputs=4 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not hp-opt %s -dtensor-add-driver=session-inputs=-2 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not hp-opt %s -dtensor-add-driver="session-inputs=1 repeat=2" 2>&1 | FileCheck %s --check-prefix=REPEAT
 // RUN: not hp-opt %s -dtensor-add-driver="state-args=1 state-results=0" 2>&1 | FileCheck %s --check-prefix=NO-SESSION
 // RUN: not hp-opt %s -dtensor-add-driver="session-inputs=1 state-args=1" 2>&1 | FileCheck %s --check-prefix=UNPAIRED
@@ -77,6 +78,7 @@ func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [replicate]>,
 // STATE-NEXT:      scf.yield %[[NEXT]]
 
 // TOO-MANY: error: dtensor-add-driver: session-inputs=4 but @forward has 3 arguments
+// NEGATIVE: error: dtensor-add-driver: session-inputs must be -1 (no session) or at least 0, got -2
 // REPEAT: error: dtensor-add-driver: session-inputs and repeat do not combine (a session is timed by its client)
 // NO-SESSION: error: dtensor-add-driver: state-args and state-results need a session (session-inputs)
 // UNPAIRED: error: dtensor-add-driver: state-args names 1 arguments but state-results 0 results: each state argument needs the result that updates it

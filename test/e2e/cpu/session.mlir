@@ -12,9 +12,9 @@
 // CHECK: exit 0
 //
 // A client that ends without stopping the session: the ranks see it, end,
-// and remove the session directory.
+// and remove the session directory (the client asked: HP_SESSION_REMOVE_DIR=1).
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/o orphan | FileCheck %s --check-prefix=ORPHAN
-// ORPHAN: hp: the session's client (pid {{[0-9]+}}) ended without closing it: the ranks end and {{.*}}/o is removed
+// ORPHAN: hp: the session's client (pid {{[0-9]+}}) ended without closing it: the ranks end and remove {{.*}}/o
 // ORPHAN: exit 0
 // ORPHAN: directory removed
 //
@@ -25,7 +25,7 @@
 //
 // A request that is not a call number ends the job, naming it.
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/g garbage | FileCheck %s --check-prefix=GARBAGE
-// GARBAGE: hp_session_next: a request is a call number, 'state' or 'stop', got 'seven'
+// GARBAGE: hp_session_next: a request is '<n>', 'state <n>' or 'stop' (n a request number), got 'seven'
 // GARBAGE-NOT: exit 0
 
 dtensor.mesh @tp shape = [2]

@@ -155,9 +155,10 @@ LogicalResult DTensorAddDriverPass::checkState(func::FuncOp callee,
     if (llvm::count(stateArgs, a) > 1 || llvm::count(stateResults, r) > 1)
       return error() << "state argument " << a << " or result " << r
                      << " is named twice";
+    auto da = dyn_cast<DTensorType>(type.getInput(a));
+    auto dr = dyn_cast<DTensorType>(type.getResult(r));
     if (wholeTensorOf(type.getInput(a)) != wholeTensorOf(type.getResult(r)) ||
-        isa<DTensorType>(type.getInput(a)) !=
-            isa<DTensorType>(type.getResult(r)))
+        !da != !dr || (da && da.getMesh() != dr.getMesh()))
       return error() << "state result " << r << " (" << type.getResult(r)
                      << ") cannot update argument " << a << " ("
                      << type.getInput(a) << "): another tensor";
@@ -200,6 +201,10 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     resultBytes.push_back(*n);
   }
 
+  if (sessionInputs < -1)
+    return module.emitError() << "dtensor-add-driver: session-inputs must be "
+                                 "-1 (no session) or at least 0, got "
+                              << static_cast<int64_t>(sessionInputs);
   int64_t perCall = sessionInputs < 0 ? type.getNumInputs()
                                       : static_cast<int64_t>(sessionInputs);
   bool session = sessionInputs >= 0;

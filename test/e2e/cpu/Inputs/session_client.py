@@ -35,6 +35,7 @@ if mode == "orphan":
     client = subprocess.Popen(["true"])
     client.wait()
     env["HP_SESSION_CLIENT"] = str(client.pid)
+    env["HP_SESSION_REMOVE_DIR"] = "1"
 else:
     env["HP_SESSION_CLIENT"] = str(os.getpid())
 if mode == "idle":
@@ -46,16 +47,17 @@ requests = os.open(os.path.join(directory, "requests"), os.O_RDWR)
 replies = os.open(os.path.join(directory, "replies"), os.O_RDWR)
 
 
-def request(name, values=None):
-    """Sends request `name` (a call number or "state"), its argument 0 in
-    its directory, and waits for the answer; the directory."""
+def request(name, values=None, line=None):
+    """Sends request number `name` (the line `line`, by default the number),
+    its argument 0 in its directory, and waits for the answer; the
+    directory."""
     work = os.path.join(directory, f"{name}.tmp")
     os.mkdir(work)
     if values is not None:
         with open(os.path.join(work, "arg0.bin"), "wb") as f:
             f.write(struct.pack("<8f", *values))
     os.rename(work, os.path.join(directory, str(name)))
-    os.write(requests, f"{name}\n".encode())
+    os.write(requests, f"{line or name}\n".encode())
     answer = b""
     while not answer.endswith(b"\n"):
         answer += os.read(replies, 64)
@@ -79,19 +81,18 @@ def call(number, values):
     print(f"call {number}: {doubled} {kept}")
 
 
-def state():
-    out = request("state")
+def state(number):
+    out = request(number, line=f"state {number}")
     print(f"state: {read(os.path.join(out, 'result1.bin'), '<8f')}")
-    os.rename(out, out + f".{time.monotonic_ns()}")
 
 
 if mode in ("calls", "state"):
     for n in range(3):
         call(n, [n * 10 + i for i in range(8)])
     if mode == "state":
-        state()
-        call(3, [1] * 8)
-        state()
+        state(3)
+        call(4, [1] * 8)
+        state(5)
     os.write(requests, b"stop\n")
 elif mode == "garbage":
     os.write(requests, b"seven\n")

@@ -270,7 +270,7 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     the loop carries them, each call's results r and s (redistributed to
     the arguments' placements) are the next call's a and b, and are not
     written; `hp_session_next()` = -2 asks for them, written as result
-    files r and s of the call directory.
+    files r and s of that request's directory.
 
     ```mlir
     func.func @forward(%x: !dtensor.tensor<2x4xf32, @tp, [shard<1>]>)
