@@ -453,7 +453,8 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     placed = _state_placements(mesh, dim, state, canonical, planned, params)
     input_ps = _input_placements(mesh, args, inputs)
     pin = _Pin(mesh, dim, input_ps)
-    imported, outs, pins = _import(fx.export_and_import, model, args, state, planned)
+    with _static_experts(model):
+        imported, outs, pins = _import(fx.export_and_import, model, args, state, planned)
     output_ps = _output_placements(mesh, outs, pins, outputs, pin)
 
     ctx = context or hp.Context()
@@ -675,6 +676,34 @@ def _import(importer, model, args, state, planned):
                          "eval mode or without in-place updates")
     # With locations: each op at its torch op and the user's line.
     return lowered.operation.get_asm(enable_debug_info=True), outs, pins
+
+
+class _static_experts:
+    """transformers' mixture-of-experts layers (Mixtral, Qwen2-MoE, ...:
+    the classes under ``use_experts_implementation``) exported with the
+    library's own ``batched_mm`` experts instead of its default
+    (``grouped_mm``, an opaque custom op over offsets the routing computes)
+    or its ``eager`` loop over the experts hit (``nonzero``, ``torch.where``:
+    shapes that depend on the routing): each token's k experts' weights are
+    read by index (a table read that stays split by experts), the same values
+    up to the order of the k-term sum. The config is restored afterwards."""
+
+    def __init__(self, model):
+        self.configs = {}
+        for m in model.modules():
+            config = getattr(m, "config", None)
+            if hasattr(m, "_is_expert_parallel") and \
+                    hasattr(config, "_experts_implementation"):
+                self.configs[id(config)] = (config, config._experts_implementation)
+
+    def __enter__(self):
+        for config, _ in self.configs.values():
+            config._experts_implementation = "batched_mm"
+
+    def __exit__(self, *exc):
+        for config, old in self.configs.values():
+            config._experts_implementation = old
+        return False
 
 
 def _located_importer():

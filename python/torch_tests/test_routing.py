@@ -148,3 +148,47 @@ def test_top2_moe(split):
         expected = model(x)
     out = hp.torch.run(prog, (x,), dict(model.named_parameters()))
     assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5), (out - expected).abs().max()
+
+
+def transformers_moe(name):
+    """A tiny MixtralForCausalLM or Qwen2MoeForCausalLM (4 experts, top 2),
+    as from_config builds it (its experts default to ``grouped_mm``)."""
+    import os
+    import sys
+    import transformers
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch"))
+    import hf_causal_lm
+    common = dict(hidden_size=64, intermediate_size=128, num_attention_heads=8,
+                  num_key_value_heads=4, num_hidden_layers=1, max_position_embeddings=64,
+                  vocab_size=hf_causal_lm.VOCAB, num_experts_per_tok=2)
+    torch.manual_seed(0)
+    if name == "mixtral":
+        model = transformers.MixtralForCausalLM(
+            transformers.MixtralConfig(num_local_experts=4, **common))
+    else:
+        model = transformers.Qwen2MoeForCausalLM(transformers.Qwen2MoeConfig(
+            num_experts=4, moe_intermediate_size=32, shared_expert_intermediate_size=64,
+            **common))
+    return hf_causal_lm.Logits(model.eval()), hf_causal_lm.make_inputs(with_mask=True)
+
+
+@pytest.mark.parametrize("name", ["mixtral", "qwen2_moe"])
+def test_transformers_moe_split_by_experts(name):
+    wrapped, args = transformers_moe(name)
+    implementation = wrapped.model.config._experts_implementation
+    experts = {n: [hp.Shard(0)] for n, _ in wrapped.named_parameters() if ".experts." in n}
+    assert len(experts) == 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prog = hp.torch.export(wrapped, args, M4, params=experts)
+    said = [str(w.message) for w in caught]
+    assert not [m for m in said if "runs replicated" in m], said
+    gathered = [m for m in said if "gathers the whole" in m]
+    if name == "mixtral":
+        # No expert weight gathered: each rank reads its experts' rows.
+        assert gathered == [], gathered
+    assert wrapped.model.config._experts_implementation == implementation  # restored
+    with torch.no_grad():
+        expected = wrapped(*args)
+    out = hp.torch.run(prog, args, dict(wrapped.named_parameters()))
+    assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5), (out - expected).abs().max()
