@@ -246,21 +246,31 @@ def test_causal_lm_tensor_parallel(name, use_cache, with_mask):
     check_close(hp.torch.run(prog, args, dict(wrapped.named_parameters())), expected)
 
 
-def test_causal_lm_data_by_tensor_parallel():
+@pytest.mark.parametrize("name", ["llama", "mistral", "qwen2", "bert"])
+def test_whole_models_data_by_tensor_parallel(name):
     torch.manual_seed(0)
     # One layer: placing a 2-D mesh is the slow part of this test.
-    wrapped = hf_causal_lm.Logits(hf_causal_lm.make_model("llama", layers=1), use_cache=False)
+    if name == "bert":
+        wrapped, plan = hf_causal_lm.make_bert(layers=1), hf_causal_lm.BERT_PLAN
+    else:
+        wrapped = hf_causal_lm.Logits(hf_causal_lm.make_model(name, layers=1),
+                                      use_cache=False)
+        plan = hf_causal_lm.plan_for(wrapped)
     args = hf_causal_lm.make_inputs(with_mask=True)
-    prog = export_quietly(wrapped, args, DP2xTP2, plan=hf_causal_lm.plan_for(wrapped),
+    prog = export_quietly(wrapped, args, DP2xTP2, plan=plan,
                           inputs=[[hp.Shard(0), hp.Replicate()]] * 2)
     # As torch on tp: the embedding's and the layer's two all_reduces and
-    # the logits' all_gather; the padding mask stays split by batch (its
-    # mask op reads it at the batch index, wrapped for negative values).
+    # (causal LMs) the logits' all_gather; the padding mask stays split by
+    # batch (its mask op reads it at the batch index, wrapped for negative
+    # values).
     moved = hp.torch.collectives(prog)
-    assert moved["counts"] == {"all_gather": 1, "all_reduce": 3}
     # Each collective over the tp pair (2 ranks) on this dp half's batch.
     hidden, logits = SEQ * 64 * 4, SEQ * hf_causal_lm.VOCAB * 4
-    assert moved["bytes"] == 3 * 2 * 1 / 2 * hidden + 1 / 2 * logits
+    if name == "bert":
+        assert moved == {"counts": {"all_reduce": 3}, "bytes": 3 * 2 * 1 / 2 * hidden}
+    else:
+        assert moved["counts"] == {"all_gather": 1, "all_reduce": 3}
+        assert moved["bytes"] == 3 * 2 * 1 / 2 * hidden + 1 / 2 * logits
     with torch.no_grad():
         expected = wrapped(*args)
     check_close(hp.torch.run(prog, args, dict(wrapped.named_parameters())), expected)
