@@ -50,15 +50,8 @@ class Session:
         from hp import torch as hpt
         if not isinstance(prog, hpt.Program):
             raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
-        devices = prog.mesh.size()
-        if np is None:
-            np = devices
-        hp._check_int(np, "np", 1)
-        if np != devices:
-            raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
-                             f"a program runs with one rank per device (np={devices})")
         self._prog = prog
-        self._np = np
+        self._np = prog._ranks(np)
         self._calls = 0
         self._proc = None
         self._fds = []
@@ -89,7 +82,7 @@ class Session:
             self._out = open(os.path.join(self._dir, "stdout"), "w+")
             self._err = open(os.path.join(self._dir, "stderr"), "w+")
             self._proc = subprocess.Popen(
-                [hp._runner(), "-np", str(np), "--mpirun-args=--tag-output", program],
+                [hp._runner(), "-np", str(self._np), "--mpirun-args=--tag-output", program],
                 stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
                 start_new_session=True, env=env)
             self._fds = [os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CLOEXEC)
@@ -134,7 +127,8 @@ class Session:
         self._calls += 1
         where = self._request(n, [], f"state {n}")
         try:
-            return {name: self._read(where, k) for name, k in self._resident.items()}
+            values = self._prog.read_results(where, self._resident.values())
+            return dict(zip(self._resident, values))
         finally:
             shutil.rmtree(where, ignore_errors=True)
 
@@ -155,14 +149,6 @@ class Session:
         self._send(line + "\n")
         self._wait_for(n)
         return where
-
-    def _read(self, directory, k):
-        import torch
-        shape, dtype, _ = self._prog.output_specs[k]
-        with open(os.path.join(directory, f"result{k}.bin"), "rb") as f:
-            data = bytearray(f.read())
-        flat = torch.frombuffer(data, dtype=dtype) if data else torch.empty(0, dtype=dtype)
-        return flat.reshape(shape).clone()
 
     def __enter__(self):
         return self
@@ -188,8 +174,9 @@ class Session:
         n = self._calls
         self._calls += 1
         call = self._request(n, values, str(n))
-        outs = [self._read(call, k) for k in range(len(self._prog.output_specs))
-                if k not in self._resident.values()]
+        outs = self._prog.read_results(
+            call, [k for k in range(len(self._prog.output_specs))
+                   if k not in self._resident.values()])
         shutil.rmtree(call, ignore_errors=True)
         return outs[0] if len(outs) == 1 else tuple(outs)
 

@@ -101,10 +101,12 @@ class Program:
             with open(os.path.join(directory, f"arg{slot}.bin"), "wb") as f:
                 f.write(_tensor_bytes(t))
 
-    def read_results(self, directory):
-        """The results the driver wrote into ``directory``, as torch tensors."""
+    def read_results(self, directory, slots=None):
+        """The results the driver wrote into ``directory`` (those of
+        ``slots``, by default all), as torch tensors."""
         outs = []
-        for slot, (shape, dtype, _) in enumerate(self.output_specs):
+        for slot in range(len(self.output_specs)) if slots is None else slots:
+            shape, dtype, _ = self.output_specs[slot]
             path = os.path.join(directory, f"result{slot}.bin")
             with open(path, "rb") as f:
                 data = bytearray(f.read())
@@ -112,6 +114,17 @@ class Program:
                 torch.empty(0, dtype=dtype)
             outs.append(flat.reshape(shape).clone())
         return outs
+
+    def _ranks(self, np):
+        """``np`` checked against the mesh (default: its size)."""
+        devices = self.mesh.size()
+        if np is None:
+            np = devices
+        hp._check_int(np, "np", 1)
+        if devices != np:
+            raise ValueError(f"the mesh {self.mesh} has {devices} devices but np={np}: "
+                             f"a program runs with one rank per device (np={devices})")
+        return np
 
     def _arguments(self, args, params):
         return self._inputs(args) + self._state(params)
@@ -847,13 +860,7 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
     the seconds per timed step (else None)."""
     if not isinstance(prog, Program):
         raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
-    devices = prog.mesh.size()
-    if np is None:
-        np = devices
-    hp._check_int(np, "np", 1)
-    if devices != np:
-        raise ValueError(f"the mesh {prog.mesh} has {devices} devices but np={np}: "
-                         f"a program runs with one rank per device (np={devices})")
+    np = prog._ranks(np)
     # A signal that ends Python ends the job and removes the argument
     # (weight) files too (hp._JobSignals); it waits while the directory is
     # made or removed, so that neither is left half done.

@@ -25,6 +25,7 @@ EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torc
 sys.path.insert(0, os.path.abspath(EXAMPLES))
 
 import llama_layer  # noqa: E402
+from test_torch_frontend import Lookup  # noqa: E402  (an embedding of 10 rows)
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 
@@ -60,15 +61,6 @@ def test_calls_on_one_session_match_eager(llama):
     assert sess.closed
     sess.close()  # twice: nothing
     assert sessions_left() == before
-
-
-class Lookup(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.table = torch.nn.Embedding(10, 4)
-
-    def forward(self, ids):
-        return self.table(ids)
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +121,7 @@ def test_ranks_left_idle_end_the_session(lookup, monkeypatch):
 CLIENT = textwrap.dedent("""
     import sys, time, torch, hp, hp.torch
     sys.path.insert(0, {test_dir!r})
-    from test_sessions import Lookup
+    from test_torch_frontend import Lookup
     torch.manual_seed(0)
     model = Lookup()
     prog = hp.torch.export(model, (torch.tensor([1, 2, 3, 4]),), hp.DeviceMesh("tp", [2]))
