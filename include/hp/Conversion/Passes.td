@@ -266,7 +266,12 @@ def FuseElementwiseProducers : Pass<"fuse-elementwise-producers"> {
     a contraction's operand stays apart: fused, it would run again for
     every element of the other operand's free loops (the rotary embedding
     of `q` inside `q k^T`), and the contraction would no longer be the
-    multiply-add that `convert-linalg-to-blas` sends to a BLAS.
+    multiply-add that `convert-linalg-to-blas` sends to a BLAS. A producer
+    that only permutes (a `linalg.transpose`, torch's `W.T` in every
+    `nn.Linear`) is the exception: the contraction reads the untransposed
+    operand through the permuted indexing map, so no transposed copy is
+    made (a BLAS takes the operand by strides); both become generics for
+    that.
 
     By default reshapes stay where they are, so a matmul followed by the
     `expand_shape` that splits attention heads stays a matmul.

@@ -6,6 +6,9 @@
 // dims, which no BLAS call takes. hp wants only the elementwise part: a
 // producer whose every loop is parallel runs inside its consumer, one pass
 // over memory with no intermediate tensor; contractions stay contractions.
+// A transpose feeding a contraction (torch's `x @ W.T` for every Linear) is
+// read through its permutation instead of copied: the contraction indexes
+// the untransposed operand, and the BLAS call takes it by strides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +30,26 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `op` only moves elements: a generic with one input whose body
+/// yields it unchanged, every loop parallel, both operands indexed by
+/// permutations (a transpose, or a copy).
+bool isPermutedCopy(Operation *op) {
+  auto g = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return false;
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  if (yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != g.getBody()->getArgument(0))
+    return false;
+  return llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isPermutation(); });
+}
+
 /// Whether the producer of `use` runs inside its consumer: it has no other
 /// use (else it would be computed once per consumer) and the consumer is
-/// not a contraction. Inside one (the rotary embedding of q inside q k^T)
+/// not a contraction, unless the producer only permutes (then the
+/// contraction reads the untransposed operand, nothing runs again). Inside one (the rotary embedding of q inside q k^T)
 /// the producer would run again for every element of the other operand's
 /// free loops, and the contraction would no longer be the multiply-add a
 /// BLAS takes. Consumers that broadcast a producer otherwise take it, as
@@ -39,7 +59,37 @@ bool fusesIntoConsumer(OpOperand *use) {
   Operation *producer = use->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
   return producer && producer->hasOneUse() && consumer &&
-         !linalg::isaContractionOpInterface(consumer);
+         (!linalg::isaContractionOpInterface(consumer) ||
+          isPermutedCopy(producer));
+}
+
+/// Makes generics of each transpose whose one use is a contraction, and of
+/// that contraction, so that elementwise fusion (generic into generic)
+/// folds the permutation into the contraction's indexing map.
+void generalizeTransposedContractions(Operation *root) {
+  SmallVector<linalg::TransposeOp> transposes;
+  root->walk([&](linalg::TransposeOp t) {
+    if (!t->hasOneUse() || !t.hasPureTensorSemantics())
+      return;
+    OpOperand &use = *t->getUses().begin();
+    auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    // Fusion takes inputs only; a transposed init stays as it is.
+    if (consumer && consumer.isDpsInput(&use) &&
+        consumer.hasPureTensorSemantics() &&
+        linalg::isaContractionOpInterface(consumer))
+      transposes.push_back(t);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (linalg::TransposeOp t : transposes) {
+    Operation *consumer = *t->getUsers().begin();
+    if (!isa<linalg::GenericOp>(consumer)) {
+      rewriter.setInsertionPoint(consumer);
+      (void)linalg::generalizeNamedOp(rewriter,
+                                      cast<linalg::LinalgOp>(consumer));
+    }
+    rewriter.setInsertionPoint(t);
+    (void)linalg::generalizeNamedOp(rewriter, t);
+  }
 }
 
 struct FuseElementwiseProducersPass
@@ -48,6 +98,7 @@ struct FuseElementwiseProducersPass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    generalizeTransposedContractions(getOperation());
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns,
                                                  fusesIntoConsumer);

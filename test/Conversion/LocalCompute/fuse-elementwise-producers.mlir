@@ -1,5 +1,6 @@
 // RUN: hp-opt %s --fuse-elementwise-producers -split-input-file | FileCheck %s
 // RUN: hp-opt %s --fuse-elementwise-producers=propagate-reshapes=true -split-input-file | FileCheck %s --check-prefix=PROP
+// RUN: hp-opt %s --fuse-elementwise-producers -split-input-file --mlir-print-local-scope | FileCheck %s --check-prefix=LOCAL
 
 // A chain of pointwise ops becomes one generic; a matmul followed by the
 // expand_shape that splits heads stays a matmul (upstream's
@@ -150,4 +151,52 @@ func.func @propagated(%a: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<4x2
     linalg.yield %t : f32
   } -> tensor<4x2x4xf32>
   return %r : tensor<4x2x4xf32>
+}
+
+// -----
+
+// A transpose feeding a contraction (torch's x @ W.T) is read through its
+// permutation: the contraction indexes W itself, no transposed copy is
+// made. A transpose with another use, or one feeding an elementwise op
+// only, is left to the usual rules.
+// CHECK-LABEL: func.func @transposed_weight
+// CHECK-SAME: (%[[X:.*]]: tensor<2x64xf32>, %[[W:.*]]: tensor<256x64xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%[[X]], %[[W]] : tensor<2x64xf32>, tensor<256x64xf32>)
+// PROP-LABEL: func.func @transposed_weight
+// LOCAL-LABEL: func.func @transposed_weight
+// LOCAL: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-LABEL: func.func @transpose_used_twice
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul
+func.func @transposed_weight(%x: tensor<2x64xf32>, %w: tensor<256x64xf32>) -> tensor<2x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %t = linalg.transpose ins(%w : tensor<256x64xf32>) outs(%e : tensor<64x256xf32>) permutation = [1, 0]
+  %o = tensor.empty() : tensor<2x256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%o : tensor<2x256xf32>) -> tensor<2x256xf32>
+  %mm = linalg.matmul ins(%x, %t : tensor<2x64xf32>, tensor<64x256xf32>) outs(%f : tensor<2x256xf32>) -> tensor<2x256xf32>
+  return %mm : tensor<2x256xf32>
+}
+func.func @transpose_used_twice(%x: tensor<2x64xf32>, %w: tensor<256x64xf32>) -> (tensor<2x256xf32>, tensor<64x256xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %t = linalg.transpose ins(%w : tensor<256x64xf32>) outs(%e : tensor<64x256xf32>) permutation = [1, 0]
+  %o = tensor.empty() : tensor<2x256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%o : tensor<2x256xf32>) -> tensor<2x256xf32>
+  %mm = linalg.matmul ins(%x, %t : tensor<2x64xf32>, tensor<64x256xf32>) outs(%f : tensor<2x256xf32>) -> tensor<2x256xf32>
+  return %mm, %t : tensor<2x256xf32>, tensor<64x256xf32>
+}
+// A transposed accumulator (the contraction's init) stays as it is.
+// CHECK-LABEL: func.func @transposed_init
+// CHECK: linalg.transpose
+// CHECK: linalg.matmul
+func.func @transposed_init(%x: tensor<2x64xf32>, %y: tensor<64x2xf32>, %c: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %e = tensor.empty() : tensor<2x2xf32>
+  %t = linalg.transpose ins(%c : tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) permutation = [1, 0]
+  %mm = linalg.matmul ins(%x, %y : tensor<2x64xf32>, tensor<64x2xf32>) outs(%t : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %mm : tensor<2x2xf32>
 }
