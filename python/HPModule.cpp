@@ -870,6 +870,9 @@ void bindIR(nb::module_ &m) {
         return std::make_shared<Module>(c, mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
       })
       .def("__str__", &Module::str)
+      .def_prop_ro(
+          "context", [](const ModuleRef &self) { return self->context; },
+          "The hp.Context the module lives in.")
       .def(
           "clone",
           [](const ModuleRef &self) {
@@ -885,6 +888,22 @@ void bindIR(nb::module_ &m) {
            "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
            "'builtin.module(hp-partition)'; raises ValueError with the "
            "diagnostics on failure; returns the warnings and remarks (print-plans).")
+      .def(
+          "import_function",
+          [](const ModuleRef &self, const ModuleRef &source,
+             const std::string &name, const std::string &newName) {
+            if (source->context.get() != self->context.get())
+              throw nb::value_error("import_function: the source module "
+                                    "belongs to another hp.Context");
+            ++self->generation;
+            if (mlirLogicalResultIsFailure(hpModuleImportFunction(
+                    self->module, source->module, toRef(name), toRef(newName))))
+              self->context->fail("cannot import @" + name + " as @" + newName);
+          },
+          nb::arg("source"), nb::arg("name"), nb::arg("new_name"),
+          "Copies function `name` of `source` into this module as `new_name`, "
+          "with the meshes it uses (identical ones shared); raises "
+          "ValueError with the diagnostics.")
       .def(
           "lookup",
           [](const ModuleRef &self, const std::string &symbol) {

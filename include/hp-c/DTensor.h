@@ -229,6 +229,16 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorConstrainOpCreate(
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(
     MlirLocation loc, intptr_t numValues, const MlirValue *values);
 
+/// Copies function `name` of `source` into `dest` as `newName`, with the
+/// meshes `source` holds (one `dest` has must be identical), so that one
+/// session serves both (dtensor-add-driver{extra-entries=newName}). Fails,
+/// with a diagnostic in `dest`'s context and `dest` unchanged, for a null
+/// module or string, modules of different contexts, no such function, a
+/// name already taken, a mesh that differs, or a function calling another.
+MLIR_CAPI_EXPORTED MlirLogicalResult hpModuleImportFunction(
+    MlirModule dest, MlirModule source, MlirStringRef name,
+    MlirStringRef newName);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Transforms/ImportFunction.h"
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
@@ -698,4 +699,26 @@ MlirOperation hpDTensorYieldOpCreate(MlirLocation loc, intptr_t numValues,
     return {nullptr};
   OpBuilder b(call.getContext());
   return wrap(YieldOp::create(b, call.loc, list).getOperation());
+}
+
+MlirLogicalResult hpModuleImportFunction(MlirModule dest, MlirModule source,
+                                         MlirStringRef name,
+                                         MlirStringRef newName) {
+  if (mlirModuleIsNull(dest))
+    return mlirLogicalResultFailure(); // no context to report to
+  ModuleOp d = unwrap(dest);
+  Call call(d.getLoc(), __func__);
+  if (mlirModuleIsNull(source)) {
+    call.misuse() << "source is a null module";
+    return mlirLogicalResultFailure();
+  }
+  ModuleOp s = unwrap(source);
+  if (s.getContext() != d.getContext()) {
+    call.misuse() << "source and dest belong to different contexts";
+    return mlirLogicalResultFailure();
+  }
+  if (!call.checkString("name", name, /*allowEmpty=*/false) ||
+      !call.checkString("newName", newName, /*allowEmpty=*/false))
+    return mlirLogicalResultFailure();
+  return wrap(hp::dtensor::importFunction(d, s, unwrap(name), unwrap(newName)));
 }

@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -26,8 +27,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <string>
+#include <sys/resource.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 using hp::runtime::failWith;
@@ -36,12 +40,20 @@ using hp::runtime::failWith;
 /// and "write the resident state" (into the directory `state`).
 constexpr int64_t kStop = -1;
 constexpr int64_t kFetchState = -2;
+/// Answered inside the runtime, never seen by the driver: every rank's peak
+/// resident memory, written by rank 0 into the request's directory.
+constexpr int64_t kPeakMemory = -3;
 
 /// Rank 0's ends of the two FIFOs, opened on the first request.
 int requests = -1, replies = -1;
 /// The request being served (its number: a call's, or a state fetch's),
 /// and what was read past its line.
 int64_t current = kStop;
+/// The entry the current call names (0: the driver's main one).
+int64_t currentEntry = 0;
+/// Whether the driver asked which entry the current call runs (a driver
+/// with one entry never does).
+bool entryAsked = false;
 std::string pending;
 
 /// Opens the FIFO `name` of the session directory for reading and writing
@@ -146,14 +158,26 @@ int64_t nextRequest(const std::string &directory) {
   if (line == "stop")
     return kStop;
   bool fetch = line.rfind("state ", 0) == 0;
+  bool memory = line.rfind("memory ", 0) == 0;
+  std::string number = fetch ? line.substr(6) : memory ? line.substr(7) : line;
+  // A call may name an entry: '<n> <k>'.
+  int64_t entryIndex = 0;
+  size_t space = number.find(' ');
+  bool entryOk = true;
+  if (!fetch && !memory && space != std::string::npos) {
+    entryOk = hp::runtime::parseInt(number.substr(space + 1), 0, INT32_MAX,
+                                    entryIndex);
+    number.resize(space);
+  }
   int64_t call = 0;
-  if (!hp::runtime::parseInt(fetch ? line.substr(6) : line, 0, INT64_MAX,
-                             call))
-    failWith("hp_session_next: a request is '<n>', 'state <n>' or 'stop' "
-             "(n a request number), got '" +
+  if (!entryOk || !hp::runtime::parseInt(number, 0, INT64_MAX, call))
+    failWith("hp_session_next: a request is '<n>', '<n> <entry>', "
+             "'state <n>', 'memory <n>' or 'stop' (n a request number, entry "
+             "an entry's index), got '" +
              line + "'");
   current = call;
-  return fetch ? kFetchState : call;
+  currentEntry = entryIndex;
+  return fetch ? kFetchState : memory ? kPeakMemory : call;
 }
 
 void ensureMPI() {
@@ -164,33 +188,106 @@ void ensureMPI() {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   }
 }
+
+/// Broadcasts rank 0's `request` without spinning: the other ranks wait
+/// for the client's next call, which may take seconds, and a busy MPI_Bcast
+/// would burn their cores meanwhile (on a shared or oversubscribed machine,
+/// the cores the client and rank 0 need). They test the broadcast and sleep
+/// in between, from a few microseconds up to 0.2 ms, so a call that
+/// follows at once is still seen at once.
+void waitForBroadcast(int64_t request[3]) {
+  MPI_Request pending;
+  MPI_Ibcast(request, 3, MPI_INT64_T, 0, MPI_COMM_WORLD, &pending);
+  int done = 0;
+  for (long sleepNs = 2000;; sleepNs = std::min(sleepNs * 2, 200000L)) {
+    MPI_Test(&pending, &done, MPI_STATUS_IGNORE);
+    if (done)
+      return;
+    struct timespec t = {0, sleepNs};
+    ::nanosleep(&t, nullptr);
+  }
+}
+
+/// Rank 0 writes every rank's peak resident set (bytes, a line per rank)
+/// to memory.txt in `directory`.
+void writePeakMemory(const std::string &directory) {
+  struct rusage usage;
+  ::getrusage(RUSAGE_SELF, &usage);
+  int64_t peak = static_cast<int64_t>(usage.ru_maxrss) * 1024; // KiB
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<int64_t> peaks(rank == 0 ? size : 0);
+  MPI_Gather(&peak, 1, MPI_INT64_T, peaks.data(), 1, MPI_INT64_T, 0,
+             MPI_COMM_WORLD);
+  if (rank != 0)
+    return;
+  std::string path = directory + "/memory.txt";
+  std::FILE *f = std::fopen(path.c_str(), "w");
+  if (!f)
+    failWith("cannot create " + path + ": " + std::strerror(errno));
+  for (int64_t p : peaks)
+    std::fprintf(f, "%lld\n", static_cast<long long>(p));
+  if (std::fclose(f) != 0)
+    failWith("cannot write " + path + ": " + std::strerror(errno));
+}
 } // namespace
 
 extern "C" {
+void hp_session_done();
+
 /// The next request, the same on every rank: a call's number (its
 /// arguments are in $HP_TENSOR_DIR/<n>/, where its results go), -2 to write
 /// the resident state into the request's directory, or -1 when the session
-/// ends.
+/// ends. Peak-memory requests are answered here.
 int64_t hp_session_next() {
   ensureMPI();
   std::string directory = hp::runtime::tensorDirectory();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int64_t request[2] = {rank == 0 ? nextRequest(directory) : 0, current};
-  MPI_Bcast(request, 2, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  current = request[1];
-  hp::runtime::setCallDirectory(request[0] == kStop
-                                    ? std::string()
-                                    : directory + "/" + std::to_string(current));
-  if (request[0] == kStop)
-    current = kStop;
-  return request[0];
+  for (;;) {
+    int64_t request[3] = {rank == 0 ? nextRequest(directory) : 0, current,
+                          currentEntry};
+    waitForBroadcast(request);
+    current = request[1];
+    currentEntry = request[2];
+    entryAsked = false;
+    std::string callDirectory = directory + "/" + std::to_string(current);
+    hp::runtime::setCallDirectory(request[0] == kStop ? std::string()
+                                                      : callDirectory);
+    if (request[0] == kStop)
+      current = kStop;
+    if (request[0] != kPeakMemory)
+      return request[0];
+    writePeakMemory(callDirectory);
+    hp_session_done();
+  }
+}
+
+/// The entry the current call runs: 0 for the driver's main function, i
+/// for its i-th extra entry (the request '<n> <i>'); `count` entries exist.
+int64_t hp_session_entry(int64_t count) {
+  entryAsked = true;
+  if (currentEntry >= count)
+    failWith("hp_session_entry: request " + std::to_string(current) +
+             " names entry " + std::to_string(currentEntry) +
+             ", but the program serves " +
+             (count == 1 ? std::string("one entry (0)")
+                         : std::to_string(count) + " (0 to " +
+                               std::to_string(count - 1) + ")"));
+  return currentEntry;
 }
 
 /// Rank 0 tells the client that the current request's results (or the
 /// state) are written, once every rank is done with its directory (the
 /// client removes it when answered).
 void hp_session_done() {
+  // A driver that never asks which entry runs (built before entries
+  // existed) serves one.
+  if (currentEntry != 0 && !entryAsked)
+    failWith("hp_session_next: request " + std::to_string(current) +
+             " names entry " + std::to_string(currentEntry) +
+             ", but the program serves one entry (0)");
   MPI_Barrier(MPI_COMM_WORLD);
   if (hp::runtime::worldRank() != 0 || current == kStop)
     return;

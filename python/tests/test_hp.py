@@ -505,3 +505,50 @@ def test_collectives_count_kinds_and_ring_bytes(ctx):
     assert hp.collectives(MESH_PROGRAM, function="f")["counts"] == {"all_gather": 1}
     with pytest.raises(ValueError, match="no function @nothing in the module"):
         hp.collectives(MESH_PROGRAM, function="nothing")
+
+
+IMPORT_SOURCE = """
+dtensor.mesh @tp shape = [2]
+func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<4xf32, @tp, [shard<0>]> {
+  return %x : !dtensor.tensor<4xf32, @tp, [shard<0>]>
+}
+"""
+
+
+def test_import_function_brings_a_function_and_its_mesh(ctx):
+    # Into an empty module: the mesh comes along; into one that has the
+    # same mesh: it is shared, not doubled.
+    dest = hp.Module.create(ctx)
+    source = hp.Module.parse(ctx, IMPORT_SOURCE)
+    dest.import_function(source, "forward", "prefill")
+    dest.import_function(source, "forward", "decode")
+    text = str(dest)
+    assert text.count("dtensor.mesh @tp") == 1
+    assert "func.func @prefill" in text and "func.func @decode" in text
+    dest.verify()
+    assert "func.func @forward" in str(source)  # the source is unchanged
+
+
+def test_import_function_errors(ctx):
+    source = hp.Module.parse(ctx, IMPORT_SOURCE)
+    dest = hp.Module.parse(ctx, IMPORT_SOURCE)
+    with pytest.raises(ValueError, match="no function @absent"):
+        dest.import_function(source, "absent", "x")
+    with pytest.raises(ValueError, match="@forward is already in the module"):
+        dest.import_function(source, "forward", "forward")
+    other = hp.Module.parse(ctx, IMPORT_SOURCE.replace("[2]", "[4]").replace(
+        "shard<0>", "replicate"))
+    with pytest.raises(ValueError, match="@tp differs from the source module's mesh"):
+        dest.import_function(other, "forward", "wide")
+    calls = hp.Module.parse(ctx, """
+func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32>
+func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = func.call @helper(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+""")
+    with pytest.raises(ValueError, match="refers to @helper, which import does not bring"):
+        dest.import_function(calls, "forward", "g")
+    with pytest.raises(ValueError, match="another hp.Context"):
+        dest.import_function(hp.Module.parse(hp.Context(), IMPORT_SOURCE), "forward", "h")
+    assert "func.func @g" not in str(dest) and "@wide" not in str(dest)

@@ -749,6 +749,46 @@ static void parsing(MlirContext ctx) {
   mlirModuleDestroy(ok);
 }
 
+static void imports(MlirContext ctx) {
+  MlirModule dest = hpModuleCreateParseNamed(ctx, str(""), str("dest.mlir"));
+  MlirModule src = hpModuleCreateParseNamed(
+      ctx,
+      str("dtensor.mesh @m shape = [2]\n"
+          "func.func @f(%x: !dtensor.tensor<4xf32, @m, [shard<0>]>) {\n"
+          "  return\n}"),
+      str("src.mlir"));
+  MlirModule noModule = {NULL};
+  start();
+  report("import null dest",
+         mlirLogicalResultIsFailure(hpModuleImportFunction(
+             noModule, src, str("f"), str("g"))));
+  // CHECK: import null dest: null=1 diags=0
+  start();
+  report("import null source",
+         mlirLogicalResultIsFailure(hpModuleImportFunction(
+             dest, noModule, str("f"), str("g"))));
+  // CHECK: diag: hpModuleImportFunction: source is a null module
+  // CHECK-NEXT: import null source: null=1 diags=1
+  start();
+  report("import empty name",
+         mlirLogicalResultIsFailure(hpModuleImportFunction(
+             dest, src, str("f"), str(""))));
+  // CHECK: diag: hpModuleImportFunction: newName must not be empty
+  // CHECK-NEXT: import empty name: null=1 diags=1
+  start();
+  report("import absent",
+         mlirLogicalResultIsFailure(hpModuleImportFunction(
+             dest, src, str("nope"), str("g"))));
+  // CHECK: diag: import: the source module has no function @nope
+  // CHECK-NEXT: import absent: null=1 diags=1
+  start();
+  report("import ok", mlirLogicalResultIsFailure(hpModuleImportFunction(
+                          dest, src, str("f"), str("g"))));
+  // CHECK: import ok: null=0 diags=0
+  mlirModuleDestroy(src);
+  mlirModuleDestroy(dest);
+}
+
 int main(void) {
   hpRegisterAllDialects((MlirDialectRegistry){NULL});
   MlirContext ctx = makeContext();
@@ -761,6 +801,7 @@ int main(void) {
   localCalls(ctx, loc);
   yields(ctx, loc);
   parsing(ctx);
+  imports(ctx);
   mlirContextDestroy(ctx);
   printf("done\n");
   // CHECK: done

@@ -41,6 +41,8 @@ struct IRArith {
   Value add(Value x, Value y) {
     if (constant(y) == 0)
       return x;
+    if (constant(x) == 0)
+      return y;
     return binary<mlir::arith::AddIOp>(x, y, [](int64_t u, int64_t v) { return u + v; });
   }
   Value sub(Value x, Value y) {

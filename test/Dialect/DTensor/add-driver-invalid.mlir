@@ -69,3 +69,13 @@ func.func @forward(%x: tensor<4xf32>) {
 }
 // expected-error @below {{@hp_read_tensor is the runtime's function, which the driver calls: rename this symbol}}
 memref.global "private" @hp_read_tensor : memref<1xf32>
+
+// -----
+
+// A split argument is read by blocks, through the runtime's block reader.
+dtensor.mesh @tp shape = [2]
+func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [shard<0>]>) {
+  return
+}
+// expected-error @below {{@hp_read_tensor_block has type '(i64, i64, i64) -> ()', but the runtime's @hp_read_tensor_block is '(i64, i64, i64, i64, i64) -> ()'}}
+func.func private @hp_read_tensor_block(i64, i64, i64)

@@ -12,18 +12,18 @@ func.func @step(%x: !dtensor.tensor<4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<
   return %x : !dtensor.tensor<4xf32, @tp, [shard<0>]>
 }
 
-// CHECK:     func.func private @hp_read_tensor
-// CHECK-NOT: func.func private @hp_read_tensor
+// CHECK:     func.func private @hp_read_tensor(
+// CHECK-NOT: func.func private @hp_read_tensor(
+// CHECK:     func.func private @hp_read_tensor_block(
 // CHECK:     func.func private @hp_write_tensor
-// CHECK-NOT: func.func private @hp_read_tensor
+// CHECK-NOT: func.func private @hp_read_tensor(
 // REPEAT:    func.func private @rtclock() -> f64
 // ONCE-NOT:  rtclock
 
 // ONCE-LABEL: func.func @main()
-// ONCE:         call @hp_read_tensor
+// ONCE:         call @hp_read_tensor_block
 // ONCE-NEXT:    bufferization.to_tensor
 // ONCE-NEXT:    dtensor.from_local
-// ONCE-NEXT:    dtensor.redistribute
 // ONCE-NEXT:    call @step(
 // ONCE-NOT:     call @step(
 

@@ -9,8 +9,11 @@
 // RUN: not hp-opt %s -dtensor-add-driver="session-inputs=1 state-args=1 state-results=1" 2>&1 | FileCheck %s --check-prefix=NO-RESULT
 // RUN: not hp-opt %s -dtensor-add-driver="session-inputs=0 state-args=0,1 state-results=0,0" 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not hp-opt %s -dtensor-add-driver="session-inputs=0 state-args=2 state-results=0" 2>&1 | FileCheck %s --check-prefix=OTHER
+// RUN: not hp-opt %s -dtensor-add-driver="extra-entries=forward" 2>&1 | FileCheck %s --check-prefix=ENTRY-NO-SESSION
+// RUN: not hp-opt %s -dtensor-add-driver="session-inputs=1 extra-entries=forward" 2>&1 | FileCheck %s --check-prefix=ENTRY-TWICE
 
-// session-inputs=1: argument 1 (the weight) is read once in front of the
+// session-inputs=1: argument 1 (the weight) is read once, each rank its
+// block, in front of the
 // loop; hp_session_next = -1 ends it; a call (>= 0) reads argument 0,
 // calls @forward, writes the result and reports done; -2 (the state) has
 // nothing to write without state-args.
@@ -28,8 +31,8 @@ func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [replicate]>,
 // CHECK-DAG:   func.func private @hp_session_done()
 // CHECK-LABEL: func.func @main() {
 // CHECK:         %[[S1:.*]] = arith.constant 1 : i64
-// CHECK:         call @hp_read_tensor(%[[S1]],
-// CHECK:         %[[W:.*]] = dtensor.redistribute {{.*}} -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
+// CHECK:         call @hp_read_tensor_block(%[[S1]],
+// CHECK:         %[[W:.*]] = dtensor.from_local {{.*}} -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
 // CHECK:         %[[S2:.*]] = arith.constant 2 : i64
 // CHECK:         call @hp_read_tensor(%[[S2]],
 // CHECK:         %[[C:.*]] = bufferization.to_tensor {{.*}} : memref<3xi64> to tensor<3xi64>
@@ -44,6 +47,10 @@ func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [replicate]>,
 // CHECK-NEXT:      %[[FETCH:.*]] = arith.cmpi slt, %[[CALL]], %[[Z]] : i64
 // CHECK-NEXT:      scf.if %[[FETCH]] {
 // CHECK-NEXT:      } else {
+// One entry: asked all the same, so that the runtime refuses a request
+// naming another before anything is read.
+// CHECK-NEXT:        %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-NEXT:        func.call @hp_session_entry(%[[ONE]]) : (i64) -> i64
 // CHECK:             %[[S0:.*]] = arith.constant 0 : i64
 // CHECK:             func.call @hp_read_tensor(%[[S0]],
 // CHECK:             %[[X:.*]] = dtensor.from_local
@@ -59,7 +66,7 @@ func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [replicate]>,
 // state-args=1 state-results=0: the loop carries argument 1; a call yields
 // its result 0 (not written) as the next call's argument 1; -2 writes the
 // carried value, gathered, as result file 0.
-// STATE:         %[[W:.*]] = dtensor.redistribute {{.*}} -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
+// STATE:         %[[W:.*]] = dtensor.from_local {{.*}} -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
 // STATE:         scf.while (%[[CUR:.*]] = %[[W]]) : (!dtensor.tensor<4xf32, @tp, [shard<0>]>) -> (i64, !dtensor.tensor<4xf32, @tp, [shard<0>]>) {
 // STATE:           scf.condition(%{{.*}}) %{{.*}}, %[[CUR]] : i64, !dtensor.tensor<4xf32, @tp, [shard<0>]>
 // STATE-NEXT:    } do {
@@ -86,3 +93,5 @@ func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [replicate]>,
 // NO-RESULT: error: dtensor-add-driver: state result 1 is not a result of @forward (it has 1)
 // TWICE: error: dtensor-add-driver: state argument 0 or result 0 is named twice
 // OTHER: error: dtensor-add-driver: state result 0 ('!dtensor.tensor<4xf32, @tp, [shard<0>]>') cannot update argument 2 ('tensor<3xi64>'): another tensor
+// ENTRY-NO-SESSION: error: dtensor-add-driver: extra-entries need a session (session-inputs)
+// ENTRY-TWICE: error: dtensor-add-driver: @forward is named twice among the entries

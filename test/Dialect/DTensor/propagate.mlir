@@ -172,8 +172,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2") out_placements = {{\[}}[partial<sum>]]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<8x4xf32>, %[[T:.*]]: tensor<16x4xf32>):
 // CHECK: %[[RANK:.*]] = dtensor.axis_index @tp "tp" : index
-// CHECK: arith.muli %[[RANK]], %c16
-// CHECK: %[[OFF:.*]] = arith.addi
+// CHECK: %[[OFF:.*]] = arith.muli %[[RANK]], %c16
 // CHECK: linalg.generic
 // CHECK: %[[ROW:.*]] = arith.index_cast
 // CHECK: %[[LOCAL:.*]] = arith.subi %[[ROW]], %[[OFF]] : index

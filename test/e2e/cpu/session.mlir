@@ -1,7 +1,8 @@
 // A session (dtensor-add-driver{session-inputs=1}) on 2 ranks, driven by a
 // bare client of the protocol: argument 1 is read once, argument 0 per
 // call from the call's directory; each result comes back in that
-// directory and the answer on the replies FIFO names the call.
+// directory and the answer on the replies FIFO names the call. A 'memory'
+// request gets every rank's peak resident memory.
 // REQUIRES: mpi
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: hp-opt %s -dtensor-add-driver=session-inputs=1 -o %t/p.mlir
@@ -9,6 +10,7 @@
 // CHECK: call 0: (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0) (7, 8, 9)
 // CHECK: call 1: (20.0, 22.0, 24.0, 26.0, 28.0, 30.0, 32.0, 34.0) (7, 8, 9)
 // CHECK: call 2: (40.0, 42.0, 44.0, 46.0, 48.0, 50.0, 52.0, 54.0) (7, 8, 9)
+// CHECK: memory: 2 ranks, each above 1 MiB: True
 // CHECK: exit 0
 //
 // A client that ends without stopping the session: the ranks see it, end,
@@ -25,7 +27,7 @@
 //
 // A request that is not a call number ends the job, naming it.
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/g garbage | FileCheck %s --check-prefix=GARBAGE
-// GARBAGE: hp_session_next: a request is '<n>', 'state <n>' or 'stop' (n a request number), got 'seven'
+// GARBAGE: hp_session_next: a request is '<n>', '<n> <entry>', 'state <n>', 'memory <n>' or 'stop' (n a request number, entry an entry's index), got 'seven'
 // GARBAGE-NOT: exit 0
 
 dtensor.mesh @tp shape = [2]

@@ -11,6 +11,9 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Support/IRArith.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -25,10 +28,12 @@ using namespace hp::dtensor;
 namespace {
 
 constexpr StringLiteral kRead = "hp_read_tensor";
+constexpr StringLiteral kReadBlock = "hp_read_tensor_block";
 constexpr StringLiteral kWrite = "hp_write_tensor";
 constexpr StringLiteral kClock = "rtclock";
 constexpr StringLiteral kNext = "hp_session_next";
 constexpr StringLiteral kDone = "hp_session_done";
+constexpr StringLiteral kEntry = "hp_session_entry";
 
 /// The whole tensor a value of `type` holds: a DTensor's global tensor, a
 /// ranked tensor as is, else null.
@@ -93,6 +98,24 @@ func::FuncOp runtimeFunction(ModuleOp module, StringRef name,
   return fn;
 }
 
+/// `type` with its partial placements made replicate: what a rank reads of
+/// an argument before the zeros a partial placement adds on the others.
+DTensorType withoutPartials(DTensorType type) {
+  MLIRContext *ctx = type.getContext();
+  SmallVector<Attribute> p;
+  for (Attribute a : type.getPlacements())
+    p.push_back(isa<PartialAttr>(a) ? ReplicateAttr::get(ctx) : a);
+  return type.withPlacements(ArrayAttr::get(ctx, p));
+}
+
+/// Whether an argument of `type` is a DTensor that some mesh axis splits:
+/// each rank reads only its block of it.
+bool isSplitArgument(Type type) {
+  auto d = dyn_cast<DTensorType>(type);
+  return d && llvm::any_of(getShardedDims(d.getPlacements()),
+                           [](int64_t m) { return m != kNotSharded; });
+}
+
 /// All-replicate placements for `type`'s mesh.
 DTensorType replicatedOf(DTensorType type) {
   MLIRContext *ctx = type.getContext();
@@ -100,6 +123,14 @@ DTensorType replicatedOf(DTensorType type) {
                            ReplicateAttr::get(ctx));
   return type.withPlacements(ArrayAttr::get(ctx, r));
 }
+
+/// A function the driver calls: its first `perCall` arguments are read per
+/// call, the rest shared; the bytes of each argument and result file.
+struct Entry {
+  func::FuncOp fn;
+  int64_t perCall;
+  SmallVector<int64_t> argBytes, resultBytes;
+};
 
 struct DTensorAddDriverPass
     : public hp::dtensor::impl::DTensorAddDriverBase<DTensorAddDriverPass> {
@@ -113,6 +144,11 @@ struct DTensorAddDriverPass
   LogicalResult addDriver();
   /// Checks state-args and state-results against the entry's signature.
   LogicalResult checkState(func::FuncOp callee, int64_t perCall);
+  /// Appends the extra entries to `entries` (the main one first), each
+  /// checked against the main one: the same shared arguments at the end,
+  /// the same state results.
+  LogicalResult collectExtraEntries(func::FuncOp callee, int64_t perCall,
+                                    SmallVectorImpl<Entry> &entries);
   /// Calls the runtime's `fn` on (slot, the buffer's address, bytes).
   void transfer(OpBuilder &b, Location loc, func::FuncOp fn, int64_t slot,
                 Value buffer, int64_t bytes);
@@ -162,6 +198,63 @@ LogicalResult DTensorAddDriverPass::checkState(func::FuncOp callee,
       return error() << "state result " << r << " (" << type.getResult(r)
                      << ") cannot update argument " << a << " ("
                      << type.getInput(a) << "): another tensor";
+  }
+  return success();
+}
+
+LogicalResult
+DTensorAddDriverPass::collectExtraEntries(func::FuncOp callee, int64_t perCall,
+                                          SmallVectorImpl<Entry> &entries) {
+  if (extraEntries.empty())
+    return success();
+  ModuleOp module = getOperation();
+  if (sessionInputs < 0)
+    return callee.emitError() << "dtensor-add-driver: extra-entries need a "
+                                 "session (session-inputs)";
+  FunctionType main = callee.getFunctionType();
+  ArrayRef<Type> shared = main.getInputs().drop_front(perCall);
+  for (const std::string &name : extraEntries) {
+    auto fn = dyn_cast_or_null<func::FuncOp>(
+        SymbolTable::lookupSymbolIn(module, name));
+    if (!fn || fn.isExternal())
+      return callee.emitError()
+             << "dtensor-add-driver: extra entry @" << name
+             << " is not a function with a body in the module";
+    if (name == entry || llvm::count(extraEntries, name) > 1)
+      return fn.emitError() << "dtensor-add-driver: @" << name
+                            << " is named twice among the entries";
+    FunctionType type = fn.getFunctionType();
+    int64_t own = static_cast<int64_t>(type.getNumInputs()) -
+                  static_cast<int64_t>(shared.size());
+    if (own < 0 || type.getInputs().drop_front(own) != shared)
+      return fn.emitError()
+             << "dtensor-add-driver: extra entry @" << name
+             << " must end with @" << entry << "'s " << shared.size()
+             << " shared arguments (" << TypeRange(shared)
+             << "), which every entry reads once";
+    for (auto [a, r] : llvm::zip(stateArgs, stateResults))
+      if (r >= static_cast<int64_t>(type.getNumResults()) ||
+          type.getResult(r) != main.getResult(r))
+        return fn.emitError()
+               << "dtensor-add-driver: extra entry @" << name << "'s result "
+               << r << " must update state argument " << a << " as @" << entry
+               << "'s does (" << main.getResult(r) << ")";
+    Entry e{fn, own, {}, {}};
+    for (auto [k, t] : llvm::enumerate(type.getInputs())) {
+      std::optional<int64_t> n =
+          fileBytes(fn, t, "argument " + Twine(k) + " of @" + name);
+      if (!n)
+        return failure();
+      e.argBytes.push_back(*n);
+    }
+    for (auto [k, t] : llvm::enumerate(type.getResults())) {
+      std::optional<int64_t> n =
+          fileBytes(fn, t, "result " + Twine(k) + " of @" + name);
+      if (!n)
+        return failure();
+      e.resultBytes.push_back(*n);
+    }
+    entries.push_back(std::move(e));
   }
   return success();
 }
@@ -218,13 +311,29 @@ LogicalResult DTensorAddDriverPass::addDriver() {
                                  "by its client)";
   if (failed(checkState(callee, perCall)))
     return failure();
+  SmallVector<Entry> entries = {{callee, perCall, argBytes, resultBytes}};
+  if (failed(collectExtraEntries(callee, perCall, entries)))
+    return failure();
+  auto anyInput = [&](function_ref<bool(Type)> pred) {
+    return llvm::any_of(entries, [&](Entry &e) {
+      return llvm::any_of(e.fn.getFunctionType().getInputs(), pred);
+    });
+  };
 
   MLIRContext *ctx = module.getContext();
   Type i64 = IntegerType::get(ctx, 64);
   auto io = FunctionType::get(ctx, {i64, i64, i64}, {});
   func::FuncOp read = runtimeFunction(module, kRead, io);
+  // (slot, address, dims: per dim global size, offset, size; rank, bytes
+  // per element)
+  func::FuncOp readBlock;
+  bool blocks = anyInput(isSplitArgument);
+  if (blocks)
+    readBlock = runtimeFunction(
+        module, kReadBlock,
+        FunctionType::get(ctx, {i64, i64, i64, i64, i64}, {}));
   func::FuncOp write = runtimeFunction(module, kWrite, io);
-  func::FuncOp clock, next, done;
+  func::FuncOp clock, next, done, which;
   if (repeat > 1)
     clock = runtimeFunction(module, kClock,
                             FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
@@ -232,33 +341,128 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     next = runtimeFunction(module, kNext, FunctionType::get(ctx, {}, {i64}));
     done = runtimeFunction(module, kDone, FunctionType::get(ctx, {}, {}));
   }
-  if (!read || !write || (repeat > 1 && !clock) || (session && (!next || !done)))
+  if (session)
+    which = runtimeFunction(module, kEntry, FunctionType::get(ctx, {i64}, {i64}));
+  if (!read || (blocks && !readBlock) || !write || (repeat > 1 && !clock) ||
+      (session && (!next || !done || !which)))
     return failure();
+  // The mesh of every split argument, checked before anything is built.
+  SymbolTableCollection symbols;
+  llvm::DenseMap<Attribute, MeshInfo> meshes;
+  for (Entry &e : entries)
+    for (Type t : e.fn.getFunctionType().getInputs())
+      if (auto d = dyn_cast<DTensorType>(t)) {
+        MeshInfo mesh = lookupMesh(e.fn, d.getMesh(), symbols);
+        if (!mesh)
+          return failure();
+        meshes[d.getMesh()] = mesh;
+      }
 
   Location loc = callee.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto main = func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
   b.setInsertionPointToStart(main.addEntryBlock());
 
-  // An argument: read whole on every rank, each rank's piece taken locally.
-  auto readArgument = [&](int64_t k) -> Value {
-    Type t = type.getInput(k);
+  // This rank's coordinate on each mesh axis, made where it is first
+  // needed and reused in that block.
+  auto coordinate = [&](DTensorType d, int64_t axis) -> OpFoldResult {
+    const MeshInfo &mesh = meshes[d.getMesh()];
+    return AxisIndexOp::create(b, loc, b.getIndexType(), d.getMesh(),
+                               b.getStringAttr(mesh.names[axis]))
+        .getResult();
+  };
+  // An argument. A split DTensor: each rank reads only its own block, whose
+  // offsets and sizes the layout model gives (torch.chunk pieces, nested
+  // and strided splits alike), so no rank ever holds a whole split
+  // parameter; a partial placement's zeros are added after. Anything else:
+  // read whole on every rank.
+  auto readArgument = [&](Type t, int64_t k, int64_t bytes) -> Value {
     RankedTensorType whole = wholeTensorOf(t);
-    auto buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
-    transfer(b, loc, read, k, buffer, argBytes[k]);
-    Value v = bufferization::ToTensorOp::create(b, loc, whole, buffer,
-                                                /*restrict=*/true);
-    if (auto d = dyn_cast<DTensorType>(t)) {
-      DTensorType rep = replicatedOf(d);
-      v = FromLocalOp::create(b, loc, rep, v);
-      if (rep != d)
-        v = RedistributeOp::create(b, loc, d, v);
+    auto d = dyn_cast<DTensorType>(t);
+    DTensorType piece = d ? withoutPartials(d) : DTensorType();
+    Value v;
+    if (isSplitArgument(t)) {
+      const MeshInfo &mesh = meshes[d.getMesh()];
+      RankedTensorType local = getLocalType(piece, mesh);
+      auto order = getSplitOrder(piece.getPlacements(), whole.getRank());
+      hp::IRArith a{b, loc};
+      SmallVector<OpFoldResult> coord(mesh.getRank());
+      SmallVector<OpFoldResult> offsets, sizes;
+      SmallVector<Value> dynamicSizes;
+      for (int64_t i = 0, e = whole.getRank(); i < e; ++i) {
+        SmallVector<int64_t> parts;
+        SmallVector<OpFoldResult> digits;
+        for (int64_t m : order[i]) {
+          if (!coord[m])
+            coord[m] = coordinate(d, m);
+          parts.push_back(mesh.shape[m]);
+          digits.push_back(coord[m]);
+        }
+        auto [offset, length] =
+            nestedPiece(a, a.cst(whole.getDimSize(i)), parts, digits);
+        if (!local.isDynamicDim(i))
+          length = a.cst(local.getDimSize(i));
+        else
+          dynamicSizes.push_back(a.val(length));
+        offsets.push_back(offset);
+        sizes.push_back(length);
+      }
+      auto buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get(local.getShape(), local.getElementType()),
+          dynamicSizes);
+      int64_t rank = whole.getRank();
+      // In @main's entry block: an alloca in the session loop would grow
+      // the stack on every call.
+      memref::AllocaOp dims;
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&main.front());
+        dims = memref::AllocaOp::create(b, loc, MemRefType::get({3 * rank}, i64));
+      }
+      auto asI64 = [&](OpFoldResult v) -> Value {
+        if (std::optional<int64_t> c = getConstantIntValue(v))
+          return arith::ConstantIntOp::create(b, loc, i64, *c);
+        return arith::IndexCastOp::create(b, loc, i64, a.val(v));
+      };
+      for (int64_t i = 0; i < rank; ++i) {
+        Value entries[] = {asI64(a.cst(whole.getDimSize(i))),
+                           asI64(offsets[i]), asI64(sizes[i])};
+        for (auto [j, value] : llvm::enumerate(entries))
+          memref::StoreOp::create(
+              b, loc, value, dims,
+              ValueRange{arith::ConstantIndexOp::create(b, loc, 3 * i + j)});
+      }
+      auto address = [&](Value m) -> Value {
+        return arith::IndexCastOp::create(
+            b, loc, i64,
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
+      };
+      Value args[] = {
+          arith::ConstantIntOp::create(b, loc, i64, k), address(buffer),
+          address(dims), arith::ConstantIntOp::create(b, loc, i64, rank),
+          arith::ConstantIntOp::create(
+              b, loc, i64, whole.getElementTypeBitWidth() / 8)};
+      func::CallOp::create(b, loc, readBlock, args);
+      v = bufferization::ToTensorOp::create(b, loc, local, buffer,
+                                            /*restrict=*/true);
+      v = FromLocalOp::create(b, loc, piece, v);
+    } else {
+      auto buffer = memref::AllocOp::create(
+          b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+      transfer(b, loc, read, k, buffer, bytes);
+      v = bufferization::ToTensorOp::create(b, loc, whole, buffer,
+                                            /*restrict=*/true);
+      if (!d)
+        return v;
+      piece = replicatedOf(d);
+      v = FromLocalOp::create(b, loc, piece, v);
     }
+    if (piece != d)
+      v = RedistributeOp::create(b, loc, d, v);
     return v;
   };
   // A result: whole on every rank, written by rank 0 (the runtime's rule).
-  auto writeResult = [&](Value v, int64_t k) {
+  auto writeResult = [&](Value v, int64_t k, int64_t bytes) {
     if (auto d = dyn_cast<DTensorType>(v.getType())) {
       DTensorType rep = replicatedOf(d);
       if (rep != d)
@@ -271,17 +475,17 @@ LogicalResult DTensorAddDriverPass::addDriver() {
     bufferization::MaterializeInDestinationOp::create(
         b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
         /*writable=*/true);
-    transfer(b, loc, write, k, buffer, resultBytes[k]);
+    transfer(b, loc, write, k, buffer, bytes);
   };
   auto writeResults = [&](ValueRange results) {
     for (auto [k, r] : llvm::enumerate(results))
-      writeResult(r, k);
+      writeResult(r, k, resultBytes[k]);
   };
 
   SmallVector<Value> args(type.getNumInputs());
   // What every call shares is read once, in front of the calls.
   for (int64_t k = perCall, e = type.getNumInputs(); k < e; ++k)
-    args[k] = readArgument(k);
+    args[k] = readArgument(type.getInput(k), k, argBytes[k]);
 
   if (session) {
     // Calls until the client says stop: hp_session_next gives a call number
@@ -324,26 +528,58 @@ LogicalResult DTensorAddDriverPass::addDriver() {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
       for (auto [i, r] : llvm::enumerate(stateResults))
-        writeResult(current[i], r);
+        writeResult(current[i], r, resultBytes[r]);
       scf::YieldOp::create(b, loc, current);
       b.setInsertionPointToStart(&branch.getElseRegion().front());
-      for (int64_t k = 0; k < perCall; ++k)
-        args[k] = readArgument(k);
-      for (auto [i, k] : llvm::enumerate(stateArgs))
-        args[k] = current[i];
-      ValueRange results =
-          func::CallOp::create(b, loc, callee, args).getResults();
-      for (auto [k, r] : llvm::enumerate(results))
-        if (!llvm::is_contained(stateResults, static_cast<int64_t>(k)))
-          writeResult(r, k);
-      SmallVector<Value> updated;
-      for (auto [i, r] : llvm::enumerate(stateResults)) {
-        Value v = results[r];
-        if (v.getType() != stateTypes[i])
-          v = RedistributeOp::create(b, loc, stateTypes[i], v);
-        updated.push_back(v);
+      // A call: of @entry, or of the extra entry the request names (an
+      // scf.index_switch on hp_session_entry, @entry the default).
+      auto serve = [&](Entry &e) {
+        FunctionType t = e.fn.getFunctionType();
+        // The per-call arguments, then the shared ones with the state now.
+        SmallVector<Value> callArgs;
+        for (int64_t k = 0; k < e.perCall; ++k)
+          callArgs.push_back(readArgument(t.getInput(k), k, e.argBytes[k]));
+        SmallVector<Value> shared(args.begin() + perCall, args.end());
+        for (auto [i, k] : llvm::enumerate(stateArgs))
+          shared[k - perCall] = current[i];
+        llvm::append_range(callArgs, shared);
+        ValueRange results =
+            func::CallOp::create(b, loc, e.fn, callArgs).getResults();
+        for (auto [k, r] : llvm::enumerate(results))
+          if (!llvm::is_contained(stateResults, static_cast<int64_t>(k)))
+            writeResult(r, k, e.resultBytes[k]);
+        SmallVector<Value> updated;
+        for (auto [i, r] : llvm::enumerate(stateResults)) {
+          Value v = results[r];
+          if (v.getType() != stateTypes[i])
+            v = RedistributeOp::create(b, loc, stateTypes[i], v);
+          updated.push_back(v);
+        }
+        scf::YieldOp::create(b, loc, updated);
+      };
+      // Asked even with one entry: the runtime then refuses a request
+      // naming another before anything is read.
+      Value count = arith::ConstantIntOp::create(b, loc, i64, entries.size());
+      Value chosen = func::CallOp::create(b, loc, which, count).getResult(0);
+      if (entries.size() == 1) {
+        serve(entries[0]);
+      } else {
+        Value index =
+            arith::IndexCastOp::create(b, loc, b.getIndexType(), chosen);
+        SmallVector<int64_t> cases;
+        for (int64_t i = 1, e = entries.size(); i < e; ++i)
+          cases.push_back(i);
+        auto sw = scf::IndexSwitchOp::create(b, loc, stateTypes, index, cases,
+                                             cases.size());
+        for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
+          b.setInsertionPointToStart(&region.emplaceBlock());
+          serve(entries[i + 1]);
+        }
+        b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+        serve(entries[0]);
+        b.setInsertionPointAfter(sw);
+        scf::YieldOp::create(b, loc, sw.getResults());
       }
-      scf::YieldOp::create(b, loc, updated);
     }
     func::CallOp::create(b, loc, done, ValueRange{});
     scf::YieldOp::create(b, loc, branch.getResults());
@@ -353,7 +589,7 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   }
 
   for (int64_t k = 0; k < perCall; ++k)
-    args[k] = readArgument(k);
+    args[k] = readArgument(type.getInput(k), k, argBytes[k]);
   auto call = [&] { return func::CallOp::create(b, loc, callee, args); };
   Value start;
   if (repeat > 1) {

@@ -3,7 +3,8 @@ for test/e2e/cpu/session.mlir: no hp Python, only the files and FIFOs.
 
   session_client.py RUNNER PROGRAM DIR MODE
 
-MODE calls: three calls with other inputs, then stop; prints each result.
+MODE calls: three calls with other inputs, every rank's peak memory
+('memory <n>'), then stop; prints each result.
 MODE orphan: the client named to the ranks (HP_SESSION_CLIENT) is a child
 that ends at once; the ranks must end by themselves and remove DIR.
 MODE idle: no call at all under HP_TIMEOUT_S=1.
@@ -11,8 +12,13 @@ MODE garbage: a request line that is not a call number.
 MODE state: a program whose argument 1 (2x4 f32) is resident and updated
 by result 1 (session-state.mlir): three calls, the state fetched, one more
 call, the state again.
+MODE entries: that program with an extra entry 1 (session-entries.mlir):
+three calls, a call of entry 1 ('<n> 1'), the state, then a call naming
+entry 7.
+MODE badentry: a call naming entry 1 of a program with one entry.
 """
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -24,7 +30,7 @@ os.mkfifo(os.path.join(directory, "requests"))
 os.mkfifo(os.path.join(directory, "replies"))
 # Argument 1 (read once) lives in the session directory itself.
 with open(os.path.join(directory, "arg1.bin"), "wb") as f:
-    if mode == "state":
+    if mode in ("state", "entries", "badentry"):
         f.write(struct.pack("<8f", *range(1, 9)))
     else:
         f.write(struct.pack("<3q", 7, 8, 9))
@@ -60,7 +66,11 @@ def request(name, values=None, line=None):
     os.write(requests, f"{line or name}\n".encode())
     answer = b""
     while not answer.endswith(b"\n"):
-        answer += os.read(replies, 64)
+        if ranks.poll() is not None:
+            return None  # the job ended instead of answering
+        ready, _, _ = select.select([replies], [], [], 0.2)
+        if ready:
+            answer += os.read(replies, 64)
     assert answer == f"{name}\n".encode(), answer
     return os.path.join(directory, str(name))
 
@@ -72,7 +82,7 @@ def read(path, fmt):
 
 def call(number, values):
     out = request(number, values)
-    if mode == "state":
+    if mode in ("state", "entries"):
         print(f"call {number}: {read(os.path.join(out, 'result0.bin'), '<8f')} "
               f"result1 written: {os.path.exists(os.path.join(out, 'result1.bin'))}")
         return
@@ -86,16 +96,29 @@ def state(number):
     print(f"state: {read(os.path.join(out, 'result1.bin'), '<8f')}")
 
 
-if mode in ("calls", "state"):
+if mode in ("calls", "state", "entries"):
     for n in range(3):
         call(n, [n * 10 + i for i in range(8)])
-    if mode == "state":
+    if mode == "entries":
+        out = request(3, [2.0] * 8, line="3 1")
+        print(f"entry 1: {read(os.path.join(out, 'result0.bin'), '<8f')}")
+        state(4)
+        request(5, [0.0] * 8, line="5 7")
+    elif mode == "state":
         state(3)
         call(4, [1] * 8)
         state(5)
+    else:
+        out = request(3, line="memory 3")
+        with open(os.path.join(out, "memory.txt")) as f:
+            peaks = [int(line) for line in f]
+        print(f"memory: {len(peaks)} ranks, each above 1 MiB: "
+              f"{all(p > 1 << 20 for p in peaks)}")
     os.write(requests, b"stop\n")
 elif mode == "garbage":
     os.write(requests, b"seven\n")
+elif mode == "badentry":
+    request(0, [0.0] * 8, line="0 1")
 output, _ = ranks.communicate(timeout=120)
 print(output.strip())
 print(f"exit {ranks.returncode}")

@@ -245,11 +245,17 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     Makes a program that `hp-runner` runs as it is: `@main` (no arguments,
     no results) calls the function `entry` with arguments read from the
     runtime's tensor files and writes its results back
-    (docs/Runtime.md, "Arguments and results as files"). For each argument `k`, every rank
-    allocates the whole tensor, fills it with `hp_read_tensor(k, address,
-    bytes)` (`$HP_TENSOR_DIR/arg<k>.bin`) and, for a DTensor argument, takes
-    its piece with a `dtensor.redistribute` from `replicate` (a local slice
-    by hp's layout model, nothing moved). Each DTensor result is
+    (docs/Runtime.md, "Arguments and results as files"). A DTensor argument
+    `k` that some mesh axis splits is read by blocks: each rank computes its
+    block's offsets and sizes from its coordinate (`dtensor.axis_index`) by
+    the layout model (torch.chunk pieces; nested, strided, uneven and empty
+    splits alike), allocates its local tensor and fills it with
+    `hp_read_tensor_block(k, address, dims, rank, element bytes)` (`dims`:
+    per dim the global size, the offset and the size), so no rank holds a
+    whole split parameter; a `partial` placement's zeros are added after
+    by a `dtensor.redistribute` from `replicate`, nothing moved. Any other
+    argument is read whole with `hp_read_tensor(k, address, bytes)`
+    (`$HP_TENSOR_DIR/arg<k>.bin`). Each DTensor result is
     redistributed to `replicate`, and `hp_write_tensor(k, address, bytes)`
     writes result `k` (rank 0, `result<k>.bin`). Plain tensor arguments and
     results travel as they are.
@@ -271,19 +277,27 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
     the arguments' placements) are the next call's a and b, and are not
     written; `hp_session_next()` = -2 asks for them, written as result
     files r and s of that request's directory.
+    `extra-entries=prefill,...` serves other functions on the same ranks,
+    parameters and state: each must end with the entry's shared arguments
+    (those from K on, same types), its arguments before them are read per
+    call, and its results at `state-results` must have the entry's types.
+    A call runs the function `hp_session_entry(count)` names (0: `entry`,
+    i: the i-th extra entry; an `scf.index_switch`).
 
     ```mlir
     func.func @forward(%x: !dtensor.tensor<2x4xf32, @tp, [shard<1>]>)
         -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
     // gets
-    func.func private @hp_read_tensor(i64, i64, i64)
+    func.func private @hp_read_tensor_block(i64, i64, i64, i64, i64)
     func.func private @hp_write_tensor(i64, i64, i64)
     func.func @main() {
-      %in0 = memref.alloc() : memref<2x4xf32>
-      call @hp_read_tensor(%c0, %p, %c32) : (i64, i64, i64) -> ()
-      %t0 = bufferization.to_tensor %in0 restrict : memref<2x4xf32> to tensor<2x4xf32>
-      %r0 = dtensor.from_local %t0 : ... -> !dtensor.tensor<2x4xf32, @tp, [replicate]>
-      %a0 = dtensor.redistribute %r0 : ... -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
+      %i = dtensor.axis_index @tp "d0" : index
+      %off = arith.muli %i, %c2 : index          // columns 2i, 2i + 1
+      %in0 = memref.alloc() : memref<2x2xf32>
+      %dims = memref.alloca() : memref<6xi64>    // [2, 0, 2, 4, %off, 2]; %pd its address
+      call @hp_read_tensor_block(%c0, %p, %pd, %c2, %c4) : (i64, i64, i64, i64, i64) -> ()
+      %t0 = bufferization.to_tensor %in0 restrict : memref<2x2xf32> to tensor<2x2xf32>
+      %a0 = dtensor.from_local %t0 : ... -> !dtensor.tensor<2x4xf32, @tp, [shard<1>]>
       %o = call @forward(%a0) : ...
       ... redistribute to replicate, to_local, materialize into a buffer,
       call @hp_write_tensor(%c0, %q, %c32) ...
@@ -309,6 +323,9 @@ def DTensorAddDriver : Pass<"dtensor-add-driver", "::mlir::ModuleOp"> {
                "call (resident state)">,
     ListOption<"stateResults", "state-results", "int64_t",
                "For each of state-args, the result that is its next value">,
+    ListOption<"extraEntries", "extra-entries", "std::string",
+               "Other functions a session serves (the request names one), "
+               "ending with the entry's shared arguments">,
   ];
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
