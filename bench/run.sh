@@ -39,3 +39,9 @@ echo "== hf_models: whole transformers models, hp vs torch DTensor under the sam
 echo
 echo "== session: calls on one hp.torch.Session vs the in-program step, a launch per call and torch DTensor"
 "$(bash scripts/torch-env.sh)" bench/session.py
+echo
+echo "== generate: greedy decoding on 4 ranks, hp.torch.Generator vs transformers under torch TP"
+"$(bash scripts/torch-env.sh)" bench/generate.py
+echo
+echo "== param_memory: peak memory per rank with block reads, tensors and a checkpoint, 4 ranks"
+"$(bash scripts/torch-env.sh)" bench/param_memory.py

@@ -71,7 +71,7 @@ echo "=================================================================="
 echo "== PyTorch models in: hp.torch.export + hp.torch.run on 4 ranks"
 echo "=================================================================="
 torch_python=$(bash scripts/torch-env.sh)
-for f in mlp llama_layer hf_llama_layer hf_causal_lm vocab_parallel_loss dp_tp_mlp session; do
+for f in mlp llama_layer hf_llama_layer hf_causal_lm vocab_parallel_loss dp_tp_mlp session generate; do
   echo "-- examples/torch/$f.py"
   PYTHONPATH=build/python "$torch_python" "examples/torch/$f.py"
 done

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 
 import hp
+from hp import _checkpoint
 
 # Seconds the ranks wait for the next call before they end the session,
 # unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
@@ -28,7 +29,11 @@ class Session:
     only value: the mesh's size), its parameters and buffers (``params``
     over the export-time buffers, as :func:`hp.torch.run` takes them) read
     once; then ``sess(*inputs)`` returns what ``hp.torch.run`` would, sending
-    only the inputs. ``sess.close()`` (or leaving a ``with`` block) stops the
+    only the inputs. ``params`` may instead name a safetensors checkpoint
+    (a ``.safetensors`` file, the index of a sharded one, or the directory
+    ``save_pretrained`` wrote), read in place: each rank reads only its own
+    block of every split parameter, and no process holds the whole model.
+    Every rank reads only its block from tensors passed too. ``sess.close()`` (or leaving a ``with`` block) stops the
     ranks and removes the session's files.
 
     Inputs of another shape or dtype are refused before anything is sent,
@@ -39,6 +44,11 @@ class Session:
     (default here 600) end the session, saying so; the next call raises
     :class:`hp.RunError` with that message.
 
+    ``entries`` maps names to other programs exported from the same module
+    and plan (the same parameters, buffers and placements; a prefill step
+    beside a decode step): the session serves them too, on the same ranks,
+    parameters and state, through ``sess.call(name, *inputs)``.
+
     ``state`` maps parameter or buffer names to output indices: that output
     of each call is the name's value for the next call (a KV cache, a step
     counter), kept on the ranks (each rank its piece) instead of returned;
@@ -46,7 +56,7 @@ class Session:
     current values as a dict of full tensors.
     """
 
-    def __init__(self, prog, params=None, np=None, state=None):
+    def __init__(self, prog, params=None, np=None, state=None, entries=None):
         from hp import torch as hpt
         if not isinstance(prog, hpt.Program):
             raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
@@ -56,21 +66,32 @@ class Session:
         self._proc = None
         self._fds = []
         self._dir = None
+        self._entries = self._checked_entries(prog, entries)
         values = prog._state(params)  # checked before anything starts
         n_inputs = len(prog.input_specs)
         self._resident = self._checked_state(prog, state)
+        for extra in self._entries.values():
+            self._checked_state(extra, state)
         slots = [n_inputs + list(prog.state_specs).index(n) for n in self._resident]
         options = f"session-inputs={n_inputs}"
         if self._resident:
             options += (f" state-args={','.join(map(str, slots))}"
                         f" state-results={','.join(map(str, self._resident.values()))}")
         module = prog._forward.clone()
+        for name, extra in self._entries.items():
+            source = extra._forward
+            if source.context is not module.context:
+                # Exported apart (hp.torch.export(context=...) shares one):
+                # the same IR, read into this module's context.
+                source = hp.Module.parse(module.context, str(source), f"entry {name}")
+            module.import_function(source, "forward", name)
+        if self._entries:
+            options += f" extra-entries={','.join(self._entries)}"
         module.run(f"builtin.module(dtensor-add-driver{{{options}}})")
         try:
             self._dir = tempfile.mkdtemp(prefix="hp-session-")
             for slot, t in enumerate(values, start=n_inputs):
-                with open(os.path.join(self._dir, f"arg{slot}.bin"), "wb") as f:
-                    f.write(hpt._tensor_bytes(t))
+                _checkpoint.write_argument(self._dir, slot, t, hpt._tensor_bytes)
             program = os.path.join(self._dir, "program.mlir")
             with open(program, "w") as f:
                 f.write(str(module))
@@ -90,6 +111,33 @@ class Session:
         except BaseException:
             self._end()
             raise
+
+    @staticmethod
+    def _checked_entries(prog, entries):
+        """``entries`` as {name: Program}, each on the same mesh with the same
+        parameters, buffers and placements as ``prog``."""
+        from hp import torch as hpt
+        if entries is None:
+            return {}
+        if not isinstance(entries, dict):
+            raise TypeError(f"entries must be a dict of names to hp.torch.Program, got "
+                            f"{type(entries).__name__}")
+        for name, extra in entries.items():
+            if not isinstance(name, str) or not name.isidentifier() or \
+                    name in hpt._RESERVED:
+                raise ValueError(f"entries: {name!r} is not a name an entry can take (an "
+                                 f"identifier other than {', '.join(hpt._RESERVED)})")
+            if not isinstance(extra, hpt.Program):
+                raise TypeError(f"entries['{name}']: expected an hp.torch.Program, got "
+                                f"{type(extra).__name__}")
+            if str(extra.mesh) != str(prog.mesh):
+                raise ValueError(f"entries['{name}'] runs on {extra.mesh}, the session's "
+                                 f"program on {prog.mesh}")
+            if extra.state_specs != prog.state_specs:
+                raise ValueError(f"entries['{name}'] has other parameters, buffers or "
+                                 f"placements than the session's program: an entry shares "
+                                 f"them (export it from the same module and plan)")
+        return dict(entries)
 
     @staticmethod
     def _checked_state(prog, state):
@@ -118,6 +166,21 @@ class Session:
                                  f"'{name}' is {want[1]} {list(want[0])}: it cannot update it")
             resident[canonical] = out
         return resident
+
+    def peak_memory(self):
+        """Every rank's peak resident memory so far, in bytes (a list, rank
+        0 first): what the rank's process has held at most, the compiled
+        program and the runtime included."""
+        if self.closed:
+            raise RuntimeError("the hp.torch.Session is closed")
+        n = self._calls
+        self._calls += 1
+        where = self._request(n, [], f"memory {n}")
+        try:
+            with open(os.path.join(where, "memory.txt")) as f:
+                return [int(line) for line in f]
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
 
     def state(self):
         """The resident state now, as {name: full tensor}."""
@@ -168,14 +231,26 @@ class Session:
         return self._proc is None
 
     def __call__(self, *args):
+        return self._call(self._prog, 0, args)
+
+    def call(self, entry, *args):
+        """Calls the extra entry ``entry`` (a name of ``entries``) on the
+        same ranks, parameters and state; returns what it would return."""
+        if entry not in self._entries:
+            names = ", ".join(self._entries) or "none"
+            raise ValueError(f"'{entry}' is not an entry of this session (entries: {names})")
+        index = 1 + list(self._entries).index(entry)
+        return self._call(self._entries[entry], index, args)
+
+    def _call(self, prog, index, args):
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
-        values = self._prog._inputs(args)
+        values = prog._inputs(args)
         n = self._calls
         self._calls += 1
-        call = self._request(n, values, str(n))
-        outs = self._prog.read_results(
-            call, [k for k in range(len(self._prog.output_specs))
+        call = self._request(n, values, f"{n} {index}" if index else str(n))
+        outs = prog.read_results(
+            call, [k for k in range(len(prog.output_specs))
                    if k not in self._resident.values()])
         shutil.rmtree(call, ignore_errors=True)
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -23,7 +23,7 @@ import warnings
 import torch
 
 import hp
-from hp import _decompose
+from hp import _checkpoint, _decompose
 
 __all__ = ["Program", "Session", "collectives", "export", "run", "time_step"]
 
@@ -96,10 +96,10 @@ class Program:
 
     def write_arguments(self, directory, args, params=None):
         """Writes every argument file the driver reads into ``directory``:
-        ``args`` then the state (``params`` over the export-time buffers)."""
+        ``args`` then the state (``params`` over the export-time buffers;
+        parameters from a checkpoint as references to it)."""
         for slot, t in enumerate(self._arguments(args, params)):
-            with open(os.path.join(directory, f"arg{slot}.bin"), "wb") as f:
-                f.write(_tensor_bytes(t))
+            _checkpoint.write_argument(directory, slot, t, _tensor_bytes)
 
     def read_results(self, directory, slots=None):
         """The results the driver wrote into ``directory`` (those of
@@ -138,9 +138,15 @@ class Program:
                 for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs))]
 
     def _state(self, params):
+        """The state's values in argument order: tensors, or for ``params``
+        naming a safetensors checkpoint, ranges of it that the ranks read
+        in place (hp._checkpoint)."""
+        if _checkpoint.is_checkpoint(params):
+            return _checkpoint.parameters(params, self.state_specs, self.aliases,
+                                          self.buffers)
         if params is not None and not isinstance(params, dict):
-            raise TypeError(f"params must be a dict of name -> tensor, got "
-                            f"{type(params).__name__}")
+            raise TypeError(f"params must be a dict of name -> tensor or the path of a "
+                            f"safetensors checkpoint, got {type(params).__name__}")
         params = {self.aliases.get(n, n): t for n, t in (params or {}).items()}
         unknown = [n for n in params if n not in self.state_specs]
         if unknown:
@@ -798,7 +804,8 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
 
 
 # Symbols the program defines itself.
-_RESERVED = ("forward", "main", "hp_read_tensor", "hp_write_tensor", "rtclock")
+_RESERVED = ("forward", "main", "hp_read_tensor", "hp_read_tensor_block", "hp_write_tensor",
+             "rtclock", "hp_session_next", "hp_session_done", "hp_session_entry")
 
 
 def _refuse_mutation(program, flat_names):
@@ -894,3 +901,5 @@ def collectives(prog):
 
 
 from hp._session import Session  # noqa: E402  (it uses Program)
+from hp._checkpoint import Checkpoint  # noqa: E402
+from hp._generate import Generator, generate  # noqa: E402  (they use export and Session)

@@ -210,3 +210,37 @@ def test_state_of_another_shape_is_refused():
     with pytest.raises(ValueError, match=r"output 0 is torch.float32 \[4, 4\], 'acc' is "
                                          r"torch.float32 \[8, 4\]: it cannot update it"):
         hp.torch.Session(prog, state={"acc": 0})
+
+
+def test_a_second_entry_serves_other_shapes_on_the_same_session():
+    # An MLP exported for batches of 4 and of 2: the second an entry of the
+    # same session (same parameters), called by name.
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
+    torch.manual_seed(3)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(),
+                                torch.nn.Linear(128, 64))
+    plan = {"0": ColwiseParallel(), "2": RowwiseParallel()}
+    prog = hp.torch.export(model, (torch.randn(4, 64),), TP4, plan=plan)
+    small = hp.torch.export(model, (torch.randn(2, 64),), TP4, plan=plan)
+    with hp.torch.Session(prog, dict(model.named_parameters()),
+                          entries={"small": small}) as sess:
+        for batch in (4, 2, 4, 2):
+            x = torch.randn(batch, 64)
+            out = sess(x) if batch == 4 else sess.call("small", x)
+            with torch.no_grad():
+                check_close(out, model(x))
+        with pytest.raises(ValueError, match="'large' is not an entry of this session "
+                                             "\\(entries: small\\)"):
+            sess.call("large", x)
+
+
+def test_entry_errors(llama):
+    model, prog = llama
+    params = dict(model.named_parameters())
+    other = hp.torch.export(torch.nn.Linear(64, 64), (torch.randn(2, 64),), TP4)
+    with pytest.raises(ValueError, match="has other parameters, buffers or placements"):
+        hp.torch.Session(prog, params, entries={"other": other})
+    with pytest.raises(ValueError, match="'main' is not a name an entry can take"):
+        hp.torch.Session(prog, params, entries={"main": prog})
+    with pytest.raises(TypeError, match="expected an hp.torch.Program"):
+        hp.torch.Session(prog, params, entries={"x": 3})
