@@ -58,13 +58,14 @@ HIDDEN, LOGITS = BATCH * SEQ * 64 * 4, BATCH * SEQ * VOCAB * 4
 
 
 @pytest.mark.parametrize("embed,head,moved,torch_bytes,gathers_table", [
-    # Vocabulary parallel (the table split by rows serves both). torch sends
-    # the embedding's all_reduce, the layer's two and the logits' all_gather;
-    # hp gathers the 32 KiB table instead of the first and the last, the
-    # same bytes at a lower cost (an all_gather does half an all_reduce's
-    # steps), and says so.
+    # Vocabulary parallel (the table split by rows serves both): torch's
+    # collectives, the embedding's all_reduce, the layer's two and the
+    # logits' all_gather. Gathering the 32 KiB table instead would move the
+    # same bytes in fewer steps, but every rank would then hold the whole
+    # table each step (dtensor-propagate's param-memory-weight), so hp keeps
+    # it split.
     (RowwiseParallel(input_layouts=Replicate()), ColwiseParallel(output_layouts=Replicate()),
-     {"all_reduce": 2, "all_gather": 1}, 3 * 2 * 3 / 4 * HIDDEN + 3 / 4 * LOGITS, True),
+     {"all_reduce": 3, "all_gather": 1}, 3 * 2 * 3 / 4 * HIDDEN + 3 / 4 * LOGITS, False),
     # Embedding-dim parallel (split by columns): the embedding's output
     # gathered (Colwise to Replicate), the layer's two all_reduces, the
     # head's partial logits all_reduced: torch's collectives.
@@ -199,16 +200,15 @@ def test_gpt2_conv1d_styles():
     assert placed[layer + "attn.c_proj.weight"] == [hp.Shard(0)]
     assert placed[layer + "mlp.c_fc.weight"] == [hp.Shard(1)]
     assert placed[layer + "mlp.c_proj.weight"] == [hp.Shard(0)]
-    # By hand: the tied 128x64 table gathered (cheaper than the embedding's
-    # all_reduce plus the logits' all_gather), reported; c_attn's fused
-    # q|k|v output (192 columns in 4 blocks of 48, across head bounds)
+    # By hand: the tied 128x64 table stays split (no parameter gathered):
+    # the embedding's all_reduce and the logits' all_gather, as torch; c_attn's
+    # fused q|k|v output (192 columns in 4 blocks of 48, across head bounds)
     # gathered before it is split; the two row-wise outputs all_reduced.
-    assert [m for m in said if "gathers the whole" in m] and all(
-        "'model.transformer.wte.weight'" in m for m in said if "gathers the whole" in m), said
+    assert not [m for m in said if "gathers the whole" in m], said
     qkv = BATCH * SEQ * 3 * 64 * 4
     assert hp.torch.collectives(prog) == {
-        "counts": {"all_gather": 2, "all_reduce": 2},
-        "bytes": 3 / 4 * VOCAB * 64 * 4 + 3 / 4 * qkv + 2 * 2 * 3 / 4 * HIDDEN}
+        "counts": {"all_gather": 2, "all_reduce": 3},
+        "bytes": 2 * 3 / 4 * HIDDEN + 3 / 4 * LOGITS + 3 / 4 * qkv + 2 * 2 * 3 / 4 * HIDDEN}
     with torch.no_grad():
         expected = wrapped(*args)
     params = dict(wrapped.named_parameters(remove_duplicate=False))

@@ -49,6 +49,7 @@ struct PropagateSettings {
   bool printStrategies = false;
   uint64_t warnGatherBytes = 0;
   bool warnGatherNamedArgs = false;
+  double paramMemoryWeight = 0;
 };
 
 /// The `dtensor.arg_name` of `v` when it is a named argument of a function
@@ -140,6 +141,8 @@ int64_t RegionLowering::addValue(Value v, Placements source, int64_t producer,
   value.source = std::move(source);
   value.producer = producer;
   value.producerResult = producerResult;
+  if (settings.paramMemoryWeight > 0 && namedOrigin(v))
+    value.memoryWeight = settings.paramMemoryWeight;
   valueIndex[v] = graph.values.size();
   graph.values.push_back(std::move(value));
   return graph.values.size() - 1;
@@ -949,6 +952,14 @@ struct DTensorPropagatePass
     settings.printStrategies = printStrategies;
     settings.warnGatherBytes = warnGatherBytes;
     settings.warnGatherNamedArgs = warnGatherNamedArgs;
+    settings.paramMemoryWeight = paramMemoryWeight;
+    if (!(paramMemoryWeight >= 0) || std::isinf(paramMemoryWeight)) {
+      getOperation()->emitError()
+          << "dtensor-propagate: param-memory-weight must be a finite number "
+             "of at least 0, got "
+          << static_cast<double>(paramMemoryWeight);
+      return signalPassFailure();
+    }
     // The chooser holds up to kTablesPerCap tables of this many 12-byte
     // entries: a larger cap would be a promise memory cannot keep.
     if (maxTableSize < 1 ||

@@ -94,6 +94,19 @@ double RedistributeCosts::get(const plan::Problem &tensor,
   return it->second = p ? p->cost : kInf;
 }
 
+double propagation::moveCost(const Graph::Value &value,
+                             RedistributeCosts &costs, const Placements &from,
+                             const Placements &to) {
+  double c = costs.get(value.tensor, from, to);
+  if (value.memoryWeight <= 0 || from == to || !std::isfinite(c))
+    return c;
+  int64_t rank = value.tensor.globalShape.size();
+  double gain =
+      plan::localBytes(value.tensor, plan::State::fromPlacements(to, rank)) -
+      plan::localBytes(value.tensor, plan::State::fromPlacements(from, rank));
+  return gain > 0 ? c + value.memoryWeight * gain : c;
+}
+
 std::optional<Placements> propagation::viaReplicate(const Placements &from,
                                                     const Placements &to) {
   Placements stop = from;
@@ -166,8 +179,8 @@ public:
     ValueModel &m = models[v];
     double &c = m.cost[from * m.placements.size() + to];
     if (std::isnan(c))
-      c = costs.get(graph.values[v].tensor, m.placements[from],
-                    m.placements[to]);
+      c = moveCost(graph.values[v], costs, m.placements[from],
+                   m.placements[to]);
     return c;
   }
 
@@ -845,7 +858,7 @@ double propagation::evaluate(const Graph &graph, ArrayRef<int64_t> choice,
       targets.push_back(
           graph.nodes[node].strategies[choice[node]].operands[operand]);
     moved += sumOverDistinct(targets, src, [&](const Placements &to) {
-      return costs.get(value.tensor, src, to);
+      return moveCost(value, costs, src, to);
     });
   }
   for (auto [n, node] : llvm::enumerate(graph.nodes))
@@ -867,8 +880,8 @@ SmallVector<int64_t> propagation::chooseGreedily(const Graph &graph,
     for (auto [s, strategy] : llvm::enumerate(node.strategies)) {
       double c = options.flopBytes * strategy.flops;
       for (auto [i, v] : llvm::enumerate(node.operands))
-        c += costs.get(graph.values[v].tensor, placementOf(graph, v, choice),
-                       strategy.operands[i]);
+        c += moveCost(graph.values[v], costs, placementOf(graph, v, choice),
+                      strategy.operands[i]);
       if (c < best) {
         best = c;
         choice[n] = s;

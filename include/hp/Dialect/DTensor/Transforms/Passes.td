@@ -84,6 +84,12 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
            "function argument that has a `dtensor.arg_name` (hp.torch names "
            "the parameters and buffers so), naming it and the op that forced "
            "it">,
+    Option<"paramMemoryWeight", "param-memory-weight", "double",
+           /*default=*/"4",
+           "The cost of each byte a redistribute adds to a rank's piece of a "
+           "named argument (a parameter: `dtensor.arg_name`, also through "
+           "transposes and reshapes), on top of the bytes it moves: a "
+           "gathered weight stays whole on every rank, every step (0: none)">,
   ]);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",

@@ -52,6 +52,11 @@ struct Graph {
     llvm::SmallVector<std::pair<int64_t, int64_t>, 2> uses;
     /// Placements required by fixed consumers.
     llvm::SmallVector<Placements, 1> sinks;
+    /// For a parameter: the cost of each byte a redistribute adds to a
+    /// rank's piece (a gathered weight is held whole on every rank, every
+    /// step), on top of the planner's cost (dtensor-propagate's
+    /// param-memory-weight); 0 for anything else.
+    double memoryWeight = 0;
   };
   struct Node {
     /// Value index of each tensor operand and result, in strategy order.
@@ -88,6 +93,11 @@ struct Options {
 /// replicated; nullopt when it can go straight.
 std::optional<Placements> viaReplicate(const Placements &from,
                                        const Placements &to);
+
+/// The cost of redistributing `value` from `from` to `to`: the planner's,
+/// plus its memoryWeight times the bytes a rank's piece grows by.
+double moveCost(const Graph::Value &value, class RedistributeCosts &costs,
+                const Placements &from, const Placements &to);
 
 /// The planner's cost of redistributes, cached by tensor and placements.
 class RedistributeCosts {
