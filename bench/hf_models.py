@@ -7,7 +7,12 @@ it (tiny random config, default SDPA attention, the library's own masks; an
 tensor-parallel plan for its layers (q/k/v and gate/up column-wise, o and
 down row-wise; Bert's query/key/value/intermediate column-wise, the output
 denses row-wise), on 4 ranks: 1-D tp, and Llama on 2 x 2 dp x tp with the
-batch split over dp.
+batch split over dp. Then an 8192 x 64 nn.Embedding under torch's rowwise
+(vocabulary-parallel) and colwise styles; GPT2LMHeadModel under column- and
+row-wise styles on its Conv1D layers; Mixtral and Qwen2-MoE with their
+expert weights split by expert (Shard(0)), the rest replicated. torch's
+styles cannot run the last three (Conv1D, 3-D expert weights): hp's side
+only, the reason printed.
 
   hp:     hp.torch.export (seconds; ops its remarks say run replicated),
           hp.torch.collectives (kinds, bytes one rank sends, ring formulas),
@@ -41,27 +46,64 @@ WORLD = 4
 
 
 def rows():
-    """(key, label, mesh shape, build) where build() gives (model, args,
-    plan) from seed 0; plan keys are paths in the model."""
+    """(key, label, mesh shape, build, torch_note) where build() gives
+    (model, args, plan, params) from seed 0; plan keys are paths in the
+    model, params hp placements of named parameters (None: the plan's).
+    torch_note says why torch's styles cannot run the row (None: they can)."""
     import hf_causal_lm as h
     import torch
+    from torch import nn
+    from torch.distributed.tensor import Replicate
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
     def causal(name):
         def build():
             torch.manual_seed(0)
             model = h.Logits(h.make_model(name))
-            return model, h.make_inputs(with_mask=True), h.plan_for(model)
+            return model, h.make_inputs(with_mask=True), h.plan_for(model), None
         return build
 
     def bert():
         torch.manual_seed(0)
-        return h.make_bert(), h.make_inputs(with_mask=True), h.BERT_PLAN
+        return h.make_bert(), h.make_inputs(with_mask=True), h.BERT_PLAN, None
 
-    return [("llama", "LlamaForCausalLM", (WORLD,), causal("llama")),
-            ("mistral", "MistralForCausalLM", (WORLD,), causal("mistral")),
-            ("qwen2", "Qwen2ForCausalLM", (WORLD,), causal("qwen2")),
-            ("bert", "BertModel", (WORLD,), bert),
-            ("llama_dp_tp", "LlamaForCausalLM", (2, 2), causal("llama"))]
+    def embedding(style):
+        # An 8192 x 64 table looked up by 2 x 16 ids, torch's two styles.
+        def build():
+            torch.manual_seed(0)
+            model = nn.Sequential(nn.Embedding(8192, 64))
+            return model, (torch.randint(0, 8192, (2, 16)),), {"0": style}, None
+        return build
+
+    def gpt2():
+        torch.manual_seed(0)
+        return (h.Logits(h.make_gpt2()), h.make_inputs(with_mask=True), h.GPT2_PLAN, None)
+
+    def moe(name):
+        def build():
+            import hp
+            model = h.Logits(h.make_moe(name))
+            args = h.make_inputs(with_mask=True)
+            experts = {n: [hp.Shard(0)] for n, _ in model.named_parameters()
+                       if ".experts." in n}
+            return model, args, None, experts
+        return build
+
+    no_torch_moe = ("torch's styles split no 3-D expert weight (transformers' own "
+                    "MoE plans need its distributed loading)")
+    return [("llama", "LlamaForCausalLM", (WORLD,), causal("llama"), None),
+            ("mistral", "MistralForCausalLM", (WORLD,), causal("mistral"), None),
+            ("qwen2", "Qwen2ForCausalLM", (WORLD,), causal("qwen2"), None),
+            ("bert", "BertModel", (WORLD,), bert, None),
+            ("llama_dp_tp", "LlamaForCausalLM", (2, 2), causal("llama"), None),
+            ("embed_rows", "Embedding, rowwise", (WORLD,),
+             embedding(RowwiseParallel(input_layouts=Replicate())), None),
+            ("embed_cols", "Embedding, colwise", (WORLD,),
+             embedding(ColwiseParallel(output_layouts=Replicate())), None),
+            ("gpt2", "GPT2LMHeadModel", (WORLD,), gpt2,
+             "torch's Colwise/Rowwise take nn.Linear and nn.Embedding, not GPT-2's Conv1D"),
+            ("mixtral", "Mixtral (EP)", (WORLD,), moe("mixtral"), no_torch_moe),
+            ("qwen2_moe", "Qwen2-MoE (EP)", (WORLD,), moe("qwen2_moe"), no_torch_moe)]
 
 
 def torch_worker(rank, port, result_path, steps):
@@ -76,10 +118,12 @@ def torch_worker(rank, port, result_path, steps):
     meshes = {(WORLD,): init_device_mesh("cpu", (WORLD,), mesh_dim_names=("tp",)),
               (2, 2): init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))}
     results = {}
-    for key, _, shape, build in rows():
+    for key, _, shape, build, note in rows():
+        if note:
+            continue
         try:
             mesh = meshes[shape]
-            model, args, plan = build()
+            model, args, plan, _ = build()
             parallelize_module(model, mesh["tp"] if len(shape) == 2 else mesh, plan)
             if len(shape) == 2:
                 args = tuple(a.chunk(shape[0], 0)[mesh.get_local_rank("dp")] for a in args)
@@ -111,7 +155,7 @@ def torch_worker(rank, port, result_path, steps):
 
 def hp_row(hp, shape, build, steps):
     import torch
-    model, args, plan = build()
+    model, args, plan, params = build()
     if len(shape) == 2:
         mesh = hp.DeviceMesh("m", list(shape), mesh_dim_names=("dp", "tp"))
         inputs = [[hp.Shard(0), hp.Replicate()]] * len(args)
@@ -121,10 +165,10 @@ def hp_row(hp, shape, build, steps):
     start = time.time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        prog = hp.torch.export(model, args, mesh, plan=plan, inputs=inputs)
+        prog = hp.torch.export(model, args, mesh, plan=plan, inputs=inputs, params=params)
     seconds = time.time() - start
-    params = dict(model.named_parameters())
-    out, step = hp.torch.time_step(prog, args, params, steps=steps)
+    values = dict(model.named_parameters(remove_duplicate=False))
+    out, step = hp.torch.time_step(prog, args, values, steps=steps)
     with torch.no_grad():
         error = (out - model(*args)).abs().max().item()
     moved = hp.torch.collectives(prog)
@@ -153,7 +197,7 @@ def main():
         return 2
 
     hp_results = {}
-    for key, _, shape, build in rows():
+    for key, _, shape, build, _ in rows():
         try:
             hp_results[key] = hp_row(hp, shape, build, args.steps)
         except Exception as e:  # pylint: disable=broad-except
@@ -175,7 +219,7 @@ def main():
     emit(head)
     emit("-" * len(head))
     problems = []
-    for key, label, shape, _ in rows():
+    for key, label, shape, _, note in rows():
         h = hp_results[key]
         t = torch_results.get(key, {"error": torch_results.get("error", "no result")})
         ranks = "x".join(map(str, shape))
@@ -189,6 +233,9 @@ def main():
             problems.append(f"{key}: {h['replicated']} ops run replicated")
         if not h["error"] <= 1e-5:
             problems.append(f"{key}: hp differs from eager by {h['error']:.1e}")
+        if note:
+            emit(line + f"torch n/a: {note}")
+            continue
         if "error" in t:
             problems.append(f"{key}: torch fails: {t['error']}")
             emit(line + f"torch fails: {t['error']}")

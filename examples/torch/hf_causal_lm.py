@@ -29,6 +29,25 @@ def make_model(name, layers=2):
     return model_class(config).eval()
 
 
+def make_moe(name):
+    """A tiny MixtralForCausalLM ("mixtral") or Qwen2MoeForCausalLM
+    ("qwen2_moe"): 4 experts, top 2, one layer, as from_config builds it
+    (its experts default to ``grouped_mm``)."""
+    import transformers
+    common = dict(hidden_size=64, intermediate_size=128, num_attention_heads=8,
+                  num_key_value_heads=4, num_hidden_layers=1, max_position_embeddings=64,
+                  vocab_size=VOCAB, num_experts_per_tok=2)
+    torch.manual_seed(0)
+    if name == "mixtral":
+        model = transformers.MixtralForCausalLM(
+            transformers.MixtralConfig(num_local_experts=4, **common))
+    else:
+        model = transformers.Qwen2MoeForCausalLM(transformers.Qwen2MoeConfig(
+            num_experts=4, moe_intermediate_size=32, shared_expert_intermediate_size=64,
+            **common))
+    return model.eval()
+
+
 class Logits(torch.nn.Module):
     """model(input_ids, attention_mask=...).logits: the tensors hp exports."""
 
