@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EnsureMPI.h"
 #include "EnvParse.h"
 #include "FloatConversions.h"
 #include "Watchdog.h"
@@ -46,15 +47,6 @@ int worldRank() {
   if (initialized)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
-}
-
-void ensureMPI() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    int provided;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  }
 }
 
 /// Set by hpRuntimeEntryDone: the entry point returned on this rank.

@@ -12,6 +12,7 @@
 
 #include "TensorFiles.h"
 
+#include "EnsureMPI.h"
 #include "EnvParse.h"
 #include "Watchdog.h"
 
@@ -180,15 +181,6 @@ int64_t nextRequest(const std::string &directory) {
   return fetch ? kFetchState : memory ? kPeakMemory : call;
 }
 
-void ensureMPI() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized) {
-    int provided;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-  }
-}
-
 /// Broadcasts rank 0's `request` without spinning: the other ranks wait
 /// for the client's next call, which may take seconds, and a busy MPI_Bcast
 /// would burn their cores meanwhile (on a shared or oversubscribed machine,
@@ -241,7 +233,7 @@ void hp_session_done();
 /// the resident state into the request's directory, or -1 when the session
 /// ends. Peak-memory requests are answered here.
 int64_t hp_session_next() {
-  ensureMPI();
+  hp::runtime::ensureMPI();
   std::string directory = hp::runtime::tensorDirectory();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

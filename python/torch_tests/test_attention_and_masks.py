@@ -19,6 +19,7 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
 import hp
 import hp.torch
+from numerics import check_close  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
 sys.path.insert(0, os.path.abspath(EXAMPLES))
@@ -29,12 +30,6 @@ from hf_causal_lm import BATCH, SEQ  # noqa: E402
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 DP4 = hp.DeviceMesh("dp", [4], mesh_dim_names=("dp",))
 DP2xTP2 = hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp"))
-
-
-def check_close(out, expected):
-    assert out.shape == expected.shape
-    assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5), \
-        f"max error {(out - expected).abs().max()}"
 
 
 def export_quietly(*args, **kwargs):

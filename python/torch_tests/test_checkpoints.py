@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.abspath(EXAMPLES))
 
 import hf_causal_lm  # noqa: E402
 import llama_layer  # noqa: E402
-from test_plans_and_gathers import check_close, tied_llama  # noqa: E402
+from numerics import check_close  # noqa: E402
+from test_plans_and_gathers import tied_llama  # noqa: E402
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 DP_TP = hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp"))

@@ -20,6 +20,7 @@ import torch
 
 import hp
 import hp.torch
+from numerics import check_close  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
 sys.path.insert(0, os.path.abspath(EXAMPLES))
@@ -28,12 +29,6 @@ import llama_layer  # noqa: E402
 from test_torch_frontend import Lookup  # noqa: E402  (an embedding of 10 rows)
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
-
-
-def check_close(out, expected):
-    assert out.shape == expected.shape
-    assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5), \
-        f"max error {(out - expected).abs().max()}"
 
 
 def sessions_left():

@@ -20,6 +20,7 @@ from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
 import hp
 import hp.torch
+import numerics  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
 sys.path.insert(0, os.path.abspath(EXAMPLES))
@@ -38,9 +39,7 @@ TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 
 
 def check_close(out, expected):
-    assert out.shape == expected.shape
-    assert torch.allclose(out, expected, rtol=1e-4, atol=1e-5), \
-        f"max error {(out - expected).abs().max()}"
+    numerics.check_close(out, expected, rtol=1e-4)
 
 
 def forward_signature(prog):

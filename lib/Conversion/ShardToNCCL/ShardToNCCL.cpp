@@ -61,12 +61,6 @@ std::optional<RedOp> toRedOp(shard::ReductionKind kind) {
   }
 }
 
-/// The NCCL reduction of one checkSupported let through.
-RedOp checkedRedOp(shard::ReductionKind kind) {
-  std::optional<RedOp> red = toRedOp(kind);
-  assert(red && "checked by checkElementTypes");
-  return *red;
-}
 
 /// Builds the buffer-level code of one collective.
 class Emitter {
@@ -295,7 +289,13 @@ std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
 template <typename OpTy> struct ValueLowering : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   virtual Value lower(OpTy op, Emitter &e) const = 0;
+  /// Whether `lower` handles `op`; the pass checks the same beforehand with
+  /// a diagnostic, but the patterns are public (populateShardToNCCLPatterns)
+  /// and must not assume it.
+  virtual bool handles(OpTy op) const { return true; }
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const final {
+    if (!handles(op))
+      return b.notifyMatchFailure(op, "a reduction NCCL does not have");
     Emitter e(b, op.getLoc());
     b.replaceOp(op, e.castTo(lower(op, e), op.getType()));
     return success();
@@ -315,9 +315,12 @@ template <typename OpTy> struct GatherLowering : ValueLowering<OpTy> {
 /// reduce: likewise an all_reduce, defined on the root and elsewhere.
 struct ReduceLowering : ValueLowering<shard::ReduceOp> {
   using ValueLowering::ValueLowering;
+  bool handles(shard::ReduceOp op) const override {
+    return toRedOp(op.getReduction()).has_value();
+  }
   Value lower(shard::ReduceOp op, Emitter &e) const override {
     return emitReduction(e, op.getGridAttr(), op.getGridAxes(), op.getInput(),
-                         op.getType(), checkedRedOp(op.getReduction()));
+                         op.getType(), *toRedOp(op.getReduction()));
   }
 };
 
@@ -624,9 +627,12 @@ struct UpdateHaloLowering : ValueLowering<shard::UpdateHaloOp> {
 
 struct ReduceScatterLowering : ValueLowering<shard::ReduceScatterOp> {
   using ValueLowering::ValueLowering;
+  bool handles(shard::ReduceScatterOp op) const override {
+    return toRedOp(op.getReduction()).has_value();
+  }
   Value lower(shard::ReduceScatterOp op, Emitter &e) const override {
     PatternRewriter &b = e.b;
-    RedOp red = checkedRedOp(op.getReduction());
+    RedOp red = *toRedOp(op.getReduction());
     int64_t axis = op.getScatterAxis().getSExtValue();
     int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
     OpFoldResult n = groupSize(e, op, op.getGridAttr(), op.getGridAxes());
@@ -649,9 +655,12 @@ struct ReduceScatterLowering : ValueLowering<shard::ReduceScatterOp> {
 
 struct AllReduceLowering : ValueLowering<shard::AllReduceOp> {
   using ValueLowering::ValueLowering;
+  bool handles(shard::AllReduceOp op) const override {
+    return toRedOp(op.getReduction()).has_value();
+  }
   Value lower(shard::AllReduceOp op, Emitter &e) const override {
     PatternRewriter &b = e.b;
-    RedOp red = checkedRedOp(op.getReduction());
+    RedOp red = *toRedOp(op.getReduction());
     if (auto memrefType = dyn_cast<MemRefType>(op.getInput().getType())) {
       Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
       Type acc = accumulatorType(memrefType, op.getType());

@@ -22,7 +22,10 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
+
+#define DEBUG_TYPE "dtensor-propagate"
 
 namespace hp::dtensor {
 #define GEN_PASS_DEF_DTENSORPROPAGATE
@@ -912,6 +915,23 @@ LogicalResult RegionLowering::run() {
   if (succeeded(build())) {
     propagation::Solution solution =
         propagation::choose(graph, settings.chooser);
+    // -debug-only=dtensor-propagate: the choice before it is lowered.
+    LLVM_DEBUG({
+      llvm::dbgs() << "[dtensor-propagate] " << nodeOps.size() << " ops, "
+                   << graph.values.size() << " values: cost " << solution.cost
+                   << " (redistributes " << solution.redistributeCost
+                   << ", compute " << solution.computeCost << "), "
+                   << solution.method << (solution.exact ? ", exact" : "")
+                   << "\n";
+      for (auto [n, op] : llvm::enumerate(nodeOps)) {
+        const Strategy &s = graph.nodes[n].strategies[solution.choice[n]];
+        llvm::dbgs() << "  " << op->getName() << " strategy "
+                     << solution.choice[n] << " of "
+                     << graph.nodes[n].strategies.size() << ", loops [";
+        llvm::interleaveComma(s.loops, llvm::dbgs());
+        llvm::dbgs() << "]\n";
+      }
+    });
     if (failed(lowerPlaced(solution)))
       return failure();
   } else {
