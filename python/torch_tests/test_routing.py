@@ -161,11 +161,17 @@ def transformers_moe(name):
         hf_causal_lm.make_inputs(with_mask=True)
 
 
+@pytest.mark.parametrize("split", ["experts", "within"])
 @pytest.mark.parametrize("name", ["mixtral", "qwen2_moe"])
-def test_transformers_moe_split_by_experts(name):
+def test_transformers_moe_split_by_experts(name, split):
+    # By expert (expert parallel: tokens go to their experts' ranks by
+    # all_to_all), or inside each expert (tensor parallel: gate_up by its
+    # output features, down by its input features).
     wrapped, args = transformers_moe(name)
     implementation = wrapped.model.config._experts_implementation
-    experts = {n: [hp.Shard(0)] for n, _ in wrapped.named_parameters() if ".experts." in n}
+    within = {"gate_up_proj": [hp.Shard(1)], "down_proj": [hp.Shard(2)]}
+    experts = {n: [hp.Shard(0)] if split == "experts" else within[n.rsplit(".", 1)[1]]
+               for n, _ in wrapped.named_parameters() if ".experts." in n}
     assert len(experts) == 2
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -178,6 +184,9 @@ def test_transformers_moe_split_by_experts(name):
     gathered = [m for m in said if "gathers the whole" in m]
     assert gathered == [], gathered
     assert wrapped.model.config._experts_implementation == implementation  # restored
+    kinds = hp.torch.collectives(prog)["counts"]
+    if split == "experts":
+        assert "all_to_all" in kinds, kinds
     with torch.no_grad():
         expected = wrapped(*args)
     out = hp.torch.run(prog, args, dict(wrapped.named_parameters()))
