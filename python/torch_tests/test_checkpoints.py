@@ -23,25 +23,17 @@ EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torc
 sys.path.insert(0, os.path.abspath(EXAMPLES))
 
 import hf_causal_lm  # noqa: E402
-import llama_layer  # noqa: E402
 from numerics import check_close  # noqa: E402
 from test_plans_and_gathers import tied_llama  # noqa: E402
+from test_sessions import llama  # noqa: E402,F401  (the Llama-style layer's fixture)
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 DP_TP = hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp"))
 
 
-@pytest.fixture(scope="module")
-def llama():
-    torch.manual_seed(0)
-    model = llama_layer.DecoderLayer()
-    x = torch.randn(2, 16, 64)
-    prog = hp.torch.export(model, (x,), TP4, plan=llama_layer.TP_PLAN)
-    return model, prog, x
-
-
 def test_session_and_run_read_a_safetensors_file_in_place(llama, tmp_path):
-    model, prog, x = llama
+    model, prog = llama
+    x = torch.randn(2, 16, 64)
     path = tmp_path / "layer.safetensors"
     save_file(dict(model.state_dict()), str(path))
     with torch.no_grad():
@@ -139,7 +131,8 @@ def test_each_rank_holds_about_a_quarter_of_the_weights(source, tmp_path):
 
 
 def test_checkpoint_errors(llama, tmp_path):
-    model, prog, x = llama
+    model, prog = llama
+    x = torch.randn(2, 16, 64)
     state = dict(model.state_dict())
     with pytest.raises(ValueError, match="no checkpoint at"):
         hp.torch.Session(prog, tmp_path / "absent.safetensors")

@@ -11,6 +11,7 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "hp/Dialect/DTensor/Transforms/RankPiece.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
 
@@ -132,6 +133,28 @@ struct Entry {
   SmallVector<int64_t> argBytes, resultBytes;
 };
 
+/// The file sizes of every argument and result of `fn`, into `e`; failure
+/// after an error on `fn` when one is not a file of raw elements.
+LogicalResult fileSizes(func::FuncOp fn, Entry &e) {
+  FunctionType type = fn.getFunctionType();
+  StringRef name = fn.getSymName();
+  for (auto [k, t] : llvm::enumerate(type.getInputs())) {
+    std::optional<int64_t> n =
+        fileBytes(fn, t, "argument " + Twine(k) + " of @" + name);
+    if (!n)
+      return failure();
+    e.argBytes.push_back(*n);
+  }
+  for (auto [k, t] : llvm::enumerate(type.getResults())) {
+    std::optional<int64_t> n =
+        fileBytes(fn, t, "result " + Twine(k) + " of @" + name);
+    if (!n)
+      return failure();
+    e.resultBytes.push_back(*n);
+  }
+  return success();
+}
+
 struct DTensorAddDriverPass
     : public hp::dtensor::impl::DTensorAddDriverBase<DTensorAddDriverPass> {
   using DTensorAddDriverBase::DTensorAddDriverBase;
@@ -240,20 +263,8 @@ DTensorAddDriverPass::collectExtraEntries(func::FuncOp callee, int64_t perCall,
                << r << " must update state argument " << a << " as @" << entry
                << "'s does (" << main.getResult(r) << ")";
     Entry e{fn, own, {}, {}};
-    for (auto [k, t] : llvm::enumerate(type.getInputs())) {
-      std::optional<int64_t> n =
-          fileBytes(fn, t, "argument " + Twine(k) + " of @" + name);
-      if (!n)
-        return failure();
-      e.argBytes.push_back(*n);
-    }
-    for (auto [k, t] : llvm::enumerate(type.getResults())) {
-      std::optional<int64_t> n =
-          fileBytes(fn, t, "result " + Twine(k) + " of @" + name);
-      if (!n)
-        return failure();
-      e.resultBytes.push_back(*n);
-    }
+    if (failed(fileSizes(fn, e)))
+      return failure();
     entries.push_back(std::move(e));
   }
   return success();
@@ -278,21 +289,9 @@ LogicalResult DTensorAddDriverPass::addDriver() {
               "driver would be a second one";
 
   FunctionType type = callee.getFunctionType();
-  SmallVector<int64_t> argBytes, resultBytes;
-  for (auto [k, t] : llvm::enumerate(type.getInputs())) {
-    std::optional<int64_t> n =
-        fileBytes(callee, t, "argument " + Twine(k) + " of @" + entry);
-    if (!n)
-      return failure();
-    argBytes.push_back(*n);
-  }
-  for (auto [k, t] : llvm::enumerate(type.getResults())) {
-    std::optional<int64_t> n =
-        fileBytes(callee, t, "result " + Twine(k) + " of @" + entry);
-    if (!n)
-      return failure();
-    resultBytes.push_back(*n);
-  }
+  SmallVector<Entry> entries = {{callee, 0, {}, {}}};
+  if (failed(fileSizes(callee, entries[0])))
+    return failure();
 
   if (sessionInputs < -1)
     return module.emitError() << "dtensor-add-driver: session-inputs must be "
@@ -311,9 +310,12 @@ LogicalResult DTensorAddDriverPass::addDriver() {
                                  "by its client)";
   if (failed(checkState(callee, perCall)))
     return failure();
-  SmallVector<Entry> entries = {{callee, perCall, argBytes, resultBytes}};
+  entries[0].perCall = perCall;
   if (failed(collectExtraEntries(callee, perCall, entries)))
     return failure();
+  // The main entry's, which @main's own reads and writes use.
+  ArrayRef<int64_t> argBytes = entries[0].argBytes;
+  ArrayRef<int64_t> resultBytes = entries[0].resultBytes;
   auto anyInput = [&](function_ref<bool(Type)> pred) {
     return llvm::any_of(entries, [&](Entry &e) {
       return llvm::any_of(e.fn.getFunctionType().getInputs(), pred);
@@ -363,14 +365,6 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   auto main = func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
   b.setInsertionPointToStart(main.addEntryBlock());
 
-  // This rank's coordinate on each mesh axis, made where it is first
-  // needed and reused in that block.
-  auto coordinate = [&](DTensorType d, int64_t axis) -> OpFoldResult {
-    const MeshInfo &mesh = meshes[d.getMesh()];
-    return AxisIndexOp::create(b, loc, b.getIndexType(), d.getMesh(),
-                               b.getStringAttr(mesh.names[axis]))
-        .getResult();
-  };
   // An argument. A split DTensor: each rank reads only its own block, whose
   // offsets and sizes the layout model gives (torch.chunk pieces, nested
   // and strided splits alike), so no rank ever holds a whole split
@@ -386,20 +380,11 @@ LogicalResult DTensorAddDriverPass::addDriver() {
       RankedTensorType local = getLocalType(piece, mesh);
       auto order = getSplitOrder(piece.getPlacements(), whole.getRank());
       hp::IRArith a{b, loc};
-      SmallVector<OpFoldResult> coord(mesh.getRank());
       SmallVector<OpFoldResult> offsets, sizes;
       SmallVector<Value> dynamicSizes;
       for (int64_t i = 0, e = whole.getRank(); i < e; ++i) {
-        SmallVector<int64_t> parts;
-        SmallVector<OpFoldResult> digits;
-        for (int64_t m : order[i]) {
-          if (!coord[m])
-            coord[m] = coordinate(d, m);
-          parts.push_back(mesh.shape[m]);
-          digits.push_back(coord[m]);
-        }
-        auto [offset, length] =
-            nestedPiece(a, a.cst(whole.getDimSize(i)), parts, digits);
+        auto [offset, length] = rankPiece(b, loc, whole.getDimSize(i),
+                                          order[i], mesh, d.getMesh());
         if (!local.isDynamicDim(i))
           length = a.cst(local.getDimSize(i));
         else

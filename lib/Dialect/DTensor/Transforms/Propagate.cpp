@@ -10,6 +10,7 @@
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Dialect/DTensor/Transforms/RankPiece.h"
 #include "hp/Dialect/DTensor/Transforms/Strategies.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
@@ -343,22 +344,14 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   return slot;
 }
 
-/// Offset and length of this rank's piece of `size` split over mesh `axes`
-/// (outermost first), by the layout model, built at `b`'s insertion point.
-std::pair<Value, Value> rankPiece(OpBuilder &b, Location loc, int64_t size,
-                                  ArrayRef<int64_t> axes, const MeshInfo &mesh,
-                                  FlatSymbolRefAttr meshName) {
-  hp::IRArith a{b, loc};
-  SmallVector<int64_t> parts;
-  SmallVector<OpFoldResult> digits;
-  for (int64_t m : axes) {
-    parts.push_back(mesh.shape[m]);
-    digits.push_back(AxisIndexOp::create(b, loc, b.getIndexType(), meshName,
-                                         b.getStringAttr(mesh.names[m]))
-                         .getResult());
-  }
-  auto [offset, length] = nestedPiece(a, a.cst(size), parts, digits);
-  return {a.val(offset), a.val(length)};
+/// rankPiece (RankPiece.h) with both values materialised, in that order.
+std::pair<Value, Value> rankPieceValues(OpBuilder &b, Location loc,
+                                        int64_t size, ArrayRef<int64_t> axes,
+                                        const MeshInfo &mesh,
+                                        FlatSymbolRefAttr meshName) {
+  auto [offset, length] = rankPiece(b, loc, size, axes, mesh, meshName);
+  Value o = getValueOrCreateConstantIndexOp(b, loc, offset);
+  return {o, getValueOrCreateConstantIndexOp(b, loc, length)};
 }
 
 /// `offset + index` for each linalg.index of a loop that `s` shards, the
@@ -384,7 +377,8 @@ void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
     if (axes.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
       continue;
     Value offset =
-        rankPiece(b, op.getLoc(), loopSizes[loop], axes, mesh, meshName).first;
+        rankPieceValues(b, op.getLoc(), loopSizes[loop], axes, mesh, meshName)
+            .first;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(index);
     Value shifted =
@@ -460,7 +454,7 @@ void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
         continue;
       }
       b.setInsertionPoint(clone);
-      auto [offset, length] = rankPiece(b, clone->getLoc(),
+      auto [offset, length] = rankPieceValues(b, clone->getLoc(),
                                         global.getDimSize(k), axes, mesh,
                                         meshName);
       b.setInsertionPoint(extract);
