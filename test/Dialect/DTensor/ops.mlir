@@ -110,6 +110,25 @@ func.func @local_region_flat(%w: !dtensor.tensor<10x4xf32, @tp, [shard<0>]>)
   return %r : !dtensor.tensor<10x4xf32, @tp, [shard<0>]>
 }
 
+// No outputs (checks only): an empty out_placements.
+// CHECK-LABEL: func @local_region_no_outputs
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "ids") out_placements = [] : (!dtensor.tensor<8xi64, @tp, [shard<0>]>) -> () {
+// CHECK: cf.assert
+// CHECK: dtensor.yield{{$}}
+func.func @local_region_no_outputs(%ids: !dtensor.tensor<8xi64, @tp, [shard<0>]>) {
+  dtensor.local_region on @tp args(%ids as "ids") out_placements = []
+      : (!dtensor.tensor<8xi64, @tp, [shard<0>]>) -> () {
+  ^bb0(%l: tensor<2xi64>):
+    %c0 = arith.constant 0 : index
+    %i = tensor.extract %l[%c0] : tensor<2xi64>
+    %zero = arith.constant 0 : i64
+    %ok = arith.cmpi sge, %i, %zero : i64
+    cf.assert %ok, "index must be larger or equal to 0"
+    dtensor.yield
+  }
+  return
+}
+
 // No DTensor operand: results are the yielded values, unwrapped, even though
 // out_placements is present.
 // CHECK-LABEL: func @local_region_no_dtensor

@@ -156,3 +156,26 @@ func.func @fallbacks(%x: !dtensor.tensor<8x6xf32, @tp, [shard<0>]>) -> (!dtensor
   }
   return %y, %v : !dtensor.tensor<6xf32, @tp, [replicate]>, f32
 }
+// A generic with no outputs (torch-mlir's index checks: a body of cf.assert)
+// checks each rank's block where its operand lies: no gather.
+// STRAT: remark: strategy [S(0)] ->; linalg.generic, loop 0 on tp; 8 flops per device
+// CHECK-LABEL: func.func @checks_only
+// CHECK-NOT: dtensor.redistribute
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1") out_placements = [] : (!dtensor.tensor<8x2xi64, @tp, [shard<0>]>, i64) -> () {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x2xi64>, %{{.*}}: i64):
+// CHECK: cf.assert
+func.func @checks_only(%x: !dtensor.tensor<8x2xi64, @tp, [shard<0>]>) -> !dtensor.tensor<8x2xi64, @tp, [shard<0>]> {
+  %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x2xi64, @tp, [shard<0>]>) -> !dtensor.tensor<8x2xi64, @tp, [shard<0>]> {
+  ^bb0(%g: tensor<8x2xi64>):
+    %c0 = arith.constant 0 : i64
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<8x2xi64>) {
+    ^bb0(%in: i64):
+      %ok = arith.cmpi sge, %in, %c0 : i64
+      cf.assert %ok, "index must be larger or equal to 0"
+      linalg.yield
+    }
+    dtensor.yield %g : tensor<8x2xi64>
+  }
+  return %y : !dtensor.tensor<8x2xi64, @tp, [shard<0>]>
+}

@@ -275,7 +275,11 @@ std::optional<Structure> structureOf(linalg::LinalgOp op) {
   if (auto si = dyn_cast<shard::ShardingInterface>(op.getOperation())) {
     s.iterators = si.getLoopIteratorTypes();
     maps = si.getIndexingMaps(); // operands, then results
-    kinds = si.getReductionLoopIteratorKinds();
+    // Upstream reads the first output's combiner without checking there is
+    // one: a generic with no outputs (torch-mlir's index checks, bodies of
+    // cf.assert only) would read past its block arguments.
+    if (op.getNumDpsInits() > 0)
+      kinds = si.getReductionLoopIteratorKinds();
   } else {
     s.iterators = op.getIteratorTypesArray();
     maps = op.getIndexingMapsArray();
