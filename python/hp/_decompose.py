@@ -171,7 +171,27 @@ def _scatter_add(x, dim, index, src):
     return x + sums.to(x.dtype)
 
 
+def _embedding_dense_backward(grad, indices, num_weights, padding_idx,
+                              scale_grad_by_freq):
+    """An embedding's gradient as the one-hot rows of the indices times the
+    output's gradient (``index_put`` with accumulation otherwise, a
+    ``tm_tensor.scatter``): each row of the table sums the gradients of the
+    tokens that read it; a contraction, which splits by vocabulary or by
+    model dim as the table does."""
+    flat = indices.reshape(-1, 1)
+    hits = flat == torch.arange(num_weights, device=indices.device)
+    if padding_idx >= 0:
+        hits = hits & (flat != padding_idx)
+    rows = grad.reshape(-1, grad.shape[-1])
+    out = hits.to(grad.dtype).transpose(0, 1) @ rows
+    if scale_grad_by_freq:
+        counts = hits.sum(0).clamp(min=1).to(grad.dtype)
+        out = out / counts.unsqueeze(1)
+    return out
+
+
 HP_DECOMPOSITIONS = {
+    aten.embedding_dense_backward.default: _embedding_dense_backward,
     aten.cumsum.default: _cumsum,
     aten.gelu.default: _gelu,
     aten.sort.default: _sort,

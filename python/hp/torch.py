@@ -25,7 +25,7 @@ import torch
 import hp
 from hp import _checkpoint, _decompose
 
-__all__ = ["Program", "Session", "collectives", "export", "run", "time_step"]
+__all__ = ["Program", "Session", "Trainer", "collectives", "export", "run", "time_step"]
 
 # torch.bool travels as i8 (0 or 1: the bytes torch stores); the traced
 # program sees an int8 tensor and compares it with 0, so every mask op stays
@@ -573,14 +573,16 @@ def _state_placements(mesh, dim, state, canonical, planned, params):
     return placed
 
 
-def _input_placements(mesh, args, inputs):
+def _input_placements(mesh, args, inputs, what="inputs"):
+    """The placement lists ``inputs`` gives ``args`` (None: replicated),
+    checked; errors name the argument ``what``."""
     rep = [hp.Replicate()] * mesh.ndim
     if inputs is None:
         return [list(rep) for _ in args]
     inputs = list(inputs)
     if len(inputs) != len(args):
-        raise ValueError(f"inputs: {len(inputs)} placement lists for {len(args)} inputs")
-    return [list(rep) if ps is None else _placements(ps, a.dim(), mesh, f"inputs[{i}]")
+        raise ValueError(f"{what}: {len(inputs)} placement lists for {len(args)} {what}")
+    return [list(rep) if ps is None else _placements(ps, a.dim(), mesh, f"{what}[{i}]")
             for i, (ps, a) in enumerate(zip(inputs, args))]
 
 
@@ -678,23 +680,29 @@ def _import(importer, model, args, state, planned):
             raise ValueError(exported.bad) from None
         raise
     _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
+    return _lower(importer, program, len(exported.outs) + len(exported.pins)), \
+        exported.outs, exported.pins
+
+
+def _lower(importer, program, n_results):
+    """The exported ``program`` imported by torch-mlir's ``importer``
+    (linalg on tensors) as @forward with ``n_results`` results: its text,
+    with locations (each op at its torch op and the user's line)."""
     _decompose.views_as_reshapes(program)
     lowered = importer(program, output_type="linalg-on-tensors", func_name="forward",
                        decomposition_table=_decompose.decomposition_table(),
                        fx_importer=_located_importer())
     imported = str(lowered)
     _refuse_unsupported(imported)
-    outs, pins = exported.outs, exported.pins
     # torch-mlir returns what functionalization found written as extra results.
     head = re.search(r"func\.func @forward\(.*\) -> (.*) \{", imported)
-    if head and head.group(1).count("tensor<") != len(outs) + len(pins):
-        raise ValueError(f"torch-mlir returned {head.group(1).count('tensor<')} results for "
-                         f"{len(outs)} outputs and {len(pins)} plan pins: the module most "
+    if head and head.group(1).count("tensor<") != n_results:
+        raise ValueError(f"torch-mlir returned {head.group(1).count('tensor<')} results where "
+                         f"{n_results} were expected (outputs and plan pins): the module most "
                          "likely writes to an input or a buffer (an in-place update, or a "
                          "layer in training mode); hp exports functions, so export it in "
                          "eval mode or without in-place updates")
-    # With locations: each op at its torch op and the user's line.
-    return lowered.operation.get_asm(enable_debug_info=True), outs, pins
+    return lowered.operation.get_asm(enable_debug_info=True)
 
 
 class _static_experts:
@@ -903,3 +911,6 @@ def collectives(prog):
 from hp._session import Session  # noqa: E402  (it uses Program)
 from hp._checkpoint import Checkpoint  # noqa: E402
 from hp._generate import Generator, generate  # noqa: E402  (they use export and Session)
+
+
+from hp._train import Trainer  # noqa: E402  (it builds on this module)
