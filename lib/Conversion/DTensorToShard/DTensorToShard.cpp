@@ -409,11 +409,10 @@ void ConvertDTensorToShardPass::runOnOperation() {
   plan::Options options;
   options.latencyBytes = static_cast<double>(latencyBytes);
   options.axisWeights.assign(axisWeights.begin(), axisWeights.end());
-  for (double w : options.axisWeights)
-    if (!(w > 0)) {
-      module.emitError("axis-weights must be positive, got ") << w;
-      return signalPassFailure();
-    }
+  if (std::string why = plan::invalidOptions(options); !why.empty()) {
+    module.emitError(why);
+    return signalPassFailure();
+  }
 
   auto table = std::make_shared<const MeshTable>(readMeshes(module));
   // A weight for an axis no mesh has is a mistake, not a no-op.

@@ -31,6 +31,7 @@
 // STATS-NEXT: (S)  2 collectives    - Collectives in the plans
 // STATS-NEXT: (S)  1 redistributes  - Redistributes planned
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=1,0" -split-input-file 2>&1 | FileCheck %s --check-prefix=BADWEIGHT
+// RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=inf" -split-input-file 2>&1 | FileCheck %s --check-prefix=INFWEIGHT
 // RUN: not hp-opt %s -convert-dtensor-to-shard="axis-weights=8,1,3" -split-input-file 2>&1 | FileCheck %s --check-prefix=EXTRAWEIGHT
 // EXTRAWEIGHT: error: axis-weights has 3 entries, but no mesh has more than 2 axes
 
@@ -99,4 +100,5 @@ func.func @merge(%x: !dtensor.tensor<10xf32, @m, [shard<0>, shard<0>]>) -> !dten
   return %r : !dtensor.tensor<10xf32, @m, [replicate, replicate]>
 }
 
-// BADWEIGHT: error: axis-weights must be positive, got 0
+// BADWEIGHT: error: axis-weights must be finite numbers above 0, got 0
+// INFWEIGHT: error: axis-weights must be finite numbers above 0, got inf

@@ -17,6 +17,9 @@
 // RUN: not hp-opt %s -dtensor-propagate="max-table-size=1099511627776" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGECAP
 // RUN: not hp-opt %s -dtensor-propagate="flop-bytes=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not hp-opt %s -dtensor-propagate="axis-weights=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BADW
+// One rule for the weights in every pass that plans (as convert-dtensor-to-shard):
+// RUN: not hp-opt %s -dtensor-propagate="axis-weights=1,0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZEROW
+// RUN: not hp-opt %s -dtensor-propagate="axis-weights=inf" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFW
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
@@ -68,7 +71,9 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // HUGECAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 1099511627776
 
 // BAD: error: dtensor-propagate: flop-bytes must be a finite number >= 0
-// BADW: error: dtensor-propagate: axis-weights must be finite numbers >= 0
+// BADW: error: dtensor-propagate: axis-weights must be finite numbers above 0, got -2
+// ZEROW: error: dtensor-propagate: axis-weights must be finite numbers above 0, got 0
+// INFW: error: dtensor-propagate: axis-weights must be finite numbers above 0, got inf
 
 // Everything replicated at the boundary: with compute free nothing moves and
 // every rank multiplies whole tensors; with compute dear (1000 bytes a flop)

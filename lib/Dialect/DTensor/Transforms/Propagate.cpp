@@ -991,12 +991,11 @@ struct DTensorPropagatePass
                                 "finite number >= 0");
       return signalPassFailure();
     }
-    for (double w : axisWeights)
-      if (w < 0 || !std::isfinite(w)) {
-        getOperation()->emitError("dtensor-propagate: axis-weights must be "
-                                  "finite numbers >= 0");
-        return signalPassFailure();
-      }
+    if (std::string why = plan::invalidOptions(settings.chooser.planner);
+        !why.empty()) {
+      getOperation()->emitError("dtensor-propagate: ") << why;
+      return signalPassFailure();
+    }
     SmallVector<GlobalRegionOp> regions;
     getOperation()->walk([&](GlobalRegionOp r) { regions.push_back(r); });
     SymbolTableCollection symbols;

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <functional>
 #include <queue>
+#include <sstream>
 
 using namespace hp::dtensor::plan;
 using hp::dtensor::kNotSharded;
@@ -134,6 +135,16 @@ std::string Step::str() const {
     os << ", " << stringifyReduceOp(reduceOp);
   os << ", cost=" << cost << ')';
   return s;
+}
+
+std::string hp::dtensor::plan::invalidOptions(const Options &options) {
+  for (double w : options.axisWeights)
+    if (!(w > 0) || !std::isfinite(w)) {
+      std::ostringstream os;
+      os << "axis-weights must be finite numbers above 0, got " << w;
+      return os.str();
+    }
+  return "";
 }
 
 std::string hp::dtensor::plan::humanBytes(double bytes) {

@@ -117,6 +117,12 @@ struct Options {
   bool permutes = true;
 };
 
+/// Why `options` cannot price plans (empty if they can): every axis weight
+/// must be a finite number above 0 (0 would make an axis free and every
+/// plan on it a tie; infinity every plan on it equal). The one check of
+/// the passes that take planning options.
+std::string invalidOptions(const Options &options);
+
 /// How elements combine in reductions and what a local fill writes.
 enum class Arithmetic : uint8_t {
   /// Floats: sums do not wrap; max and min fill with -inf and +inf.
