@@ -429,7 +429,14 @@ std::vector<std::string> Module::run(const std::string &pipeline) {
     context->fail("invalid pass pipeline '" + pipeline + "': " + error);
   }
   ++generation;
-  MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, operation());
+  MlirLogicalResult ran;
+  {
+    // The passes touch no Python object (diagnostics go to a C++ list):
+    // other Python threads run meanwhile, such as a session starting its
+    // ranks while a copy of the program is partitioned (hp.torch.Trainer).
+    nb::gil_scoped_release release;
+    ran = mlirPassManagerRunOnOp(pm, operation());
+  }
   mlirPassManagerDestroy(pm);
   if (mlirLogicalResultIsFailure(ran))
     context->fail("pipeline '" + pipeline + "' failed");

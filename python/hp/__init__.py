@@ -790,7 +790,12 @@ def collectives(module, function=None):
     is not known. Raises ValueError when ``function`` names no function."""
     parsed = Module.parse(Context(), str(module))
     parsed.run("builtin.module(hp-partition)")
-    out = str(parsed)
+    return _partitioned_collectives(str(parsed), function)
+
+
+def _partitioned_collectives(out, function=None):
+    """:func:`collectives` of ``out``, the text of a module hp-partition
+    has run on."""
     grids = {name: tuple(int(x) for x in shape.split("x"))
              for name, shape in _re.findall(r"shard\.grid @([\w$.-]+)\(shape = ([\dx]+)", out)}
     counts, total = {}, 0

@@ -190,8 +190,34 @@ def _embedding_dense_backward(grad, indices, num_weights, padding_idx,
     return out
 
 
+def _nll_loss_forward(x, target, weight, reduction, ignore_index):
+    """The negative log-likelihood as a select of each row's target class and
+    a sum over the classes (torch-mlir's lowering reads each row's class by
+    a data-dependent index, which no split can follow, so the log-softmax
+    is gathered whole): a sum over classes splits by vocabulary like the
+    LM head, and rows by the batch. ``where`` rather than a product with the
+    one-hot rows, so that a -inf log-probability of another class stays out
+    of the sum. Returns (loss, total weight) as the aten op does."""
+    rows = x if x.dim() == 2 else x.unsqueeze(0)
+    t = target.reshape(-1, 1)
+    hits = (t == torch.arange(rows.shape[-1], device=x.device)) & (t != ignore_index)
+    weights = hits.to(x.dtype)
+    if weight is not None:
+        weights = weights * weight
+    picked = torch.where(hits, rows, torch.zeros((), dtype=x.dtype)) * weights
+    per_row = -picked.sum(-1)
+    row_weight = weights.sum(-1)
+    total = row_weight.sum()
+    if reduction == 0:  # none
+        return (per_row if x.dim() == 2 else per_row.reshape(())), total
+    if reduction == 2:  # sum
+        return per_row.sum(), total
+    return per_row.sum() / total, total
+
+
 HP_DECOMPOSITIONS = {
     aten.embedding_dense_backward.default: _embedding_dense_backward,
+    aten.nll_loss_forward.default: _nll_loss_forward,
     aten.cumsum.default: _cumsum,
     aten.gelu.default: _gelu,
     aten.sort.default: _sort,

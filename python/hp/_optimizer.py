@@ -33,6 +33,8 @@ class _Optimizer:
                     raise ValueError(f"optimizer: '{name}' is in two parameter groups")
                 self.group_of[name] = g
             self._check_group(g, group)
+        # What the traced update is built for: checked again at every step.
+        self.shape = self._shape()
 
     def _check_group(self, g, group):
         where = f"optimizer: param_groups[{g}]"
@@ -50,6 +52,30 @@ class _Optimizer:
             if torch.is_tensor(group["lr"]) or any(torch.is_tensor(b) for b in group["betas"]):
                 raise ValueError(f"{where}: tensor lr or betas are not supported")
 
+    def _shape(self):
+        """Per group, what the traced formula depends on beyond its scalars:
+        for SGD whether momentum is used and Nesterov's form, for Adam which
+        of torch's two lerp forms (its weight 1 - beta1 below 0.5 or not)."""
+        if self.kind == "sgd":
+            return [(group["momentum"] != 0, bool(group["nesterov"]))
+                    for group in self.opt.param_groups]
+        return [1 - float(group["betas"][0]) >= 0.5 for group in self.opt.param_groups]
+
+    def check_shape(self):
+        """Raises if a group changed what the traced step computes (momentum
+        turned on or off, Nesterov, beta1 across 0.5): a new Trainer traces
+        the new formula."""
+        now = self._shape()
+        for g, (was, is_) in enumerate(zip(self.shape, now)):
+            if was != is_:
+                what = "momentum on or off, or nesterov" if self.kind == "sgd" else \
+                    "betas[0] across 0.5"
+                raise ValueError(f"optimizer: param_groups[{g}] changed {what} after the "
+                                 "Trainer traced its step; build a new Trainer")
+        if len(now) != len(self.shape):
+            raise ValueError("optimizer: its parameter groups changed after the Trainer "
+                             "traced its step; build a new Trainer")
+
     def state_keys(self):
         if self.kind == "sgd" and self.momentum == 0:
             return ()
@@ -58,7 +84,7 @@ class _Optimizer:
     def num_scalars(self):
         return 6 if self.kind == "sgd" else 9
 
-    def scalars(self, step):
+    def scalars(self, step, dtype=torch.float32):
         """[groups, num_scalars] float32: each group's scalars for step
         ``step`` (1 for the first), computed in double as torch computes
         them; a group's hyperparameters are read each step, so a scheduler's
@@ -81,7 +107,7 @@ class _Optimizer:
             rows.append([sign, 1.0 - lr * wd if decoupled else 1.0,
                          0.0 if decoupled else wd, 1.0 - beta1, beta2, 1.0 - beta2,
                          -(lr / bias1), bias2 ** 0.5, float(group["eps"])])
-        return torch.tensor(rows, dtype=torch.float32)
+        return torch.tensor(rows, dtype=dtype)
 
     def update(self, g, p, grad, state, s):
         """The new value and state of a parameter of group ``g`` from its
@@ -101,7 +127,11 @@ class _Optimizer:
             return p + d * s[4], [buf]
         p = p * s[1]                               # AdamW's decoupled decay
         grad = grad + p * s[2]                     # Adam's weight decay
-        m = state[0] + (grad - state[0]) * s[3]    # lerp(m, grad, 1 - beta1)
+        # lerp(m, grad, 1 - beta1), in torch's form for that weight.
+        if self.shape[g]:
+            m = grad - (grad - state[0]) * (1 - s[3])
+        else:
+            m = state[0] + (grad - state[0]) * s[3]
         v = state[1] * s[4] + grad * grad * s[5]
         denom = v.sqrt() / s[7] + s[8]
         return p + (m / denom) * s[6], [m, v]

@@ -19,6 +19,8 @@ optimizer state takes its parameter's. Gradients are intermediate values,
 placed by dtensor-propagate with the rest of the step.
 """
 
+import threading
+
 import torch
 
 import hp
@@ -70,7 +72,10 @@ class Trainer:
         params_by_id = {id(t): n for n, t in model.named_parameters()}
         opt = _Optimizer(optimizer, params_by_id)
         self._opt = opt
-        trained = [n for n in state if n in opt.group_of]
+        # torch steps the parameters that get a gradient: those that
+        # require one.
+        requires = {n for n, p in model.named_parameters() if p.requires_grad}
+        trained = [n for n in state if n in opt.group_of and n in requires]
         for n in trained:
             if not state[n].dtype.is_floating_point:
                 raise ValueError(f"optimizer: '{n}' is {state[n].dtype}; hp trains floating "
@@ -81,11 +86,7 @@ class Trainer:
         planned = hpt._plan_modules(model, plan or {})
         placed = hpt._state_placements(mesh, dim, state, canonical, planned, params)
         if fsdp is not None:
-            d = hpt._plan_dim(mesh, fsdp)
-            for n in trained:
-                if state[n].dim() > 0 and not placed[n][d].is_shard() and \
-                        not placed[n][d].is_partial():
-                    placed[n][d] = hp.Shard(0)
+            _split_rows(placed, trained, state, hpt._plan_dim(mesh, fsdp))
         keys = opt.state_keys()
         opt_names = [_state_name(k, n) for n in trained for k in keys]
         for n in trained:
@@ -94,7 +95,10 @@ class Trainer:
         input_ps = hpt._input_placements(mesh, xs, inputs)
         target_ps = _target_placements(mesh, xs, input_ps, ts, targets)
         rep = [hp.Replicate()] * mesh.ndim
-        hyper = opt.scalars(1)
+        # The scalars in double for a double model, as torch applies them.
+        self._scalar_dtype = torch.float64 if trained and all(
+            state[n].dtype == torch.float64 for n in trained) else torch.float32
+        hyper = opt.scalars(1, self._scalar_dtype)
         names = list(state) + opt_names
         init = self._initial_state(state, trained, keys)
         self._step_count = init.pop(None)
@@ -114,8 +118,12 @@ class Trainer:
         module = hpt._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
                                   [placed[n] for n in names], output_ps, pins, pin,
                                   [None] * (len(xs) + len(ts) + 1) + names)
-        remarks = [d for d in module.clone().run("builtin.module(dtensor-propagate)")
-                   if "runs replicated" in d]
+        # One partitioning of a copy gives the remarks of the placement and
+        # what a step moves (collectives()); it runs on its own context in
+        # a thread while the session starts its ranks (which compile the
+        # same program in their own processes).
+        partition = _Partition(str(module))
+        remarks = []
         input_specs = [(tuple(t.shape), t.dtype, ps) for t, ps in
                        zip((*xs, *ts, hyper), input_ps + target_ps + [rep])]
         state_specs = {n: (tuple(init[n].shape), init[n].dtype, placed[n]) for n in names}
@@ -126,12 +134,21 @@ class Trainer:
                                    buffers, remarks,
                                    {a: c for a, c in canonical.items() if a != c})
         self._trained, self._opt_names, self._keys = trained, opt_names, keys
+        self._trained_set = set(trained)
         self._aliases = canonical
         self._param_names = params_by_id
         self._fixed = {n: init[n] for n in state if n not in trained}
         self._model_names = list(model.state_dict(keep_vars=True))
-        self._session = hpt.Session(self.program, params={n: init[n] for n in names},
-                                    np=np, state={n: 1 + i for i, n in enumerate(updated)})
+        try:
+            self._session = hpt.Session(self.program, params={n: init[n] for n in names},
+                                        np=np, state={n: 1 + i for i, n in enumerate(updated)})
+        finally:
+            partition.join()
+        if partition.error is not None:
+            self.close()
+            raise partition.error
+        remarks += [d for d in partition.remarks if "runs replicated" in d]
+        self._moved = partition.moved
 
     def _initial_state(self, state, trained, keys):
         """Every argument's first value (the model's parameters and buffers,
@@ -164,7 +181,8 @@ class Trainer:
             raise RuntimeError("the hp.torch.Trainer is closed")
         xs = hpt._as_tuple(inputs, "inputs")
         ts = hpt._as_tuple(targets, "targets")
-        hyper = self._opt.scalars(self._step_count + 1)
+        self._opt.check_shape()
+        hyper = self._opt.scalars(self._step_count + 1, self._scalar_dtype)
         loss = self._session(*xs, *ts, hyper)
         self._step_count += 1
         return float(loss)
@@ -186,6 +204,15 @@ class Trainer:
             ids = []
             for p in group["params"]:
                 n = names[id(p)]
+                if n not in self._trained_set:
+                    # Not stepped (no gradient): what torch's optimizer held.
+                    held = opt.state.get(p)
+                    if held:
+                        out_state[index] = {k: v.clone() if torch.is_tensor(v) else v
+                                            for k, v in held.items()}
+                    ids.append(index)
+                    index += 1
+                    continue
                 entry = {k: values[_state_name(k, n)] for k in self._keys}
                 if self._opt.kind == "adam":
                     entry["step"] = torch.tensor(float(self._step_count))
@@ -205,10 +232,7 @@ class Trainer:
         return values
 
     def collectives(self):
-        """What one step moves: as :func:`hp.torch.collectives` says
-        (computed once: it places the whole step again)."""
-        if self._moved is None:
-            self._moved = hp.collectives(self.program.module, "forward")
+        """What one step moves: as :func:`hp.torch.collectives` says."""
         return {k: dict(v) if isinstance(v, dict) else v for k, v in self._moved.items()}
 
     def peak_memory(self):
@@ -232,6 +256,37 @@ class Trainer:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class _Partition(threading.Thread):
+    """hp-partition of a program's text on a context of its own, in a
+    thread: its diagnostics (``remarks``) and what it moves (``moved``),
+    or the ``error`` it raised."""
+
+    def __init__(self, text):
+        super().__init__(daemon=True)
+        self.text, self.remarks, self.moved, self.error = text, [], None, None
+        self.start()
+
+    def run(self):
+        try:
+            copy = hp.Module.parse(hp.Context(), self.text, "step")
+            self.remarks = copy.run("builtin.module(hp-partition)")
+            self.moved = hp._partitioned_collectives(str(copy), "forward")
+        except Exception as e:  # pylint: disable=broad-except
+            self.error = e
+
+
+def _split_rows(placed, trained, state, d):
+    """FSDP: every trained parameter also split by rows on mesh dim ``d``
+    where nothing splits it there yet. (A column-parallel weight's rows are
+    then split by "dp" outside "tp"'s blocks; torch's FSDP2 splits them
+    inside, ``_StridedShard``. hp takes both, and measured the plain split
+    cheaper on its planner: docs/Training.md.)"""
+    for n in trained:
+        ps = placed[n]
+        if state[n].dim() > 0 and not ps[d].is_shard() and not ps[d].is_partial():
+            ps[d] = hp.Shard(0)
 
 
 def _checked_targets(example_targets, targets):
