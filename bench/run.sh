@@ -43,5 +43,8 @@ echo
 echo "== generate: greedy decoding on 4 ranks, hp.torch.Generator vs transformers under torch TP"
 "$(bash scripts/torch-env.sh)" bench/generate.py
 echo
+echo "== train_compare: training steps, hp.torch.Trainer vs torch TP / DDP / FSDP2 / FSDP2 + TP, 4 ranks"
+"$(bash scripts/torch-env.sh)" bench/train_compare.py
+echo
 echo "== param_memory: peak memory per rank with block reads, tensors and a checkpoint, 4 ranks"
 "$(bash scripts/torch-env.sh)" bench/param_memory.py

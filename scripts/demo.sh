@@ -21,7 +21,9 @@
 # Mistral, Qwen2 with their SDPA attention and masks), a vocabulary-parallel
 # loss and a dp x tp block, each exported with
 # torch's own parallelize_module plan, run on 4 ranks and compared with torch
-# eager on one device.
+# eager on one device; a session, greedy decoding, and 10 training steps of
+# the Llama-style layer under FSDP x TP (hp.torch.Trainer) against torch
+# eager training.
 # It ends by showing a broken placement contract rejected at compile time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +73,7 @@ echo "=================================================================="
 echo "== PyTorch models in: hp.torch.export + hp.torch.run on 4 ranks"
 echo "=================================================================="
 torch_python=$(bash scripts/torch-env.sh)
-for f in mlp llama_layer hf_llama_layer hf_causal_lm vocab_parallel_loss dp_tp_mlp session generate; do
+for f in mlp llama_layer hf_llama_layer hf_causal_lm vocab_parallel_loss dp_tp_mlp session generate train; do
   echo "-- examples/torch/$f.py"
   PYTHONPATH=build/python "$torch_python" "examples/torch/$f.py"
 done
