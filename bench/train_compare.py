@@ -56,8 +56,6 @@ def case(name):
     same on every rank and in hp's process."""
     import torch
     import torch.nn.functional as F
-    from torch.distributed.tensor import Replicate
-    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
     torch.manual_seed(0)
     if name == "layer":
@@ -69,13 +67,7 @@ def case(name):
     model = hf_causal_lm.make_model("llama").train()
     ids = [torch.randint(0, hf_causal_lm.VOCAB, (8, 17)) for _ in range(STEPS)]
     batches = [(i[:, :-1].contiguous(), i[:, 1:].contiguous()) for i in ids]
-    layer = {"self_attn.q_proj": ColwiseParallel(), "self_attn.k_proj": ColwiseParallel(),
-             "self_attn.v_proj": ColwiseParallel(), "self_attn.o_proj": RowwiseParallel(),
-             "mlp.gate_proj": ColwiseParallel(), "mlp.up_proj": ColwiseParallel(),
-             "mlp.down_proj": RowwiseParallel()}
-    plan = {f"model.layers.*.{k}": v for k, v in layer.items()}
-    plan["model.embed_tokens"] = RowwiseParallel(input_layouts=Replicate())
-    plan["lm_head"] = ColwiseParallel(output_layouts=Replicate())
+    plan = hf_causal_lm.causal_lm_plan()
 
     def loss_fn(out, labels):
         logits = out.logits

@@ -77,13 +77,19 @@ def plan_for(wrapped):
     embedding row-wise (vocabulary-parallel), each decoder layer's q/k/v and
     gate/up column-wise and o/down row-wise, the LM head column-wise with
     its logits gathered."""
+    return causal_lm_plan("model.")
+
+
+def causal_lm_plan(prefix=""):
+    """That plan for a Llama-style causal LM at ``prefix`` (its path, with a
+    trailing dot, inside the module the plan is applied to)."""
     layer = {"self_attn.q_proj": ColwiseParallel(), "self_attn.k_proj": ColwiseParallel(),
              "self_attn.v_proj": ColwiseParallel(), "self_attn.o_proj": RowwiseParallel(),
              "mlp.gate_proj": ColwiseParallel(), "mlp.up_proj": ColwiseParallel(),
              "mlp.down_proj": RowwiseParallel()}
-    plan = {f"model.model.layers.*.{k}": v for k, v in layer.items()}
-    plan["model.model.embed_tokens"] = RowwiseParallel(input_layouts=Replicate())
-    plan["model.lm_head"] = ColwiseParallel(output_layouts=Replicate())
+    plan = {f"{prefix}model.layers.*.{k}": v for k, v in layer.items()}
+    plan[f"{prefix}model.embed_tokens"] = RowwiseParallel(input_layouts=Replicate())
+    plan[f"{prefix}lm_head"] = ColwiseParallel(output_layouts=Replicate())
     return plan
 
 

@@ -81,11 +81,8 @@ class _Optimizer:
             return ()
         return _STATE_KEYS[self.kind]
 
-    def num_scalars(self):
-        return 6 if self.kind == "sgd" else 9
-
     def scalars(self, step, dtype=torch.float32):
-        """[groups, num_scalars] float32: each group's scalars for step
+        """[groups, 6 (SGD) or 9 (Adam)] of ``dtype``: each group's scalars for step
         ``step`` (1 for the first), computed in double as torch computes
         them; a group's hyperparameters are read each step, so a scheduler's
         or the user's changes apply."""

@@ -59,7 +59,6 @@ class Trainer:
                  fsdp=None, np=None, plan_dim=None):
         from hp import torch as hpt
         self._session = None
-        self._moved = None
         if not callable(loss_fn):
             raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
         if optimizer is None:
@@ -133,7 +132,7 @@ class Trainer:
         self.program = hpt.Program(module, mesh, input_specs, state_specs, output_specs,
                                    buffers, remarks,
                                    {a: c for a, c in canonical.items() if a != c})
-        self._trained, self._opt_names, self._keys = trained, opt_names, keys
+        self._keys = keys
         self._trained_set = set(trained)
         self._aliases = canonical
         self._param_names = params_by_id
@@ -291,16 +290,8 @@ def _split_rows(placed, trained, state, d):
 
 def _checked_targets(example_targets, targets):
     from hp import torch as hpt
-    ts = hpt._as_tuple(example_targets, "example_targets")
-    for i, t in enumerate(ts):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"target {i} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dtype not in hpt._DTYPES:
-            raise ValueError(f"target {i}: dtype {t.dtype} is not one hp holds")
-    if targets is not None and not isinstance(targets, (list, tuple)):
-        raise TypeError(f"targets must be a list of placement lists (one per target), got "
-                        f"{type(targets).__name__}")
-    return ts
+    hpt._check_placement_lists(targets, "targets")
+    return hpt._checked_tensors(hpt._as_tuple(example_targets, "example_targets"), "target")
 
 
 def _target_placements(mesh, xs, input_ps, ts, targets):

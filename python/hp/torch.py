@@ -514,17 +514,27 @@ def _checked_export_arguments(model, args, mesh, params, inputs, outputs, plan,
         if value is not None and not isinstance(value, dict):
             raise TypeError(f"{what} must be a dict, got {type(value).__name__}")
     for what, value in (("inputs", inputs), ("outputs", outputs)):
-        if value is not None and not isinstance(value, (list, tuple)):
-            raise TypeError(f"{what} must be a list of placement lists (one per "
-                            f"{what[:-1]}), got {type(value).__name__}")
-    args = _as_tuple(args, "args")
-    for i, a in enumerate(args):
+        _check_placement_lists(value, what)
+    return _checked_tensors(_as_tuple(args, "args"), "input")
+
+
+def _check_placement_lists(value, what):
+    """``value`` (``inputs``, ``outputs``, ``targets``) is None or a list."""
+    if value is not None and not isinstance(value, (list, tuple)):
+        raise TypeError(f"{what} must be a list of placement lists (one per "
+                        f"{what[:-1]}), got {type(value).__name__}")
+
+
+def _checked_tensors(values, what):
+    """``values``, each a tensor of a dtype hp holds; errors name ``what``
+    and the index."""
+    for i, a in enumerate(values):
         if not isinstance(a, torch.Tensor):
-            raise TypeError(f"input {i} must be a torch.Tensor, got {type(a).__name__}")
+            raise TypeError(f"{what} {i} must be a torch.Tensor, got {type(a).__name__}")
         if a.dtype not in _DTYPES:
-            raise ValueError(f"input {i}: dtype {a.dtype} is not one hp holds "
+            raise ValueError(f"{what} {i}: dtype {a.dtype} is not one hp holds "
                              f"({', '.join(str(d) for d in _DTYPES)})")
-    return args
+    return values
 
 
 def _state(model):

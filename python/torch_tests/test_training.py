@@ -263,6 +263,9 @@ def tiny_trainer(**kw):
     (dict(example_targets=("y",)), TypeError, "target 0 must be a torch.Tensor"),
     (dict(targets=[hp.Shard(0)]), TypeError, r"targets\[0\]: expected a list of placements"),
     (dict(targets=[None, None]), ValueError, "targets: 2 placement lists for 1 targets"),
+    (dict(targets="dp"), TypeError, "targets must be a list of placement lists"),
+    (dict(example_targets=(torch.zeros(4, 8, dtype=torch.complex64),)), ValueError,
+     "target 0: dtype torch.complex64 is not one hp holds"),
     (dict(loss_fn=lambda out, y: out), ValueError, "loss_fn must return a scalar"),
     (dict(fsdp="nope"), ValueError, "nope"),
 ])
