@@ -30,6 +30,16 @@ struct DecomposeAggregatedOpsPass
         ops.push_back(op);
     });
     for (linalg::AggregatedOpInterface op : ops) {
+      // Upstream's softmax verifier accepts any element type, but its
+      // decomposition asks for a float's -inf and crashes on integers.
+      if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op.getOperation())) {
+        Type element = softmax.getInputOperandType().getElementType();
+        if (!isa<FloatType>(element)) {
+          softmax.emitOpError("needs a floating-point element type, got ")
+              << element;
+          return signalPassFailure();
+        }
+      }
       OpBuilder b(op);
       FailureOr<SmallVector<Value>> parts = op.decomposeOperation(b);
       if (failed(parts)) {
