@@ -30,6 +30,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+import hp  # noqa: E402  (hp's byte formulas, from its build)
 HP_OPT = os.environ.get("HP_OPT", os.path.join(ROOT, "build", "bin", "hp-opt"))
 PLAN_QUALITY = os.path.join(ROOT, "build", "bench", "hp-bench-plan-quality")
 MESHES = [(2,), (4,), (8,), (2, 2), (2, 4), (4, 2), (2, 2, 2)]
@@ -140,12 +142,13 @@ def hlo_bytes(text):
         if n <= 1:
             continue
         count += 1
-        if op in ("all-gather", "all-to-all"):
-            total += (n - 1) / n * nbytes
-        elif op == "reduce-scatter":
-            total += (n - 1) * nbytes  # result is 1/n of the operand
-        else:
-            total += 2 * (n - 1) / n * nbytes
+        # HLO gives each collective's result shape; hp's formulas
+        # (hp.collective_bytes_sent) price it. A reduce-scatter's operand is
+        # n of its results.
+        kind = {"all-gather": "all_gather", "all-to-all": "all_to_all",
+                "reduce-scatter": "reduce_scatter"}.get(op, "all_reduce")
+        operand = n * nbytes if kind == "reduce_scatter" else nbytes
+        total += hp.collective_bytes_sent(kind, n, float(operand), float(nbytes))
     return total, count
 
 

@@ -14,8 +14,8 @@ choice, DAGs with residuals, and MLPs on a 2-D (dp x tp) mesh. For each:
     takes its cheapest strategy given its inputs' placements), the lower
     bound and whether the solution is exact;
   * `hp-opt --hp-partition`: the collectives inside func @program by kind,
-    and their bytes per rank from the static types (ring algorithms:
-    all_gather (n-1)/n of its result, reduce_scatter and all_to_all (n-1)/n
+    and their bytes per rank from the static types, counted by hp's C++
+    (hp.partitioned_collectives; ring algorithms: all_gather (n-1)/n of its result, reduce_scatter and all_to_all (n-1)/n
     of their operand, all_reduce twice that, shift one block);
   * the planning time: the wall time of `hp-opt --dtensor-propagate`;
   * upstream MLIR where it can say the program: the same body with
@@ -46,8 +46,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HP_OPT = os.environ.get("HP_OPT", os.path.join(ROOT, "build", "bin", "hp-opt"))
 MLIR_OPT = os.environ.get("MLIR_OPT", "/usr/lib/llvm-22/bin/mlir-opt")
-ELEMENT_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "f64": 8, "i64": 8,
-                 "i8": 1, "i1": 1, "index": 8}
+sys.path.insert(0, os.path.join(ROOT, "build", "python"))
 KINDS = ["all_gather", "all_reduce", "reduce_scatter", "all_to_all", "permute"]
 KIND_SHORT = {"all_gather": "AG", "all_reduce": "AR", "reduce_scatter": "RS",
               "all_to_all": "A2A", "permute": "P"}
@@ -665,69 +664,22 @@ def function_body(text, name="program"):
     raise RuntimeError(f"no func @{name} in the output")
 
 
-def tensor_bytes(ty):
-    m = re.fullmatch(r"tensor<([^>]*)>", ty.strip())
-    if not m:
-        return None
-    parts = m.group(1).split("x")
-    n = 1
-    for d in parts[:-1]:
-        if not d.isdigit():
-            return None  # dynamic
-        n *= int(d)
-    return n * ELEMENT_BYTES.get(parts[-1].split(",")[0], 4)
-
-
-COLLECTIVE = re.compile(r"shard\.(all_gather|all_reduce|reduce_scatter|all_to_all|shift|send|recv|"
-                        r"broadcast|gather|scatter|reduce)\b(.*)")
-
-
-def collectives(text, grids):
-    """Counts by kind and bytes per rank of the collectives in func @program
-    (None where a type is dynamic)."""
+def collectives(text):
+    """Counts by kind, other (rooted) collectives and bytes per rank (None
+    where a type is dynamic) of func @program in partitioned IR, counted by
+    hp itself (hp.partitioned_collectives, the C API's one counter)."""
+    import hp
+    moved = hp.partitioned_collectives(text, "program")
     counts = {k: 0 for k in KINDS}
     other = 0
-    total = 0.0
-    for line in function_body(text).splitlines():
-        m = COLLECTIVE.search(line)
-        if not m:
-            continue
-        kind, rest = m.group(1), m.group(2)
-        g = re.search(r"on @(\w+)", rest)
-        axes = re.search(r"grid_axes = \[([\d, ]*)\]", rest)
-        n = 1
-        if g and axes and axes.group(1).strip():
-            shape = grids.get(g.group(1), ())
-            for a in axes.group(1).split(","):
-                n *= shape[int(a)] if int(a) < len(shape) else 1
-        types = re.findall(r"tensor<[^>]*>", rest.split(" : ")[-1]) if " : " in rest else []
-        if n <= 1 and kind not in ("send", "recv"):
-            continue
-        src = tensor_bytes(types[0]) if types else None
-        dst = tensor_bytes(types[-1]) if types else None
+    for kind, n in moved["counts"].items():
         if kind in ("shift", "send", "recv"):
-            counts["permute"] += 1
-            b = src if kind != "recv" else 0
+            counts["permute"] += n
         elif kind in counts:
-            counts[kind] += 1
-            if kind == "all_gather":
-                b = None if dst is None else (n - 1) / n * dst
-            elif kind == "all_reduce":
-                b = None if src is None else 2 * (n - 1) / n * src
-            else:
-                b = None if src is None else (n - 1) / n * src
+            counts[kind] += n
         else:
-            other += 1
-            b = src
-        total = None if (total is None or b is None) else total + b
-    return counts, other, total
-
-
-def grids_of(text):
-    grids = {}
-    for name, shape in re.findall(r"shard\.grid @(\w+)\(shape = ([\dx?]+)", text):
-        grids[name] = tuple(int(s) for s in shape.split("x"))
-    return grids
+            other += n
+    return counts, other, moved["bytes"]
 
 
 def hp_partition(path):
@@ -757,7 +709,7 @@ def upstream(prog, tmp):
     left = re.findall(r"shard\.shard\b", body)
     if left:
         return f"shard.shard left in the output ({len(left)})"
-    return collectives(proc.stdout, grids_of(proc.stdout))
+    return collectives(proc.stdout)
 
 
 def fmt_bytes(b):
@@ -861,7 +813,7 @@ def main():
             plan = min(run([HP_OPT, "--dtensor-propagate", "-o", os.devnull], path)[1]
                        for _ in range(3))
             text, _ = hp_partition(path)
-            counts, other, irbytes = collectives(text, grids_of(text))
+            counts, other, irbytes = collectives(text)
         except RuntimeError as e:
             problems.append(f"{prog.name}: {e} (IR: {path})")
             row["error"] = str(e).splitlines()[0]

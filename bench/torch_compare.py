@@ -168,19 +168,16 @@ def kinds_text(counts):
 # ---------------------------------------------------------------------------
 
 def ring_bytes(kind, operand_bytes, n):
-    """Bytes one rank sends, the formulas hp.collectives uses: all_gather
-    (n-1)/n of its result (n times the operand), reduce_scatter and
-    all_to_all (n-1)/n of their operand, all_reduce twice that; a broadcast
+    """Bytes one rank sends in a torch collective of `kind` on `n` ranks,
+    by hp's own formulas (hp.collective_bytes_sent: an all_gather (n-1)/n of
+    its result, n times the operand; reduce_scatter and all_to_all (n-1)/n
+    of their operand, all_reduce twice that). Any other kind (a broadcast)
     is charged its operand."""
-    if n <= 1:
-        return 0.0
-    if kind == "all_gather":
-        return (n - 1) * operand_bytes
-    if kind in ("reduce_scatter", "all_to_all"):
-        return (n - 1) / n * operand_bytes
-    if kind == "all_reduce":
-        return 2 * (n - 1) / n * operand_bytes
-    return float(operand_bytes)
+    import hp
+    if kind not in ("all_gather", "all_reduce", "reduce_scatter", "all_to_all"):
+        kind = "broadcast"
+    result = n * operand_bytes if kind == "all_gather" else operand_bytes
+    return hp.collective_bytes_sent(kind, max(n, 1), float(operand_bytes), float(result))
 
 
 def collective_sizes_mode():

@@ -45,7 +45,7 @@ if shutil.which("mpirun"):
     config.available_features.add("mpi")
 
 tool_dirs = [config.hp_tools_dir, config.llvm_tools_dir]
-tools = ["hp-opt", "hp-lsp-server", "mlir-opt", "mlir-translate", "hp-capi-test", "hp-capi-errors-test", "llc", "llvm-nm", "llvm-objcopy"]
+tools = ["hp-opt", "hp-lsp-server", "mlir-opt", "mlir-translate", "hp-capi-test", "hp-capi-errors-test", "hp-capi-collectives-test", "llc", "llvm-nm", "llvm-objcopy"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.hp_have_cuda:

@@ -16,9 +16,9 @@ from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 __all__ = [
     "Attribute", "Block", "Context", "DeviceMesh", "Module", "Operation",
     "Partial", "Placement", "Replicate", "Shard", "StridedShard", "Type", "Value",
-    "RunError", "collectives", "constrain", "dtensor_type", "from_local", "global_region",
+    "RunError", "collective_bytes_sent", "collectives", "constrain", "dtensor_type", "from_local", "global_region",
     "local_call", "local_region",
-    "redistribute", "run", "to_local", "MAX_RANKS",
+    "partitioned_collectives", "redistribute", "run", "to_local", "MAX_RANKS",
 ]
 
 import re as _re
@@ -759,26 +759,6 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=(), env=None
     return outputs
 
 
-_ELEMENT_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i8": 1,
-                  "ui8": 1, "i1": 1}
-_COLLECTIVE = _re.compile(r"shard\.(all_gather|all_reduce|reduce_scatter|all_to_all|all_slice|"
-                          r"shift|send|recv|broadcast)\b(.*)")
-
-
-def _tensor_bytes(ty):
-    m = _re.fullmatch(r"tensor<([^>]*)>", ty.strip())
-    if not m:
-        return None
-    *dims, elt = m.group(1).split("x")
-    n = 1
-    for d in dims:
-        if not d.isdigit():
-            return None
-        n *= int(d)
-    size = _ELEMENT_BYTES.get(elt.split(",")[0])
-    return None if size is None else n * size
-
-
 def collectives(module, function=None):
     """What ``hp-partition`` makes ``module`` (a Module or IR text) move:
     ``{"counts": {kind: n}, "bytes": bytes one rank sends}``, over func
@@ -787,54 +767,24 @@ def collectives(module, function=None):
     all_to_all (n-1)/n of its operand, an all_reduce twice that, a shift its
     block; local slices (all_slice) move nothing and are not counted;
     ``bytes`` is None where a shape is dynamic or an element type's size
-    is not known. Raises ValueError when ``function`` names no function."""
+    is not known. Counted in C++ (hp-c/Collectives.h), by the formulas the
+    planner prices with. Raises ValueError when ``function`` names no
+    function."""
     parsed = Module.parse(Context(), str(module))
     parsed.run("builtin.module(hp-partition)")
-    return _partitioned_collectives(str(parsed), function)
+    return partitioned_collectives(parsed, function)
 
 
-def _partitioned_collectives(out, function=None):
-    """:func:`collectives` of ``out``, the text of a module hp-partition
-    has run on."""
-    grids = {name: tuple(int(x) for x in shape.split("x"))
-             for name, shape in _re.findall(r"shard\.grid @([\w$.-]+)\(shape = ([\dx]+)", out)}
-    counts, total = {}, 0
-    if function is not None and not _re.search(
-            rf"func\.func (?:private )?@{_re.escape(function)}\(", out):
-        raise ValueError(f"no function @{function} in the module")
-    inside = function is None
-    for line in out.splitlines():
-        head = _re.match(r"\s*func\.func (?:private )?@([\w$.-]+)", line)
-        if head:
-            inside = function is None or head.group(1) == function
-            continue
-        m = _COLLECTIVE.search(line) if inside else None
-        if not m or m.group(1) == "all_slice":
-            continue
-        kind, rest = m.group(1), m.group(2)
-        grid = _re.search(r"on @([\w$.-]+)", rest)
-        axes = _re.search(r"grid_axes = \[([\d, ]*)\]", rest)
-        n = 1
-        if grid and axes and axes.group(1).strip():
-            shape = grids.get(grid.group(1), ())
-            for a in axes.group(1).split(","):
-                n *= shape[int(a)] if int(a) < len(shape) else 1
-        if n <= 1 and kind not in ("send", "recv", "shift"):
-            continue
-        types = _re.findall(r"tensor<[^>]*>", rest.split(" : ")[-1]) if " : " in rest else []
-        src = _tensor_bytes(types[0]) if types else None
-        dst = _tensor_bytes(types[-1]) if types else None
-        if kind == "all_gather":
-            b = None if dst is None else (n - 1) / n * dst
-        elif kind == "all_reduce":
-            b = None if src is None else 2 * (n - 1) / n * src
-        elif kind in ("reduce_scatter", "all_to_all"):
-            b = None if src is None else (n - 1) / n * src
-        else:
-            b = 0 if kind == "recv" else src
-        counts[kind] = counts.get(kind, 0) + 1
-        total = None if total is None or b is None else total + b
-    return {"counts": counts, "bytes": total}
+def partitioned_collectives(module, function=None):
+    """:func:`collectives` of ``module`` (a Module or IR text), which
+    hp-partition (or another partitioner to the shard dialect) has already
+    run on."""
+    if not isinstance(module, Module):
+        module = Module.parse(Context(), str(module))
+    return _hp.collective_totals(module, function or "")
+
+
+collective_bytes_sent = _hp.collective_bytes_sent
 
 
 def yield_(block, values):

@@ -271,7 +271,7 @@ class _Partition(threading.Thread):
         try:
             copy = hp.Module.parse(hp.Context(), self.text, "step")
             self.remarks = copy.run("builtin.module(hp-partition)")
-            self.moved = hp._partitioned_collectives(str(copy), "forward")
+            self.moved = hp.partitioned_collectives(copy, "forward")
         except Exception as e:  # pylint: disable=broad-except
             self.error = e
 

@@ -507,6 +507,48 @@ def test_collectives_count_kinds_and_ring_bytes(ctx):
         hp.collectives(MESH_PROGRAM, function="nothing")
 
 
+PARTITIONED = """
+shard.grid @g(shape = 2x4)
+func.func @f(%x: tensor<4x8xf32>, %y: tensor<4x8xi16>) {
+  %0 = shard.all_gather %x on @g grid_axes = [1] gather_axis = 0 : tensor<4x8xf32> -> tensor<16x8xf32>
+  %1 = shard.all_reduce %y on @g grid_axes = [0, 1] : tensor<4x8xi16> -> tensor<4x8xi16>
+  %2 = shard.all_slice %0 on @g grid_axes = [1] slice_axis = 0 : tensor<16x8xf32> -> tensor<4x8xf32>
+  return
+}
+"""
+
+
+def test_partitioned_collectives_count_what_is_there(ctx):
+    # Worked by hand: the all_gather sends 3/4 of its 16x8xf32 result (384
+    # bytes), the all_reduce on all 8 ranks 2 * 7/8 of its 4x8xi16 operand
+    # (112); the all_slice is local.
+    expected = {"counts": {"all_gather": 1, "all_reduce": 1}, "bytes": 496.0}
+    assert hp.partitioned_collectives(PARTITIONED) == expected
+    assert hp.partitioned_collectives(hp.Module.parse(ctx, PARTITIONED), "f") == expected
+    with pytest.raises(ValueError, match="no function @g in the module"):
+        hp.partitioned_collectives(PARTITIONED, "g")
+    dynamic = PARTITIONED.replace("tensor<4x8xi16>", "tensor<?x8xi16>")
+    assert hp.partitioned_collectives(dynamic)["bytes"] is None
+
+
+def test_collective_bytes_sent_is_the_ring_formula():
+    # n = 4, operand 100 bytes, result 400: worked by hand.
+    assert hp.collective_bytes_sent("all_gather", 4, 100, 400) == 300
+    assert hp.collective_bytes_sent("all_reduce", 4, 100, 100) == 150
+    assert hp.collective_bytes_sent("reduce_scatter", 4, 100, 25) == 75
+    assert hp.collective_bytes_sent("all_to_all", 4, 100, 100) == 75
+    assert hp.collective_bytes_sent("send", 1, 100, 100) == 100
+    assert hp.collective_bytes_sent("recv", 2, 100, 100) == 0
+    assert hp.collective_bytes_sent("all_reduce", 1, 100, 100) == 0
+    with pytest.raises(ValueError, match="unknown collective 'gossip'"):
+        hp.collective_bytes_sent("gossip", 4, 1, 1)
+    with pytest.raises(ValueError, match="at least one rank, got 0"):
+        hp.collective_bytes_sent("all_gather", 0, 1, 1)
+    for bad in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="finite and >= 0"):
+            hp.collective_bytes_sent("all_gather", 2, bad, 1)
+
+
 IMPORT_SOURCE = """
 dtensor.mesh @tp shape = [2]
 func.func @forward(%x: !dtensor.tensor<4xf32, @tp, [shard<0>]>) -> !dtensor.tensor<4xf32, @tp, [shard<0>]> {

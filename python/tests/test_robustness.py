@@ -467,14 +467,20 @@ def test_set_location_provider_takes_none():
 def test_no_string_ref_into_a_temporary():
     # An MlirStringRef into a temporary std::string dangles once the
     # statement ends; mlirOperationStateGet keeps it until
-    # mlirOperationCreate (ASan: stack-use-after-scope). HPModule.cpp
-    # deletes toRef's overloads for temporaries and literals so that the
-    # compiler refuses them; this checks that they stay deleted.
+    # mlirOperationCreate (ASan: stack-use-after-scope). HPModule.h deletes
+    # toRef's overloads for temporaries and literals so that the compiler
+    # refuses them in every file of the extension; this checks that they
+    # stay deleted and that no file passes a literal.
     import re
-    source = (pathlib.Path(__file__).parents[1] / "HPModule.cpp").read_text()
-    assert "MlirStringRef toRef(std::string &&) = delete;" in source
-    assert "MlirStringRef toRef(const char *) = delete;" in source
-    assert not re.search(r'toRef\("', source)
+    here = pathlib.Path(__file__).parents[1]
+    header = (here / "HPModule.h").read_text()
+    assert "MlirStringRef toRef(std::string &&) = delete;" in header
+    assert "MlirStringRef toRef(const char *) = delete;" in header
+    sources = sorted(here.glob("HP*.cpp"))
+    assert len(sources) >= 3
+    for path in sources:
+        assert '#include "HPModule.h"' in path.read_text()
+        assert not re.search(r'toRef\("', path.read_text()), path
 
 
 # Calls hp.run on argv[1] (a Module, so hp.run writes a file of its own).

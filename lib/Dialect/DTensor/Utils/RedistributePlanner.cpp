@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Utils/CollectiveBytes.h"
 #include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -250,14 +251,13 @@ struct Costing {
                           : 1.0);
     return w;
   }
-  /// Fills in cost and isCollective for a step moving `bytes` per rank
-  /// scaled by `fraction`. Groups of one device need no communication.
-  void price(Step &step, double fraction, double bytes) const {
-    int64_t n = groupSize(step.axes);
-    step.isCollective = n > 1;
-    step.bytes = step.isCollective ? fraction * bytes : 0;
+  /// Fills in cost and isCollective for a step in which one rank sends
+  /// `sent` bytes (bytesSent). Groups of one device need no communication.
+  void price(Step &step, double sent) const {
+    step.isCollective = groupSize(step.axes) > 1;
+    step.bytes = step.isCollective ? sent : 0;
     step.cost = step.isCollective
-                    ? weight(step.axes) * fraction * bytes + options.latencyBytes
+                    ? weight(step.axes) * sent + options.latencyBytes
                     : 0;
   }
 };
@@ -411,15 +411,15 @@ void Successors::gathersAndAllToAlls() {
 
       Step gather{Step::AllGather, axes, d};
       // (n-1)/n of the padded output, which is n padded inputs.
-      costing.price(gather, static_cast<double>(n - 1) / n, n * bytes);
+      costing.price(gather, bytesSent(Collective::AllGather, n, bytes, n * bytes));
       fn(gather, gathered);
 
       for (int64_t d2 = 0; d2 < rank; ++d2) {
         if (d2 == d)
           continue;
         Step a2a{Step::AllToAll, axes, d, d2};
-        costing.price(a2a, static_cast<double>(n - 1) / n,
-                      packedBytes(d2, axes));
+        double packed = packedBytes(d2, axes);
+        costing.price(a2a, bytesSent(Collective::AllToAll, n, packed, packed));
         fn(a2a, splitAlong(gathered, d2, axes));
       }
     }
@@ -533,7 +533,9 @@ void Successors::emitPermute() {
     if (moves[m] && problem.meshShape[m] != 1)
       permute.axes.push_back(m);
   permute.order = order;
-  costing.price(permute, 1.0, bytes);
+  costing.price(permute, bytesSent(Collective::Send,
+                                   costing.groupSize(permute.axes), bytes,
+                                   bytes));
   fn(permute, next);
 }
 
@@ -555,7 +557,10 @@ void Successors::subBlockPermute() {
         state.placements[m].kind != Placement::Partial)
       permute.axes.push_back(m);
   permute.order = goal.order;
-  costing.price(permute, 1.0, localBytes(problem, goal));
+  double block = localBytes(problem, goal);
+  costing.price(permute, bytesSent(Collective::Send,
+                                   costing.groupSize(permute.axes), block,
+                                   block));
   fn(permute, goal);
 }
 
@@ -584,7 +589,7 @@ void Successors::reductionsOver(ReduceOp op, llvm::ArrayRef<int64_t> axes) {
     reduced.placements[m] = Placement::replicate();
   Step allReduce{Step::AllReduce, llvm::to_vector<4>(axes)};
   allReduce.reduceOp = op;
-  costing.price(allReduce, 2.0 * (n - 1) / n, bytes);
+  costing.price(allReduce, bytesSent(Collective::AllReduce, n, bytes, bytes));
   fn(allReduce, reduced);
 
   // Every order of the group gives another nesting of the new splits.
@@ -593,7 +598,9 @@ void Successors::reductionsOver(ReduceOp op, llvm::ArrayRef<int64_t> axes) {
     for (int64_t d = 0; d < rank; ++d) {
       Step rs{Step::ReduceScatter, perm, d};
       rs.reduceOp = op;
-      costing.price(rs, static_cast<double>(n - 1) / n, packedBytes(d, perm));
+      double packed = packedBytes(d, perm);
+      costing.price(rs, bytesSent(Collective::ReduceScatter, n, packed,
+                                  packed / n));
       fn(rs, splitAlong(state, d, perm));
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
