@@ -7,7 +7,7 @@
 // order; other axes are moved to the front with linalg.transpose and back.
 //
 // The pass is one dialect conversion after which no shard op is left; what
-// hp cannot lower is reported, located, before it (checkSupported), so the
+// hp cannot lower is reported, located, before it (hp::checkNCCLLowerable, NCCLMapping.cpp), so the
 // patterns take their ops as given. The grids, which the patterns read,
 // become nccl.grids last.
 //
@@ -15,6 +15,8 @@
 
 #include "hp/Conversion/Passes.h"
 
+#include "Emitter.h"
+#include "NCCLMapping.h"
 #include "ShardQueries.h"
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
@@ -41,126 +43,11 @@ namespace hp {
 
 using namespace mlir;
 using namespace hp::nccl;
+using hp::accumulatorType;
+using hp::shardtonccl::Emitter;
+using hp::toRedOp;
 
 namespace {
-
-std::optional<RedOp> toRedOp(shard::ReductionKind kind) {
-  switch (kind) {
-  case shard::ReductionKind::Sum:
-    return RedOp::Sum;
-  case shard::ReductionKind::Product:
-    return RedOp::Prod;
-  case shard::ReductionKind::Max:
-    return RedOp::Max;
-  case shard::ReductionKind::Min:
-    return RedOp::Min;
-  case shard::ReductionKind::Average:
-    return RedOp::Avg;
-  default:
-    return std::nullopt;
-  }
-}
-
-
-/// Builds the buffer-level code of one collective.
-class Emitter {
-public:
-  Emitter(PatternRewriter &b, Location loc) : b(b), loc(loc) {}
-
-  Value comm(FlatSymbolRefAttr grid, ArrayRef<int16_t> axes) {
-    return CommOp::create(b, loc, CommType::get(b.getContext()), grid,
-                          b.getDenseI16ArrayAttr(axes));
-  }
-
-  /// The tensor's buffer with a fully dynamic layout, which bufferization
-  /// reaches from any buffer by a valid cast; nccl-contiguous-buffers later
-  /// stages it if its real layout is not contiguous.
-  Value toBuffer(Value tensor) {
-    auto t = cast<RankedTensorType>(tensor.getType());
-    SmallVector<int64_t> strides(t.getRank(), ShapedType::kDynamic);
-    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                                         strides);
-    return bufferization::ToBufferOp::create(
-        b, loc, MemRefType::get(t.getShape(), t.getElementType(), layout),
-        tensor, /*read_only=*/true);
-  }
-
-  Value alloc(ArrayRef<OpFoldResult> sizes, Type elementType) {
-    SmallVector<int64_t> shape;
-    SmallVector<Value> dynamic;
-    dispatchIndexOpFoldResults(sizes, dynamic, shape);
-    return memref::AllocOp::create(b, loc, MemRefType::get(shape, elementType),
-                                   dynamic);
-  }
-
-  /// A fresh buffer of `tensor`'s shape and element type.
-  Value allocLike(Value tensor) {
-    return alloc(sizes(tensor),
-                 cast<RankedTensorType>(tensor.getType()).getElementType());
-  }
-
-  Value toTensor(Value buffer) {
-    auto m = cast<MemRefType>(buffer.getType());
-    return bufferization::ToTensorOp::create(
-        b, loc, RankedTensorType::get(m.getShape(), m.getElementType()),
-        buffer, b.getUnitAttr(), b.getUnitAttr());
-  }
-
-  SmallVector<OpFoldResult> sizes(Value tensor) {
-    return tensor::getMixedSizes(b, loc, tensor);
-  }
-
-  Value transpose(Value t, ArrayRef<int64_t> perm) {
-    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
-      return t;
-    SmallVector<OpFoldResult> in = sizes(t), out;
-    for (int64_t p : perm)
-      out.push_back(in[p]);
-    Value init = tensor::EmptyOp::create(
-        b, loc, out, cast<RankedTensorType>(t.getType()).getElementType());
-    return linalg::TransposeOp::create(b, loc, t, init, perm).getResult()[0];
-  }
-
-  /// Permutation that moves `axis` to the front, and its inverse.
-  static SmallVector<int64_t> frontPerm(int64_t rank, int64_t axis) {
-    SmallVector<int64_t> perm = {axis};
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != axis)
-        perm.push_back(d);
-    return perm;
-  }
-
-  Value value(OpFoldResult a) {
-    return getValueOrCreateConstantIndexOp(b, loc, a);
-  }
-  /// a * n, a / n and a - n: a constant when both are (the layout's
-  /// folding index arithmetic).
-  OpFoldResult mul(OpFoldResult a, OpFoldResult n) {
-    return indexArith().mul(a, n);
-  }
-  OpFoldResult div(OpFoldResult a, OpFoldResult n) {
-    return indexArith().div(a, n);
-  }
-  OpFoldResult sub(OpFoldResult a, OpFoldResult n) {
-    return indexArith().sub(a, n);
-  }
-  hp::IRArith indexArith() { return hp::IRArith{b, loc}; }
-  /// (a + k) mod n for an in-group rank a.
-  Value addMod(Value a, OpFoldResult k, OpFoldResult n) {
-    Value sum = arith::AddIOp::create(b, loc, a, value(k));
-    return arith::RemUIOp::create(b, loc, sum, value(n));
-  }
-
-  /// Result tensor cast to the op's declared type where shapes agree.
-  Value castTo(Value v, Type type) {
-    if (v.getType() == type)
-      return v;
-    return tensor::CastOp::create(b, loc, type, v);
-  }
-
-  PatternRewriter &b;
-  Location loc;
-};
 
 SmallVector<int64_t> toI64(ArrayRef<int16_t> axes) {
   return SmallVector<int64_t>(axes.begin(), axes.end());
@@ -207,20 +94,6 @@ Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid,
   AllReduceOp::create(e.b, e.loc, e.toBuffer(input), recv, e.comm(grid, axes),
                       red);
   return e.toTensor(recv);
-}
-
-/// The element type a reduction accumulates in: the wider of its input's and
-/// its result's (upstream lets them differ, e.g. f32 -> f64), and for
-/// integers NCCL lacks (i16) the next one it has.
-Type accumulatorType(Type input, Type result) {
-  Type in = getElementTypeOrSelf(input), out = getElementTypeOrSelf(result);
-  Type acc =
-      in.getIntOrFloatBitWidth() > out.getIntOrFloatBitWidth() ? in : out;
-  if (getNCCLDataType(acc) >= 0)
-    return acc;
-  if (auto i = dyn_cast<IntegerType>(acc); i && i.getWidth() < 64)
-    return IntegerType::get(acc.getContext(), i.getWidth() <= 32 ? 32 : 64);
-  return acc;
 }
 
 /// `t` with every element converted to `to` (a copy only when they differ).
@@ -966,120 +839,6 @@ void groupSendRecvPairs(Operation *root) {
   }
 }
 
-/// An error unless NCCL has a data type for `type`'s elements.
-LogicalResult checkNCCLType(Operation *op, Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || getNCCLDataType(shaped.getElementType()) >= 0)
-    return success();
-  return op->emitOpError() << "element type " << shaped.getElementType()
-                           << " has no NCCL data type";
-}
-
-/// The element types a collective moves or reduces (in its accumulator
-/// type), and its reduction, have NCCL equivalents.
-LogicalResult checkElementTypes(Operation *op) {
-  if (isa<shard::AllReduceOp, shard::ReduceOp, shard::ReduceScatterOp>(op)) {
-    Type in = getElementTypeOrSelf(op->getOperand(0).getType());
-    Type out = getElementTypeOrSelf(op->getResult(0).getType());
-    if (!in.isIntOrFloat() || !out.isIntOrFloat())
-      return op->emitOpError() << "reduces " << in << " into " << out
-                               << "; NCCL reduces integers and floats only";
-    if (failed(checkNCCLType(
-            op, RankedTensorType::get({}, accumulatorType(in, out)))))
-      return failure();
-  } else if (auto halo = dyn_cast<shard::UpdateHaloOp>(op)) {
-    // Its halo sizes are not data.
-    if (failed(checkNCCLType(op, halo.getDestination().getType())))
-      return failure();
-  } else {
-    for (Type t : op->getOperandTypes())
-      if (failed(checkNCCLType(op, t)))
-        return failure();
-  }
-  auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
-  if (reduction && !toRedOp(reduction.getValue()))
-    return op->emitOpError() << "reduction '"
-                             << shard::stringifyReductionKind(
-                                    reduction.getValue())
-                             << "' has no NCCL equivalent";
-  return success();
-}
-
-/// Axis lists in range and without repeats (upstream's verifiers leave
-/// these unchecked).
-LogicalResult checkAxes(Operation *op, FlatSymbolRefAttr gridName,
-                        ArrayRef<ArrayRef<int16_t>> lists) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
-  if (!grid)
-    return success(); // the symbol verifier reports it
-  llvm::SmallDenseSet<int16_t> seen;
-  for (ArrayRef<int16_t> list : lists)
-    for (int16_t a : list) {
-      if (a < 0 || a >= grid.getRank())
-        return op->emitOpError()
-               << "splits along grid axis " << a << ", but @"
-               << grid.getSymName() << " has " << grid.getRank() << " axes";
-      if (!seen.insert(a).second)
-        return op->emitOpError() << "lists grid axis " << a << " twice";
-    }
-  return success();
-}
-
-/// A (lower, upper) halo pair, not negative, per split dim.
-LogicalResult checkUpdateHalo(shard::UpdateHaloOp op) {
-  SmallVector<ArrayRef<int16_t>> lists;
-  for (shard::GridAxesAttr axes : op.getSplitAxes().getAxes())
-    lists.push_back(axes.asArrayRef());
-  if (failed(checkAxes(op, op.getGridAttr(), lists)))
-    return failure();
-  auto type = cast<ShapedType>(op.getDestination().getType());
-  int64_t splitDims = 0;
-  for (auto [d, axes] : llvm::enumerate(op.getSplitAxes().getAxes()))
-    if (!axes.empty() && static_cast<int64_t>(d) < type.getRank())
-      ++splitDims;
-  int64_t halos = op.getStaticHaloSizes().size();
-  if (halos != 2 * splitDims)
-    return op.emitOpError()
-           << "has " << halos << " halo sizes for " << splitDims
-           << " split dims; it needs a (lower, upper) pair per split dim";
-  for (int64_t size : op.getStaticHaloSizes())
-    if (!ShapedType::isDynamic(size) && size < 0)
-      return op.emitOpError() << "has a negative halo size " << size;
-  return success();
-}
-
-/// A static split dim divides into one block per group member.
-LogicalResult checkAllToAll(shard::AllToAllOp op) {
-  int64_t split = op.getSplitAxis().getSExtValue();
-  int64_t size = op.getInput().getType().getDimSize(split);
-  int64_t n = groupSize(op, op.getGridAttr(), op.getGridAxes());
-  if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(n) &&
-      size % n != 0)
-    return op.emitOpError()
-           << "splits dim " << split << " of size " << size << " into " << n
-           << " blocks, one per group member; the size must be a multiple "
-              "of the group size";
-  return success();
-}
-
-/// What hp cannot lower, reported where it is before anything is
-/// rewritten; the patterns take the rest as given.
-LogicalResult checkSupported(Operation *op) {
-  if (auto n = dyn_cast<shard::NeighborsLinearIndicesOp>(op))
-    if (failed(checkAxes(op, n.getGridAttr(), {n.getSplitAxes()})))
-      return failure();
-  if (isa_and_present<shard::ShardDialect>(op->getDialect()) &&
-      !isa<shard::GridOp>(op) && failed(checkElementTypes(op)))
-    return failure();
-  if (auto r = dyn_cast<shard::RecvOp>(op); r && !r.getSource())
-    return op->emitOpError("needs a source to lower to ncclRecv");
-  if (auto h = dyn_cast<shard::UpdateHaloOp>(op))
-    return checkUpdateHalo(h);
-  if (auto a = dyn_cast<shard::AllToAllOp>(op))
-    return checkAllToAll(a);
-  return hp::checkShardQuery(op);
-}
-
 /// Each shard.grid whose communicators the collectives now use becomes the
 /// nccl.grid of the same name, with its shape and device list; one nothing
 /// refers to any more is erased.
@@ -1126,7 +885,7 @@ struct ConvertShardToNCCLPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     WalkResult unsupported = module.walk([](Operation *op) {
-      return failed(checkSupported(op)) ? WalkResult::interrupt()
+      return failed(hp::checkNCCLLowerable(op)) ? WalkResult::interrupt()
                                         : WalkResult::advance();
     });
     if (unsupported.wasInterrupted())
