@@ -364,6 +364,14 @@ void bindPlacementsAndTypes(nb::module_ &m) {
       throw nb::value_error(("unknown reduction '" + op + "'").c_str());
     return Attribute{c, hpDTensorPartialAttrGet(c->ctx, reduceOp)};
   });
+  m.def(
+      "check_symbol_name",
+      [](const std::string &name, const std::string &what) {
+        checkSymbolName(name, what.c_str());
+      },
+      nb::arg("name"), nb::arg("what"),
+      "Raises ValueError unless `name` is a symbol name hp takes "
+      "(hp/Support/SymbolName.h).");
   m.def("dtensor_type", &dtensorType);
   m.def("local_type", &localType);
 }

@@ -11,6 +11,7 @@
 
 #include "hp-c/DTensor.h"
 #include "hp/Support/NestingDepth.h"
+#include "hp/Support/SymbolName.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -60,18 +61,10 @@ inline void checkNesting(const std::string &text, const char *what) {
     throw nb::value_error(violation->message(what).c_str());
 }
 
-/// A bare MLIR symbol name (`@tp`, `@main`): an empty or odd name would
-/// print as something that does not parse again.
+/// A symbol name users type: the one rule of hp/Support/SymbolName.h.
 inline void checkSymbolName(const std::string &name, const char *what) {
-  bool valid = !name.empty() &&
-               (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name)
-    valid &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-             c == '$' || c == '.' || c == '-';
-  if (!valid)
-    throw nb::value_error((std::string(what) + " '" + name +
-                           "' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)")
-                              .c_str());
+  if (!hp::isPlainSymbolName(name))
+    throw nb::value_error(hp::notASymbolName(what, name).c_str());
 }
 
 /// Mesh sizes divide tensor dims: each must be at least 1.

@@ -15,6 +15,7 @@
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Support/NestingDepth.h"
+#include "hp/Support/SymbolName.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
@@ -97,6 +98,17 @@ public:
     }
     if (!allowEmpty && !s.length) {
       misuse() << what << " must not be empty";
+      return false;
+    }
+    return true;
+  }
+
+  /// A string that names a symbol users type (hp/Support/SymbolName.h).
+  bool checkSymbol(const Twine &what, MlirStringRef s) const {
+    if (!checkString(what, s, /*allowEmpty=*/false))
+      return false;
+    if (!hp::isPlainSymbolName(unwrap(s))) {
+      misuse() << hp::notASymbolName(what.str(), unwrap(s));
       return false;
     }
     return true;
@@ -349,7 +361,7 @@ MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
   if (!call.checkArray("shape", rank, shape) ||
       !call.unwrapList("placements", numPlacements, placements, list) ||
       !call.checkPlacements(list) ||
-      !call.checkString("mesh", mesh, /*allowEmpty=*/false))
+      !call.checkSymbol("mesh", mesh))
     return {nullptr};
   if (mlirTypeIsNull(elementType)) {
     call.misuse() << "the element type is null";
@@ -439,7 +451,7 @@ MlirOperation hpDTensorMeshOpCreate(MlirLocation loc, MlirStringRef name,
                                     const MlirStringRef *names,
                                     const int64_t *devices) {
   Call call(loc, __func__);
-  if (!call || !call.checkString("name", name, /*allowEmpty=*/false) ||
+  if (!call || !call.checkSymbol("name", name) ||
       !call.checkArray("shape", rank, shape))
     return {nullptr};
   if (rank == 0) {
@@ -498,7 +510,7 @@ MlirOperation hpDTensorLocalRegionOpCreate(
   SmallVector<Type> argTypes, results;
   DictionaryAttr in;
   ArrayAttr out;
-  if (!call || !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+  if (!call || !call.checkSymbol("mesh", mesh) ||
       !call.unwrapList("args", numArgs, args, operands) ||
       !call.checkArray("argNames", numArgs, argNames) ||
       !call.unwrapList("blockArgTypes", numArgs, blockArgTypes, argTypes) ||
@@ -559,8 +571,8 @@ MlirOperation hpDTensorLocalCallOpCreate(
   SmallVector<Type> results;
   DictionaryAttr in;
   ArrayAttr out;
-  if (!call || !call.checkString("callee", callee, /*allowEmpty=*/false) ||
-      !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+  if (!call || !call.checkSymbol("callee", callee) ||
+      !call.checkSymbol("mesh", mesh) ||
       !call.unwrapList("args", numArgs, args, operands) ||
       !call.checkContract(inPlacements, outPlacements, in, out) ||
       !call.unwrapList("resultTypes", numResults, resultTypes, results))
@@ -646,7 +658,7 @@ MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
   Call call(loc, __func__);
   SmallVector<Value> operands;
   SmallVector<Type> results;
-  if (!call || !call.checkString("mesh", mesh, /*allowEmpty=*/false) ||
+  if (!call || !call.checkSymbol("mesh", mesh) ||
       !call.unwrapList("args", numArgs, args, operands) ||
       !call.unwrapList("resultTypes", numResults, resultTypes, results))
     return {nullptr};
@@ -718,7 +730,7 @@ MlirLogicalResult hpModuleImportFunction(MlirModule dest, MlirModule source,
     return mlirLogicalResultFailure();
   }
   if (!call.checkString("name", name, /*allowEmpty=*/false) ||
-      !call.checkString("newName", newName, /*allowEmpty=*/false))
+      !call.checkSymbol("newName", newName))
     return mlirLogicalResultFailure();
   return wrap(hp::dtensor::importFunction(d, s, unwrap(name), unwrap(newName)));
 }

@@ -23,10 +23,6 @@ __all__ = [
 
 import re as _re
 
-# What MLIR prints bare after `@`: other names would not parse again.
-_SYMBOL = _re.compile(r"[A-Za-z_][A-Za-z0-9_$.-]*\Z")
-
-
 def _check_int(value, what, minimum=None):
     """Refuses bools, floats and strings where MLIR wants an integer."""
     if isinstance(value, bool) or not isinstance(value, int):
@@ -37,10 +33,11 @@ def _check_int(value, what, minimum=None):
 
 
 def _check_symbol(name, what):
+    """The type here; the rule itself in C++ (hp/Support/SymbolName.h), the
+    one the C API and the builders check."""
     if not isinstance(name, str):
         raise TypeError(f"{what} must be a str, got {type(name).__name__}")
-    if not _SYMBOL.match(name):
-        raise ValueError(f"{what} '{name}' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)")
+    _hp.check_symbol_name(name, what)
     return name
 
 

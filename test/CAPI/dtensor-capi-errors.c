@@ -210,6 +210,12 @@ static void types(MlirContext ctx) {
                    hpDTensorTypeGet(ctx, 2, shape, f32, str(""), 2, sr));
   // CHECK: diag: hpDTensorTypeGet: mesh must not be empty
   // CHECK-NEXT: type empty mesh: null=1 diags=1
+  // The one rule for names users type (hp/Support/SymbolName.h): a name
+  // MLIR would have to quote is refused.
+  EXPECT_NULL_TYPE("type quoted mesh",
+                   hpDTensorTypeGet(ctx, 2, shape, f32, str("my mesh"), 2, sr));
+  // CHECK: diag: hpDTensorTypeGet: mesh 'my mesh' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
+  // CHECK-NEXT: type quoted mesh: null=1 diags=1
   int64_t negative[2] = {8, -5};
   EXPECT_NULL_TYPE("type dim -5",
                    hpDTensorTypeGet(ctx, 2, negative, f32, str("mesh"), 2, sr));
@@ -329,6 +335,10 @@ static void meshes(MlirContext ctx, MlirLocation loc) {
                  hpDTensorMeshOpCreate(loc, str(""), 2, shape, names, NULL));
   // CHECK: diag: hpDTensorMeshOpCreate: name must not be empty
   // CHECK-NEXT: mesh empty name: null=1 diags=1
+  EXPECT_NULL_OP("mesh digit name",
+                 hpDTensorMeshOpCreate(loc, str("2d"), 2, shape, names, NULL));
+  // CHECK: diag: hpDTensorMeshOpCreate: name '2d' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
+  // CHECK-NEXT: mesh digit name: null=1 diags=1
   EXPECT_NULL_OP("mesh null name",
                  hpDTensorMeshOpCreate(loc, nullStr(3), 2, shape, names, NULL));
   // CHECK: diag: hpDTensorMeshOpCreate: name is a NULL string of length 3
@@ -621,6 +631,10 @@ static void localCalls(MlirContext ctx, MlirLocation loc) {
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: callee must not be empty
   // CHECK-NEXT: call empty callee: null=1 diags=1
+  CALL("call quoted callee", loc, str("f g"), str("mesh"), 1, &x, noAttr, flat,
+       1, &global);
+  // CHECK: diag: hpDTensorLocalCallOpCreate: callee 'f g' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
+  // CHECK-NEXT: call quoted callee: null=1 diags=1
   CALL("call null mesh", loc, str("g"), nullStr(2), 1, &x, noAttr, flat, 1,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: mesh is a NULL string of length 2
@@ -775,6 +789,12 @@ static void imports(MlirContext ctx) {
              dest, src, str("f"), str(""))));
   // CHECK: diag: hpModuleImportFunction: newName must not be empty
   // CHECK-NEXT: import empty name: null=1 diags=1
+  start();
+  report("import quoted name",
+         mlirLogicalResultIsFailure(hpModuleImportFunction(
+             dest, src, str("f"), str("f\"g"))));
+  // CHECK: diag: hpModuleImportFunction: newName 'f"g' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
+  // CHECK-NEXT: import quoted name: null=1 diags=1
   start();
   report("import absent",
          mlirLogicalResultIsFailure(hpModuleImportFunction(
