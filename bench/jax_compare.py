@@ -135,7 +135,7 @@ def hlo_bytes(text):
         if op == "collective-permute":
             pairs = re.findall(r"\{(\d+),(\d+)\}", line.split("source_target_pairs=")[-1])
             moves = any(a != b for a, b in pairs)
-            total += nbytes if moves else 0
+            total += hp.collective_bytes_sent("send", 2, float(nbytes), float(nbytes)) if moves else 0
             count += 1 if moves else 0
             continue
         n = group_size(line)

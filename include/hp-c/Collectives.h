@@ -57,7 +57,8 @@ MLIR_CAPI_EXPORTED MlirStringRef hpCollectiveKindGetName(HPCollectiveKind kind);
 /// `resultBytes` on that rank: an all_gather (n-1)/n of its result, a
 /// reduce_scatter or all_to_all (n-1)/n of its operand, an all_reduce twice
 /// that, a shift, send or broadcast its operand, a recv nothing, a rooted
-/// gather, scatter or reduce its operand (the most any of its ranks sends);
+/// gather, scatter or reduce its operand (an upper bound: a scatter's root
+/// sends (n-1)/n of it);
 /// a collective on a group of one nothing. -1 for a kind outside
 /// HPCollectiveKind, `groupSize` < 1, or a byte count that is negative or
 /// not finite.

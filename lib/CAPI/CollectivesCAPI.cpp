@@ -36,12 +36,14 @@ static_assert(HPCollectiveAllGather ==
                   HP_NUM_COLLECTIVE_KINDS == hp::dtensor::plan::kNumCollectives,
               "HPCollectiveKind and hp::dtensor::plan::Collective disagree");
 
-static bool isKind(HPCollectiveKind kind) {
+/// Read as an int: a C caller may pass any value, which C++ must not hold
+/// in the enum before it is checked.
+static bool isKind(int kind) {
   return kind >= 0 && kind < HP_NUM_COLLECTIVE_KINDS;
 }
 
 MlirStringRef hpCollectiveKindGetName(HPCollectiveKind kind) {
-  if (!isKind(kind))
+  if (!isKind(static_cast<int>(kind)))
     return mlirStringRefCreate("", 0);
   return wrap(hp::dtensor::plan::collectiveName(static_cast<Collective>(kind)));
 }
@@ -49,7 +51,7 @@ MlirStringRef hpCollectiveKindGetName(HPCollectiveKind kind) {
 double hpCollectiveBytesSent(HPCollectiveKind kind, int64_t groupSize,
                              double operandBytes, double resultBytes) {
   auto isCount = [](double b) { return std::isfinite(b) && b >= 0; };
-  if (!isKind(kind) || groupSize < 1 || !isCount(operandBytes) ||
+  if (!isKind(static_cast<int>(kind)) || groupSize < 1 || !isCount(operandBytes) ||
       !isCount(resultBytes))
     return -1;
   return hp::dtensor::plan::bytesSent(static_cast<Collective>(kind), groupSize,

@@ -776,6 +776,8 @@ def partitioned_collectives(module, function=None):
     """:func:`collectives` of ``module`` (a Module or IR text), which
     hp-partition (or another partitioner to the shard dialect) has already
     run on."""
+    if function is not None:
+        _check_symbol(function, "function")
     if not isinstance(module, Module):
         module = Module.parse(Context(), str(module))
     return _hp.collective_totals(module, function or "")

@@ -527,6 +527,8 @@ def test_partitioned_collectives_count_what_is_there(ctx):
     assert hp.partitioned_collectives(hp.Module.parse(ctx, PARTITIONED), "f") == expected
     with pytest.raises(ValueError, match="no function @g in the module"):
         hp.partitioned_collectives(PARTITIONED, "g")
+    with pytest.raises(ValueError, match="function '' is not a symbol name"):
+        hp.partitioned_collectives(PARTITIONED, "")
     dynamic = PARTITIONED.replace("tensor<4x8xi16>", "tensor<?x8xi16>")
     assert hp.partitioned_collectives(dynamic)["bytes"] is None
 

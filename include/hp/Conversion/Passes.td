@@ -366,8 +366,9 @@ def DecomposeAggregatedOps : Pass<"decompose-aggregated-ops"> {
     a sum reduction, a division), which bufferize and lower like any other
     linalg op. Both hp lowering pipelines run it on tensors, before
     bufferization; one on buffers is left as it is (and `hp-lower-to-cpu`
-    then reports it). A softmax of integers (which verifies upstream, but has
-    no exp or -inf) is refused with a diagnostic.
+    then reports it). A softmax of anything but floats (integers, index,
+    complex: it verifies upstream, but has no -inf to start its max from) is
+    refused with a diagnostic.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::arith::ArithDialect"];

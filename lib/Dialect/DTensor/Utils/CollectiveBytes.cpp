@@ -61,8 +61,9 @@ double hp::dtensor::plan::bytesSent(Collective kind, int64_t groupSize,
   case Collective::AllGather:
     return ringFraction(groupSize) * resultBytes;
   case Collective::AllReduce:
-    // Written as the planner has always priced it (the fraction first), so
-    // that its costs, and the ties they break, stay bit for bit.
+    // The fraction first, as the planner has always written it: with unit
+    // axis weights its costs stay bit for bit (a weight now multiplies the
+    // bytes, not the fraction: the last bit may round otherwise).
     return 2.0 * (groupSize - 1) / groupSize * operandBytes;
   case Collective::ReduceScatter:
   case Collective::AllToAll:
