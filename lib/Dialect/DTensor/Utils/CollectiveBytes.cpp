@@ -2,8 +2,6 @@
 
 #include "hp/Dialect/DTensor/Utils/CollectiveBytes.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 using namespace hp::dtensor::plan;
 
 llvm::StringRef hp::dtensor::plan::collectiveName(Collective kind) {
@@ -32,23 +30,6 @@ llvm::StringRef hp::dtensor::plan::collectiveName(Collective kind) {
     return "reduce";
   }
   return "";
-}
-
-std::optional<Collective>
-hp::dtensor::plan::collectiveFromName(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<Collective>>(name)
-      .Case("all_gather", Collective::AllGather)
-      .Case("all_reduce", Collective::AllReduce)
-      .Case("reduce_scatter", Collective::ReduceScatter)
-      .Case("all_to_all", Collective::AllToAll)
-      .Case("shift", Collective::Shift)
-      .Case("send", Collective::Send)
-      .Case("recv", Collective::Recv)
-      .Case("broadcast", Collective::Broadcast)
-      .Case("gather", Collective::Gather)
-      .Case("scatter", Collective::Scatter)
-      .Case("reduce", Collective::Reduce)
-      .Default(std::nullopt);
 }
 
 double hp::dtensor::plan::bytesSent(Collective kind, int64_t groupSize,

@@ -14,7 +14,6 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
-#include <optional>
 
 namespace hp::dtensor::plan {
 
@@ -39,8 +38,6 @@ inline constexpr int kNumCollectives = 11;
 
 /// The op's name in the shard dialect (`all_gather`, ...).
 llvm::StringRef collectiveName(Collective kind);
-/// The kind named `name` (`all_gather`, ...); none for any other name.
-std::optional<Collective> collectiveFromName(llvm::StringRef name);
 
 /// The fraction of `bytes` one rank of a group of `groupSize` sends in a
 /// ring all_gather, reduce_scatter or all_to_all: (n-1)/n.
