@@ -95,21 +95,10 @@ Operation addMesh(const ModuleRef &module, const std::string &name,
   MlirLocation loc = callerLocation(module->context->ctx);
   Owner owner(module);
   checkSymbolName(name, "mesh name");
-  checkMeshShape(shape);
+  checkMeshShape(shape, names ? &*names : nullptr);
   std::vector<MlirStringRef> refs;
-  if (names) {
-    // The C API reads one name per dim.
-    if (names->size() != shape.size())
-      throw nb::value_error("one name per mesh dimension");
-    std::set<std::string> seen;
-    for (const std::string &n : *names) {
-      if (n.empty() || !seen.insert(n).second)
-        throw nb::value_error(("mesh dim names must be non-empty and distinct, got '" +
-                               n + "'")
-                                  .c_str());
-      refs.push_back(toRef(n));
-    }
-  }
+  for (const std::string &n : names ? *names : std::vector<std::string>())
+    refs.push_back(toRef(n));
   MlirOperation op = created(
       owner.context(),
       hpDTensorMeshOpCreate(loc, toRef(name), shape.size(),

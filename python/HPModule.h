@@ -10,6 +10,8 @@
 #define HP_PYTHON_HPMODULE_H
 
 #include "hp-c/DTensor.h"
+#include "hp/Support/LaunchFlags.h"
+#include "hp/Support/MeshShape.h"
 #include "hp/Support/NestingDepth.h"
 #include "hp/Support/SymbolName.h"
 
@@ -67,15 +69,17 @@ inline void checkSymbolName(const std::string &name, const char *what) {
     throw nb::value_error(hp::notASymbolName(what, name).c_str());
 }
 
-/// Mesh sizes divide tensor dims: each must be at least 1.
-inline void checkMeshShape(const std::vector<int64_t> &shape) {
-  if (shape.empty())
-    throw nb::value_error("a mesh shape must not be empty");
-  for (int64_t size : shape)
-    if (size < 1)
-      throw nb::value_error(("mesh sizes must be >= 1, got " +
-                             std::to_string(size))
-                                .c_str());
+/// A mesh shape, and its axis names when given: the one rule of
+/// hp/Support/MeshShape.h.
+inline void checkMeshShape(const std::vector<int64_t> &shape,
+                           const std::vector<std::string> *names = nullptr) {
+  if (auto error = hp::meshShapeError(shape))
+    throw nb::value_error(error->c_str());
+  if (!names)
+    return;
+  std::vector<llvm::StringRef> refs(names->begin(), names->end());
+  if (auto error = hp::axisNamesError("mesh", refs, shape.size()))
+    throw nb::value_error(error->c_str());
 }
 
 /// Owns an MlirContext; every other object keeps it alive.

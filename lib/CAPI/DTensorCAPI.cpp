@@ -9,11 +9,12 @@
 #include "hp-c/DTensor.h"
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Transforms/ImportFunction.h"
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
+#include "hp/Support/MeshShape.h"
 #include "hp/Support/NestingDepth.h"
 #include "hp/Support/SymbolName.h"
 
@@ -142,22 +143,16 @@ public:
     return true;
   }
 
-  /// The product of `shape`'s sizes if each is >= 1 and the product fits
-  /// kMaxDevices (the bounds the mesh op verifies); otherwise an error.
+  /// The product of `shape`'s sizes if it is a mesh shape (the rule of
+  /// hp/Support/MeshShape.h, which the mesh op verifies); otherwise an error.
   std::optional<int64_t> checkMeshShape(ArrayRef<int64_t> shape) const {
-    int64_t numDevices = 1;
-    for (auto [i, size] : llvm::enumerate(shape)) {
-      if (size < 1) {
-        misuse() << "mesh dim " << i << " has size " << size
-                 << "; sizes must be >= 1";
-        return std::nullopt;
-      }
-      if (llvm::MulOverflow(numDevices, size, numDevices) ||
-          numDevices > kMaxDevices) {
-        misuse() << "mesh has more than " << kMaxDevices << " devices";
-        return std::nullopt;
-      }
+    if (std::optional<std::string> error = hp::meshShapeError(shape)) {
+      misuse() << *error;
+      return std::nullopt;
     }
+    int64_t numDevices = 1;
+    for (int64_t size : shape)
+      numDevices *= size;
     return numDevices;
   }
 
@@ -454,10 +449,6 @@ MlirOperation hpDTensorMeshOpCreate(MlirLocation loc, MlirStringRef name,
   if (!call || !call.checkSymbol("name", name) ||
       !call.checkArray("shape", rank, shape))
     return {nullptr};
-  if (rank == 0) {
-    call.misuse() << "a mesh needs at least one dim";
-    return {nullptr};
-  }
   // The device count bounds how much of `devices` is read.
   std::optional<int64_t> numDevices =
       call.checkMeshShape(ArrayRef<int64_t>(shape, rank));

@@ -5,6 +5,7 @@
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
 #include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"

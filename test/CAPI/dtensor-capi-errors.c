@@ -345,7 +345,7 @@ static void meshes(MlirContext ctx, MlirLocation loc) {
   // CHECK-NEXT: mesh null name: null=1 diags=1
   EXPECT_NULL_OP("mesh rank 0",
                  hpDTensorMeshOpCreate(loc, str("m"), 0, shape, NULL, NULL));
-  // CHECK: diag: hpDTensorMeshOpCreate: a mesh needs at least one dim
+  // CHECK: diag: hpDTensorMeshOpCreate: mesh shape must not be empty
   // CHECK-NEXT: mesh rank 0: null=1 diags=1
   EXPECT_NULL_OP("mesh rank -1",
                  hpDTensorMeshOpCreate(loc, str("m"), -1, shape, NULL, NULL));

@@ -9,6 +9,6 @@
 // RUN: %python %hp_src_root/test/e2e/cpu/gen_redistribute.py --mesh 2x2 --type i32 --cases "7x9:P(max),S0->R,S1; 10x5:S0,P->S1,S0; 10x5:P,P(max)->S1,R" > %t.mlir
 // RUN: hp-opt --hp-lower-to-cpu --mlir-print-ir-after=nccl-contiguous-buffers %t.mlir -o /dev/null 2>&1 | %python %S/Inputs/check-nccl-operands.py | FileCheck %s
 // The check itself fails on a cast feeding an nccl op:
-// RUN: not %python %S/Inputs/check-nccl-operands.py < %hp_src_root/test/Conversion/ShardToNCCL/nccl-contiguous-buffers.mlir
+// RUN: not %python %S/Inputs/check-nccl-operands.py < %hp_src_root/test/Transforms/NCCLBuffers/nccl-contiguous-buffers.mlir
 
 // CHECK: checked {{[1-9][0-9]*}} nccl buffers

@@ -10,15 +10,20 @@
 // RUN: not %hp-runner -np 2 -e main --entry-point-result=void < %t.empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTYSTDIN
 // RUN: not %hp-runner --mpirun-args="--tag-output" %s 2>&1 | FileCheck %s --check-prefix=NOMPI
 // RUN: not %hp-runner -np 2 %s %s 2>&1 | FileCheck %s --check-prefix=TWO
-// The number of processes is -np's alone: --mpirun-args may not set it too.
+// The number of processes is -np's alone, and the ranks run on this machine:
+// --mpirun-args may not set either (hp/Support/LaunchFlags.h).
 // RUN: not %hp-runner -np 1 --mpirun-args="-np 3" %s 2>&1 | FileCheck %s --check-prefix=MPINP
 // RUN: not %hp-runner -np 1 --mpirun-args="--tag-output -n3" %s 2>&1 | FileCheck %s --check-prefix=MPIN3
 // RUN: not %hp-runner -np 1 --mpirun-args="--np=3" %s 2>&1 | FileCheck %s --check-prefix=MPINPEQ
 // RUN: not %hp-runner -np 1 --mpirun-args="-c 2" %s 2>&1 | FileCheck %s --check-prefix=MPIC
-// MPINP: hp-runner: --mpirun-args cannot set the number of processes ('-np'): hp-runner's -np N sets it
-// MPIN3: hp-runner: --mpirun-args cannot set the number of processes ('-n3'): hp-runner's -np N sets it
-// MPINPEQ: hp-runner: --mpirun-args cannot set the number of processes ('--np=3'): hp-runner's -np N sets it
-// MPIC: hp-runner: --mpirun-args cannot set the number of processes ('-c'): hp-runner's -np N sets it
+// RUN: not %hp-runner -np 1 --mpirun-args="--host=a,b" %s 2>&1 | FileCheck %s --check-prefix=MPIHOST
+// RUN: not %hp-runner -np 1 --mpirun-args="--oversubscribe --map-by node" %s 2>&1 | FileCheck %s --check-prefix=MPIMAP
+// MPINP: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-np'): hp-runner's -np N sets it, on this machine
+// MPIN3: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-n3'): hp-runner's -np N sets it, on this machine
+// MPINPEQ: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--np=3'): hp-runner's -np N sets it, on this machine
+// MPIC: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-c'): hp-runner's -np N sets it, on this machine
+// MPIHOST: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--host=a,b'): hp-runner's -np N sets it, on this machine
+// MPIMAP: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--map-by'): hp-runner's -np N sets it, on this machine
 // A flag no rank would accept is refused before anything is lowered or
 // launched (hp-runner-checks.mlir), and leaves nothing in TMPDIR.
 // RUN: rm -rf %t.tmpdir && mkdir %t.tmpdir

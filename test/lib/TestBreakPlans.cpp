@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Conversion/DTensorToShard/PlanHook.h"
-#include "hp/Dialect/DTensor/IR/ReduceOp.h"
+#include "hp/Dialect/DTensor/Layout/ReduceOp.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

@@ -19,6 +19,7 @@
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Pipelines/Pipelines.h"
+#include "hp/Support/LaunchFlags.h"
 #include "hp/Support/NestingDepth.h"
 #include "hp/Version.h"
 
@@ -237,21 +238,6 @@ RunnerOptions runnerOptions;
 
 constexpr llvm::StringLiteral kPreloweredFlag = "--hp-runner-prelowered";
 
-/// Whether `word` (of --mpirun-args) sets mpirun's number of processes:
-/// -np, -n, -c, --np, --n (Open MPI's synonyms), alone, with `=N` or with
-/// the count attached (-n3).
-bool setsLaunchSize(llvm::StringRef word) {
-  llvm::StringRef name = word.split('=').first;
-  for (llvm::StringRef flag : {"--np", "--n", "--c", "-np", "-n", "-c"}) {
-    if (!name.starts_with(flag))
-      continue;
-    llvm::StringRef count = name.drop_front(flag.size());
-    if (count.empty() || llvm::all_of(count, llvm::isDigit))
-      return true;
-  }
-  return false;
-}
-
 /// Removes hp-runner's own options from `args` into runnerOptions.
 bool takeRunnerOptions(std::vector<std::string> &args) {
   std::vector<std::string> rest;
@@ -272,10 +258,11 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
       llvm::SmallVector<llvm::StringRef> words;
       value.split(words, ' ', -1, /*KeepEmpty=*/false);
       for (llvm::StringRef w : words) {
-        if (setsLaunchSize(w)) {
+        if (hp::mpirunLaunchFlag(w)) {
           llvm::errs() << "hp-runner: --mpirun-args cannot set the number "
-                          "of processes ('"
-                       << w << "'): hp-runner's -np N sets it\n";
+                          "of processes or where they run ('"
+                       << w
+                       << "'): hp-runner's -np N sets it, on this machine\n";
           return false;
         }
         runnerOptions.mpirunArgs.push_back(w.str());

@@ -4,7 +4,6 @@
 #define HP_CONVERSION_PASSES_H
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
 #include "hp/Dialect/NCCL/IR/NCCL.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -21,6 +20,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
+
+namespace hp::dtensor::plan {
+struct Options;
+} // namespace hp::dtensor::plan
 
 namespace mlir {
 class LLVMTypeConverter;

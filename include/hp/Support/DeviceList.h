@@ -3,18 +3,19 @@
 // A mesh or grid may name its axes and list the rank of each of its
 // positions. dtensor.mesh, the dtensor.axis_names / dtensor.devices
 // attributes of a shard.grid and nccl.grid all state them; the rules are
-// these, in one place.
+// these, in one place (the names' rule itself in MeshShape.h, where callers
+// without attributes check it too).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HP_SUPPORT_DEVICELIST_H
 #define HP_SUPPORT_DEVICELIST_H
 
+#include "hp/Support/MeshShape.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace hp {
 
@@ -23,20 +24,15 @@ namespace hp {
 inline mlir::LogicalResult
 verifyAxisNames(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                 llvm::StringRef what, mlir::ArrayAttr names, int64_t rank) {
-  if (static_cast<int64_t>(names.size()) != rank)
-    return emitError() << what << " has " << names.size() << " names for "
-                       << rank << " dimensions";
-  llvm::StringSet<> seen;
+  llvm::SmallVector<llvm::StringRef> strings;
   for (mlir::Attribute a : names) {
     auto name = llvm::dyn_cast<mlir::StringAttr>(a);
     if (!name)
       return emitError() << what << " axis names must be strings, got " << a;
-    if (name.getValue().empty())
-      return emitError() << what << " axis names must not be empty";
-    if (!seen.insert(name.getValue()).second)
-      return emitError() << what << " axis name '" << name.getValue()
-                         << "' is used more than once";
+    strings.push_back(name.getValue());
   }
+  if (std::optional<std::string> error = axisNamesError(what, strings, rank))
+    return emitError() << *error;
   return mlir::success();
 }
 

@@ -11,6 +11,7 @@
 
 #include "hp/Conversion/DTensorToShard/PlanHook.h"
 #include "hp/Conversion/DTensorToShard/RedistributeEmitter.h"
+#include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Utils/PlanChecker.h"
 #include "hp/Support/PassCounts.h"

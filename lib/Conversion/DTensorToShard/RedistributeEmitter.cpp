@@ -11,8 +11,8 @@
 #include "hp/Conversion/DTensorToShard/RedistributeEmitter.h"
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
 #include "hp/Support/Slices.h"
 

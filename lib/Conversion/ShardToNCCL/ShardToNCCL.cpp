@@ -20,7 +20,7 @@
 #include "ShardQueries.h"
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Support/IRArith.h"
 #include "hp/Support/Slices.h"
 

@@ -4,7 +4,7 @@
 // An op no lowering takes is an error naming it, not a module that fails to
 // translate.
 // RUN: %hp-runner -np 1 %s -e main --entry-point-result=void | FileCheck %s
-// RUN: not hp-opt %S/../../Conversion/LoweringChecks/Inputs/complex.mlir --hp-lower-to-cpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=LEFT
+// RUN: not hp-opt %S/../../Transforms/LoweringChecks/Inputs/complex.mlir --hp-lower-to-cpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=LEFT
 // CHECK: 0.0320586
 // CHECK-NEXT: 0.25
 // LEFT: error: '{{.*}}' has no lowering to LLVM in this pipeline

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "gtest/gtest.h"
 

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/Analysis/Variance.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

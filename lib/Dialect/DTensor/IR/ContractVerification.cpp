@@ -8,7 +8,7 @@
 
 #include "Contract.h"
 
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"

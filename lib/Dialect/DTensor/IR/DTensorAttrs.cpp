@@ -1,8 +1,7 @@
 //===- DTensorAttrs.cpp - placement attributes ----------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
-#include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -97,6 +96,91 @@ LogicalResult ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << d;
   return verifyPlacements(emitError, "sharding", placements, /*meshRank=*/-1,
                           globalShape.size());
+}
+
+//===----------------------------------------------------------------------===//
+// StrategyAttr
+//===----------------------------------------------------------------------===//
+
+/// `[list, ...]` of placement lists.
+static ParseResult parseListOfPlacementLists(AsmParser &parser,
+                                             ArrayAttr &lists) {
+  SmallVector<Attribute> entries;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        ArrayAttr list;
+        if (parsePlacementList(parser, list))
+          return failure();
+        entries.push_back(list);
+        return success();
+      }))
+    return failure();
+  lists = ArrayAttr::get(parser.getContext(), entries);
+  return success();
+}
+
+static void printListOfPlacementLists(AsmPrinter &printer, ArrayAttr lists) {
+  printer << '[';
+  llvm::interleaveComma(lists, printer, [&](Attribute list) {
+    printPlacementList(printer, cast<ArrayAttr>(list));
+  });
+  printer << ']';
+}
+
+Attribute StrategyAttr::parse(AsmParser &parser, Type) {
+  ArrayAttr operands, results;
+  SmallVector<int64_t> loops;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parseListOfPlacementLists(parser, operands) ||
+      parser.parseArrow() || parseListOfPlacementLists(parser, results) ||
+      parser.parseComma() || parser.parseKeyword("loops") ||
+      parser.parseEqual() ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&] { return parser.parseInteger(loops.emplace_back()); }) ||
+      parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    operands, results, loops);
+}
+
+void StrategyAttr::print(AsmPrinter &printer) const {
+  printer << '<';
+  printListOfPlacementLists(printer, getOperands());
+  printer << " -> ";
+  printListOfPlacementLists(printer, getResults());
+  printer << ", loops = [";
+  llvm::interleaveComma(getLoops(), printer);
+  printer << "]>";
+}
+
+LogicalResult StrategyAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayAttr operands, ArrayAttr results,
+                                   ArrayRef<int64_t> loops) {
+  if (loops.empty())
+    return emitError() << "strategy needs one loop entry per mesh axis, got "
+                          "none";
+  for (auto [axis, loop] : llvm::enumerate(loops))
+    if (loop < -1)
+      return emitError() << "strategy loop on mesh axis " << axis
+                         << " must be a loop index or -1 (none), got " << loop;
+  for (auto [what, lists] :
+       {std::pair<StringRef, ArrayAttr>{"operand", operands},
+        std::pair<StringRef, ArrayAttr>{"result", results}})
+    for (auto [i, entry] : llvm::enumerate(lists)) {
+      auto list = dyn_cast<ArrayAttr>(entry);
+      if (!list)
+        return emitError() << "strategy " << what << " #" << i
+                           << " must be a placement list, got " << entry;
+      if (list.size() != loops.size())
+        return emitError() << "strategy " << what << " #" << i << " has "
+                           << list.size() << " placements for " << loops.size()
+                           << " mesh axes";
+      if (failed(verifyPlacements(emitError,
+                                  ("strategy " + what + " #" + Twine(i)).str(),
+                                  list, /*meshRank=*/-1, /*tensorRank=*/-1)))
+        return failure();
+    }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -295,54 +379,6 @@ bool hp::dtensor::isLegalRedistribute(ArrayAttr from, ArrayAttr to,
     }
   }
   return true;
-}
-
-SmallVector<plan::Placement, 4> hp::dtensor::toPlanPlacements(ArrayAttr list) {
-  return llvm::map_to_vector<4>(
-      list.getAsRange<PlacementAttrInterface>(), [](PlacementAttrInterface p) {
-        if (std::optional<int64_t> factor = p.getStridedSplitFactor())
-          return plan::Placement::stridedShard(*p.getShardedDim(), *factor);
-        if (std::optional<int64_t> dim = p.getShardedDim())
-          return plan::Placement::shard(*dim);
-        if (std::optional<ReduceOp> op = p.getPendingReduceOp())
-          return plan::Placement::partial(*op);
-        return plan::Placement::replicate();
-      });
-}
-
-ArrayAttr hp::dtensor::toPlacementsAttr(MLIRContext *ctx,
-                                        ArrayRef<plan::Placement> placements) {
-  SmallVector<Attribute> attrs;
-  for (const plan::Placement &p : placements) {
-    switch (p.kind) {
-    case plan::Placement::Replicate:
-      attrs.push_back(ReplicateAttr::get(ctx));
-      break;
-    case plan::Placement::Shard:
-      attrs.push_back(ShardAttr::get(ctx, p.dim));
-      break;
-    case plan::Placement::StridedShard:
-      attrs.push_back(StridedShardAttr::get(ctx, p.dim, p.splitFactor));
-      break;
-    case plan::Placement::Partial:
-      attrs.push_back(PartialAttr::get(ctx, p.reduceOp));
-      break;
-    }
-  }
-  return ArrayAttr::get(ctx, attrs);
-}
-
-plan::Problem hp::dtensor::planTensor(ShapedType type,
-                                      ArrayRef<int64_t> meshShape) {
-  plan::Problem problem;
-  problem.globalShape.assign(type.getShape().begin(), type.getShape().end());
-  problem.meshShape.assign(meshShape.begin(), meshShape.end());
-  problem.elementBytes =
-      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-  if (auto i = dyn_cast<IntegerType>(type.getElementType()))
-    problem.arithmetic = i.isUnsigned() ? plan::Arithmetic::UnsignedInt
-                                        : plan::Arithmetic::SignedInt;
-  return problem;
 }
 
 mlir::shard::ReductionKind hp::dtensor::toShardReduction(ReduceOp op) {

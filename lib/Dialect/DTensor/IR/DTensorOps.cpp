@@ -3,7 +3,7 @@
 #include "Contract.h"
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Support/DeviceList.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,6 +71,18 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
     if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
       return op->emitOpError()
              << "'" << name << "' must be a non-negative i64 group id";
+    return success();
+  }
+  if (attr.getName() == StrategyAttrHelper(ctx).getName()) {
+    if (!isa<StrategyAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << name << "' must be a #dtensor.strategy, got "
+             << attr.getValue();
+    if (!isa_and_nonnull<GlobalRegionOp>(op->getParentOp()))
+      return op->emitOpError()
+             << "'" << name
+             << "' is only meaningful on an op of a dtensor.global_region "
+                "body";
     return success();
   }
   if (!isNames && !isDevices)
@@ -189,18 +201,11 @@ int64_t MeshOp::getDeviceRank(int64_t linearIndex) {
 
 LogicalResult MeshOp::verify() {
   ArrayRef<int64_t> shape = getShape();
-  if (shape.empty())
-    return emitOpError("mesh shape must not be empty");
+  if (std::optional<std::string> error = hp::meshShapeError(shape))
+    return emitOpError(*error);
   int64_t numDevices = 1;
-  for (auto [i, size] : llvm::enumerate(shape)) {
-    if (size < 1)
-      return emitOpError() << "mesh dim " << i << " has size " << size
-                           << "; sizes must be >= 1";
-    if (llvm::MulOverflow(numDevices, size, numDevices) ||
-        numDevices > kMaxDevices)
-      return emitOpError() << "mesh has more than " << kMaxDevices
-                           << " devices (NCCL ranks are 32-bit)";
-  }
+  for (int64_t size : shape)
+    numDevices *= size;
   auto emitError = [&] { return emitOpError(); };
   if (auto names = getNames();
       names &&

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/IR/DTensor.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

@@ -11,8 +11,8 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Transforms/RankPiece.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
 
 #include "mlir/IR/Builders.h"

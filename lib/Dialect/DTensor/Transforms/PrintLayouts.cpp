@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Format.h"

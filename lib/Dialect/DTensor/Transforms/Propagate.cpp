@@ -8,11 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LocalOps.h"
 #include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
+#include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 #include "hp/Dialect/DTensor/Transforms/RankPiece.h"
 #include "hp/Dialect/DTensor/Transforms/Strategies.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
 #include "hp/Support/IRArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,6 +31,7 @@
 #define DEBUG_TYPE "dtensor-propagate"
 
 namespace hp::dtensor {
+#define GEN_PASS_DEF_DTENSORCHOOSESTRATEGIES
 #define GEN_PASS_DEF_DTENSORPROPAGATE
 #include "hp/Dialect/DTensor/Transforms/Passes.h.inc"
 } // namespace hp::dtensor
@@ -38,6 +41,7 @@ using namespace hp::dtensor;
 using propagation::Graph;
 using propagation::Placements;
 using propagation::Strategy;
+using namespace hp::dtensor::detail;
 
 namespace {
 
@@ -50,6 +54,9 @@ std::string num(const char *f, double v) {
 
 struct PropagateSettings {
   propagation::Options chooser;
+  /// dtensor-choose-strategies: leave the choice as dtensor.strategy
+  /// attributes instead of rewriting.
+  bool chooseOnly = false;
   bool printStrategies = false;
   uint64_t warnGatherBytes = 0;
   bool warnGatherNamedArgs = false;
@@ -92,6 +99,16 @@ private:
   int64_t addValue(Value v, Placements source, int64_t producer = -1,
                    int64_t producerResult = -1);
   int64_t addNode(Operation *op, std::vector<Strategy> strategies);
+  /// The strategies the region's ops carry (dtensor.strategy), checked
+  /// against their own, or else the chooser's.
+  FailureOr<propagation::Solution> solve();
+  /// Whether an op of the body takes a strategy that solve() reads or
+  /// annotate() writes: the ops the chooser places, but not those with
+  /// declared layouts (constrain, local_region).
+  bool takesStrategy(Operation *op) {
+    return nodeOf.contains(op) && !isa<ConstrainOp, LocalRegionOp>(op);
+  }
+  void annotate(const propagation::Solution &solution);
   LogicalResult lowerPlaced(const propagation::Solution &solution);
   LogicalResult lowerReplicated();
   LogicalResult lowerRun(ArrayRef<Operation *> run);
@@ -131,6 +148,9 @@ private:
   /// Redistributes made so far, by body value and placements.
   llvm::DenseMap<std::pair<Value, Attribute>, Value> moved;
   int64_t numRedistributes = 0;
+
+  /// The strategies came from dtensor.strategy attributes.
+  bool given = false;
 
   Graph graph;
   llvm::DenseMap<Value, int64_t> valueIndex;
@@ -344,189 +364,6 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   return slot;
 }
 
-/// rankPiece (RankPiece.h) with both values materialised, in that order.
-std::pair<Value, Value> rankPieceValues(OpBuilder &b, Location loc,
-                                        int64_t size, ArrayRef<int64_t> axes,
-                                        const MeshInfo &mesh,
-                                        FlatSymbolRefAttr meshName) {
-  auto [offset, length] = rankPiece(b, loc, size, axes, mesh, meshName);
-  Value o = getValueOrCreateConstantIndexOp(b, loc, offset);
-  return {o, getValueOrCreateConstantIndexOp(b, loc, length)};
-}
-
-/// `offset + index` for each linalg.index of a loop that `s` shards, the
-/// offset being this rank's start of the loop (the layout model's piece),
-/// except the indices in `local` (reads of a table split alike).
-void correctIndices(OpBuilder &b, linalg::LinalgOp op, const Strategy &s,
-                    ArrayRef<int64_t> loopSizes, const MeshInfo &mesh,
-                    FlatSymbolRefAttr meshName,
-                    const llvm::DenseSet<Operation *> &local) {
-  SmallVector<linalg::IndexOp> indices;
-  op->walk([&](linalg::IndexOp i) {
-    if (!local.contains(i))
-      indices.push_back(i);
-  });
-  OpBuilder::InsertionGuard outerGuard(b);
-  b.setInsertionPoint(op);
-  for (linalg::IndexOp index : indices) {
-    int64_t loop = index.getDim();
-    SmallVector<int64_t> axes;
-    for (auto [m, l] : llvm::enumerate(s.loops))
-      if (l == loop)
-        axes.push_back(m);
-    if (axes.empty() || loop >= static_cast<int64_t>(loopSizes.size()))
-      continue;
-    Value offset =
-        rankPieceValues(b, op.getLoc(), loopSizes[loop], axes, mesh, meshName)
-            .first;
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointAfter(index);
-    Value shifted =
-        arith::AddIOp::create(b, index.getLoc(), index, offset);
-    index.getResult().replaceAllUsesExcept(shifted,
-                                           shifted.getDefiningOp());
-  }
-}
-
-/// Erases `v`'s defining op, and then its operands' (in the same block),
-/// while they are unused and free of side effects.
-void eraseDeadChain(Value v) {
-  SmallVector<Operation *> work;
-  if (Operation *def = v.getDefiningOp())
-    work.push_back(def);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!op->use_empty() || !isMemoryEffectFree(op))
-      continue;
-    SmallVector<Value> operands(op->getOperands());
-    Block *block = op->getBlock();
-    op->erase();
-    for (Value operand : operands)
-      if (Operation *def = operand.getDefiningOp();
-          def && def->getBlock() == block)
-        work.push_back(def);
-  }
-}
-
-/// The reads of the split tables (TableRead) in `clone`, the local op of
-/// `op` under `s`, whose tensor operands `tensors` became `args`: a dim
-/// split alike with the loop that indexes it reads a linalg.index of its own,
-/// returned in `local` for correctIndices to leave local; a dim split by
-/// rows reads the rows this rank holds, at the index less its piece's
-/// offset, and yields 0 for the others (the result is a partial sum).
-void localizeTableReads(OpBuilder &b, Operation *op, Operation *clone,
-                        const Strategy &s, ArrayRef<Value> tensors,
-                        ValueRange args, const MeshInfo &mesh,
-                        FlatSymbolRefAttr meshName,
-                        llvm::DenseSet<Operation *> &local) {
-  int64_t own = llvm::count_if(op->getOperandTypes(), [](Type t) {
-    return isa<RankedTensorType>(t);
-  });
-  for (int64_t t = own, e = tensors.size(); t < e; ++t) {
-    std::optional<TableRead> read = tableReadOf(op, tensors[t]);
-    if (!read)
-      continue;
-    tensor::ExtractOp extract;
-    clone->walk([&](tensor::ExtractOp x) {
-      if (x.getTensor() == args[t])
-        extract = x;
-    });
-    if (!extract)
-      continue;
-    auto global = cast<RankedTensorType>(tensors[t].getType());
-    for (auto [k, loop] : llvm::enumerate(read->loopOf)) {
-      SmallVector<int64_t> axes;
-      for (auto [m, p] : llvm::enumerate(s.operands[t]))
-        if (p.kind == plan::Placement::Shard && p.dim == static_cast<int64_t>(k))
-          axes.push_back(m);
-      if (axes.empty())
-        continue;
-      Location loc = extract.getLoc();
-      OpBuilder::InsertionGuard guard(b);
-      if (s.loops[axes.front()] != Strategy::kNoLoop) {
-        b.setInsertionPoint(extract);
-        auto index = linalg::IndexOp::create(b, loc, loop);
-        local.insert(index);
-        OpOperand &operand = extract.getIndicesMutable()[k];
-        Value shared = operand.get(); // the loop's index, cast or wrapped
-        operand.set(index.getResult());
-        eraseDeadChain(shared);
-        continue;
-      }
-      b.setInsertionPoint(clone);
-      auto [offset, length] = rankPieceValues(b, clone->getLoc(),
-                                        global.getDimSize(k), axes, mesh,
-                                        meshName);
-      b.setInsertionPoint(extract);
-      Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-      Value row = arith::SubIOp::create(b, loc, extract.getIndices()[k],
-                                        offset);
-      Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                          row, zeroIndex);
-      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                          row, length);
-      Value held = arith::AndIOp::create(b, loc, above, below);
-      extract.getIndicesMutable()[k].set(
-          arith::SelectOp::create(b, loc, held, row, zeroIndex));
-      b.setInsertionPointAfter(extract);
-      Type element = extract.getType();
-      Value zero = arith::ConstantOp::create(
-          b, loc, element, b.getZeroAttr(element));
-      Value kept = arith::SelectOp::create(b, loc, held, extract, zero);
-      extract.getResult().replaceAllUsesExcept(kept, kept.getDefiningOp());
-    }
-  }
-}
-
-/// Replaces every constraint under `op` by its input: on the replicated
-/// values of an op without a rule it pins nothing.
-void stripConstraints(Operation *op) {
-  op->walk([](ConstrainOp c) {
-    c.replaceAllUsesWith(c.getInput());
-    c.erase();
-  });
-}
-
-/// `op` rebuilt on local `operands` where its attributes hold sizes that a
-/// split changes (reshapes, slices); null for ops a clone serves.
-Operation *rebuildWithLocalSizes(OpBuilder &b, Operation *op,
-                                 const Strategy &s, ValueRange operands,
-                                 TypeRange localResultTypes) {
-  auto isShard = [](const plan::Placement &p) {
-    return p.kind == plan::Placement::Shard;
-  };
-  bool split = llvm::any_of(s.results, [&](const Placements &p) {
-    return llvm::any_of(p, isShard);
-  });
-  if (!split || !holdsSizes(op))
-    return nullptr;
-  Location loc = op->getLoc();
-  // Uncut dims a strategy splits take the local source's size.
-  auto localSizes = [&](Value source, ArrayRef<OpFoldResult> sizes,
-                        ArrayRef<plan::Placement> placements) {
-    SmallVector<OpFoldResult> local(sizes);
-    for (const plan::Placement &p : placements)
-      if (isShard(p))
-        local[p.dim] = tensor::getMixedSize(b, loc, source, p.dim);
-    return local;
-  };
-  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
-    return tensor::ExpandShapeOp::create(b, loc, localResultTypes.front(),
-                                         operands.front(),
-                                         e.getReassociationIndices());
-  // Slices with a split have static offsets, sizes and strides (Strategies).
-  if (auto x = dyn_cast<tensor::ExtractSliceOp>(op))
-    return tensor::ExtractSliceOp::create(
-        b, loc, operands.front(), x.getMixedOffsets(),
-        localSizes(operands.front(), x.getMixedSizes(), s.results.front()),
-        x.getMixedStrides());
-  auto ins = cast<tensor::InsertSliceOp>(op);
-  return tensor::InsertSliceOp::create(
-      b, loc, operands[0], operands[1], ins.getMixedOffsets(),
-      localSizes(operands[0], ins.getMixedSizes(), s.operands.front()),
-      ins.getMixedStrides());
-}
-
 void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
   SmallVector<Value> tensors = strategyOperands(op);
   // Arguments: the tensors as DTensors, then the other values the op reads
@@ -712,16 +549,20 @@ void RegionLowering::printStrategy(Operation *op, const Strategy &s) {
 }
 
 void RegionLowering::printSummary(const propagation::Solution &solution) {
-  auto diag = region.emitRemark()
-              << "dtensor-propagate: " << graph.nodes.size() << " ops, "
-              << numRedistributes << " redistributes; cost "
-              << num("%.6g", solution.cost) << " = redistributes "
-              << num("%.6g", solution.redistributeCost)
-              << " + compute "
-              << num("%.6g", solution.computeCost) << " (flop-bytes "
-              << num("%g", settings.chooser.flopBytes) << "); "
-              << solution.method << ", ";
-  if (solution.provenByBound)
+  auto diag = region.emitRemark();
+  if (settings.chooseOnly)
+    diag << "dtensor-choose-strategies: " << graph.nodes.size() << " ops; ";
+  else
+    diag << "dtensor-propagate: " << graph.nodes.size() << " ops, "
+         << numRedistributes << " redistributes; ";
+  diag << "cost " << num("%.6g", solution.cost) << " = redistributes "
+       << num("%.6g", solution.redistributeCost) << " + compute "
+       << num("%.6g", solution.computeCost) << " (flop-bytes "
+       << num("%g", settings.chooser.flopBytes) << "); "
+       << (given ? "" : solution.method + ", ");
+  if (given)
+    diag << "as annotated (dtensor.strategy)";
+  else if (solution.provenByBound)
     diag << "optimal (meets the relaxation's lower bound)";
   else if (solution.exact)
     diag << "optimal";
@@ -729,6 +570,81 @@ void RegionLowering::printSummary(const propagation::Solution &solution) {
     diag << "lower bound " << num("%.6g", solution.lowerBound)
          << ", gap " << num("%.6g", solution.cost - solution.lowerBound);
   diag << "; greedy " << num("%.6g", solution.greedyCost);
+}
+
+FailureOr<propagation::Solution> RegionLowering::solve() {
+  StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
+  SmallVector<Operation *> annotated, bare;
+  for (Operation &op : region.getBodyBlock()) {
+    if (takesStrategy(&op)) {
+      (op.hasAttr(key) ? annotated : bare).push_back(&op);
+      continue;
+    }
+    if (!op.hasAttr(key))
+      continue;
+    InFlightDiagnostic diag = op.emitOpError() << "has a 'dtensor.strategy' "
+                                                  "but takes none: ";
+    if (isa<ConstrainOp, LocalRegionOp>(op))
+      diag << "its own placements are its layout";
+    else
+      diag << "it runs replicated in front of the region";
+    return failure();
+  }
+  if (annotated.empty())
+    return propagation::choose(graph, settings.chooser);
+  if (!bare.empty()) {
+    InFlightDiagnostic diag =
+        bare.front()->emitOpError()
+        << "has no 'dtensor.strategy' while other ops of its "
+           "dtensor.global_region do: give every op the region places one "
+           "(dtensor-choose-strategies does) or none";
+    diag.attachNote(annotated.front()->getLoc()) << "this op has one";
+    return failure();
+  }
+  // Checked, not trusted: each must be one of the op's own strategies.
+  propagation::Solution solution;
+  solution.choice.assign(graph.nodes.size(), 0);
+  for (Operation *op : annotated) {
+    auto attr = cast<StrategyAttr>(op->getAttr(key)); // the dialect verified
+    Strategy want = fromStrategyAttr(attr);
+    const std::vector<Strategy> &own =
+        graph.nodes[nodeOf.lookup(op)].strategies;
+    auto it = llvm::find_if(own, [&](const Strategy &s) {
+      return s.operands == want.operands && s.results == want.results &&
+             s.loops == want.loops;
+    });
+    if (it == own.end()) {
+      op->emitOpError() << "'dtensor.strategy' " << attr
+                        << " is not one of the op's " << own.size()
+                        << " strategies on mesh " << meshName
+                        << " (dtensor-choose-strategies gives one)";
+      return failure();
+    }
+    solution.choice[nodeOf.lookup(op)] = it - own.begin();
+    op->removeAttr(key);
+  }
+  given = true;
+  solution.cost =
+      propagation::evaluate(graph, solution.choice, costs, settings.chooser,
+                            &solution.redistributeCost, &solution.computeCost);
+  solution.greedyCost = propagation::evaluate(
+      graph, propagation::chooseGreedily(graph, costs, settings.chooser), costs,
+      settings.chooser);
+  return solution;
+}
+
+void RegionLowering::annotate(const propagation::Solution &solution) {
+  StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
+  for (auto [n, op] : llvm::enumerate(nodeOps)) {
+    if (!takesStrategy(op))
+      continue;
+    const Strategy &s = graph.nodes[n].strategies[solution.choice[n]];
+    if (settings.printStrategies)
+      printStrategy(op, s);
+    op->setAttr(key, toStrategyAttr(ctx(), s));
+  }
+  if (settings.printStrategies)
+    printSummary(solution);
 }
 
 LogicalResult
@@ -907,8 +823,10 @@ LogicalResult RegionLowering::run() {
   for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs()))
     outer.map(arg, operand);
   if (succeeded(build())) {
-    propagation::Solution solution =
-        propagation::choose(graph, settings.chooser);
+    FailureOr<propagation::Solution> solved = solve();
+    if (failed(solved))
+      return failure();
+    const propagation::Solution &solution = *solved;
     // -debug-only=dtensor-propagate: the choice before it is lowered.
     LLVM_DEBUG({
       llvm::dbgs() << "[dtensor-propagate] " << nodeOps.size() << " ops, "
@@ -926,9 +844,19 @@ LogicalResult RegionLowering::run() {
         llvm::dbgs() << "]\n";
       }
     });
+    if (settings.chooseOnly) {
+      annotate(solution);
+      return success();
+    }
     if (failed(lowerPlaced(solution)))
       return failure();
   } else {
+    StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
+    for (Operation &op : body)
+      if (op.hasAttr(key))
+        return op.emitOpError()
+               << "has a 'dtensor.strategy', but its dtensor.global_region "
+                  "runs replicated as a whole (a value no DTensor can hold)";
     // Said at the value that forced it: the op the user can change.
     auto type = cast<RankedTensorType>(unplaceable.getType());
     InFlightDiagnostic remark = mlir::emitRemark(unplaceable.getLoc())
@@ -946,6 +874,8 @@ LogicalResult RegionLowering::run() {
            << "), so its ops stay together on whole tensors";
     remark.attachNote(region.getLoc()) << "the region";
     remark.report();
+    if (settings.chooseOnly)
+      return success();
     if (failed(lowerReplicated()))
       return failure();
   }
@@ -953,57 +883,89 @@ LogicalResult RegionLowering::run() {
   return success();
 }
 
+/// The chooser's settings, from the options both passes have.
+PropagateSettings chooserSettings(uint64_t latencyBytes,
+                                  ArrayRef<double> axisWeights,
+                                  double flopBytes, int64_t maxTableSize,
+                                  bool printStrategies,
+                                  double paramMemoryWeight) {
+  PropagateSettings settings;
+  settings.chooser.planner.latencyBytes = latencyBytes;
+  settings.chooser.planner.axisWeights =
+      llvm::to_vector_of<double, 4>(axisWeights);
+  settings.chooser.flopBytes = flopBytes;
+  settings.chooser.maxTableSize = maxTableSize;
+  settings.printStrategies = printStrategies;
+  settings.paramMemoryWeight = paramMemoryWeight;
+  return settings;
+}
+
+/// Checks `settings` (errors name `pass`) and runs on every global_region
+/// under `root`.
+LogicalResult runOnRegions(Operation *root, StringRef pass,
+                           const PropagateSettings &settings) {
+  double weight = settings.paramMemoryWeight;
+  if (!(weight >= 0) || std::isinf(weight))
+    return root->emitError()
+           << pass
+           << ": param-memory-weight must be a finite number of at least 0, "
+              "got "
+           << weight;
+  // The chooser holds up to kTablesPerCap tables of this many 12-byte
+  // entries: a larger cap would be a promise memory cannot keep.
+  int64_t cap = settings.chooser.maxTableSize;
+  if (cap < 1 || cap > propagation::Options::kMaxTableSizeLimit)
+    return root->emitError()
+           << pass << ": max-table-size must be between 1 and 2^24 ("
+           << propagation::Options::kMaxTableSizeLimit
+           << " entries; the chooser holds up to "
+           << propagation::Options::kTablesPerCap << " such tables), got "
+           << cap;
+  if (settings.chooser.flopBytes < 0 ||
+      !std::isfinite(settings.chooser.flopBytes))
+    return root->emitError()
+           << pass << ": flop-bytes must be a finite number >= 0";
+  if (std::string why = plan::invalidOptions(settings.chooser.planner);
+      !why.empty())
+    return root->emitError() << pass << ": " << why;
+  SmallVector<GlobalRegionOp> regions;
+  root->walk([&](GlobalRegionOp r) { regions.push_back(r); });
+  SymbolTableCollection symbols;
+  for (GlobalRegionOp r : regions) {
+    MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
+    if (!mesh || failed(RegionLowering(r, mesh, settings).run()))
+      return failure();
+  }
+  return success();
+}
+
+struct DTensorChooseStrategiesPass
+    : hp::dtensor::impl::DTensorChooseStrategiesBase<
+          DTensorChooseStrategiesPass> {
+  using DTensorChooseStrategiesBase::DTensorChooseStrategiesBase;
+
+  void runOnOperation() override {
+    PropagateSettings settings =
+        chooserSettings(latencyBytes, axisWeights, flopBytes, maxTableSize,
+                        printStrategies, paramMemoryWeight);
+    settings.chooseOnly = true;
+    if (failed(runOnRegions(getOperation(), getArgument(), settings)))
+      signalPassFailure();
+  }
+};
+
 struct DTensorPropagatePass
     : hp::dtensor::impl::DTensorPropagateBase<DTensorPropagatePass> {
   using DTensorPropagateBase::DTensorPropagateBase;
 
   void runOnOperation() override {
-    PropagateSettings settings;
-    settings.chooser.planner.latencyBytes = latencyBytes;
-    settings.chooser.planner.axisWeights = llvm::to_vector_of<double, 4>(axisWeights);
-    settings.chooser.flopBytes = flopBytes;
-    settings.chooser.maxTableSize = maxTableSize;
-    settings.printStrategies = printStrategies;
+    PropagateSettings settings =
+        chooserSettings(latencyBytes, axisWeights, flopBytes, maxTableSize,
+                        printStrategies, paramMemoryWeight);
     settings.warnGatherBytes = warnGatherBytes;
     settings.warnGatherNamedArgs = warnGatherNamedArgs;
-    settings.paramMemoryWeight = paramMemoryWeight;
-    if (!(paramMemoryWeight >= 0) || std::isinf(paramMemoryWeight)) {
-      getOperation()->emitError()
-          << "dtensor-propagate: param-memory-weight must be a finite number "
-             "of at least 0, got "
-          << static_cast<double>(paramMemoryWeight);
-      return signalPassFailure();
-    }
-    // The chooser holds up to kTablesPerCap tables of this many 12-byte
-    // entries: a larger cap would be a promise memory cannot keep.
-    if (maxTableSize < 1 ||
-        maxTableSize > propagation::Options::kMaxTableSizeLimit) {
-      getOperation()->emitError()
-          << "dtensor-propagate: max-table-size must be between 1 and 2^24 ("
-          << propagation::Options::kMaxTableSizeLimit
-          << " entries; the chooser holds up to "
-          << propagation::Options::kTablesPerCap
-          << " such tables), got " << maxTableSize.getValue();
-      return signalPassFailure();
-    }
-    if (flopBytes < 0 || !std::isfinite(flopBytes.getValue())) {
-      getOperation()->emitError("dtensor-propagate: flop-bytes must be a "
-                                "finite number >= 0");
-      return signalPassFailure();
-    }
-    if (std::string why = plan::invalidOptions(settings.chooser.planner);
-        !why.empty()) {
-      getOperation()->emitError("dtensor-propagate: ") << why;
-      return signalPassFailure();
-    }
-    SmallVector<GlobalRegionOp> regions;
-    getOperation()->walk([&](GlobalRegionOp r) { regions.push_back(r); });
-    SymbolTableCollection symbols;
-    for (GlobalRegionOp r : regions) {
-      MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
-      if (!mesh || failed(RegionLowering(r, mesh, settings).run()))
-        return signalPassFailure();
-    }
+    if (failed(runOnRegions(getOperation(), getArgument(), settings)))
+      signalPassFailure();
   }
 };
 

@@ -2,7 +2,7 @@
 
 #include "hp/Dialect/DTensor/Transforms/RankPiece.h"
 
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Support/IRArith.h"
 
 using namespace mlir;

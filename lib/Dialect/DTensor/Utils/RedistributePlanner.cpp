@@ -9,11 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/Dialect/DTensor/Utils/RedistributePlanner.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Utils/CollectiveBytes.h"
-#include "hp/Dialect/DTensor/Utils/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -22,6 +23,8 @@
 #include <functional>
 #include <queue>
 #include <sstream>
+
+#define DEBUG_TYPE "redistribute-planner"
 
 using namespace hp::dtensor::plan;
 using hp::dtensor::kNotSharded;
@@ -935,6 +938,18 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                      });
   }
 
+  // -debug-only=redistribute-planner (a build of LLVM with assertions): how
+  // far the search went for each redistribute.
+  LLVM_DEBUG({
+    llvm::dbgs() << "[redistribute-planner] " << start.str() << " -> "
+                 << goalState.str() << ": " << visits.size()
+                 << " states reached, ";
+    if (goal < 0)
+      llvm::dbgs() << "no plan\n";
+    else
+      llvm::dbgs() << "cost " << visits[goal].cost.cost << " in "
+                   << visits[goal].cost.steps << " steps\n";
+  });
   if (goal < 0)
     return std::nullopt;
   Plan plan;

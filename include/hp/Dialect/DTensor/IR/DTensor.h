@@ -14,9 +14,12 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+// Order matters: the attribute interfaces use the reduce op.
 #include "hp/Dialect/DTensor/IR/DTensorDialect.h.inc"
-#include "hp/Dialect/DTensor/IR/ReduceOp.h"
+#include "hp/Dialect/DTensor/Layout/ReduceOp.h"
+// clang-format off
 #include "hp/Dialect/DTensor/IR/DTensorAttrInterfaces.h.inc"
+// clang-format on
 
 #define GET_ATTRDEF_CLASSES
 #include "hp/Dialect/DTensor/IR/DTensorAttrs.h.inc"
@@ -27,11 +30,11 @@
 #define GET_OP_CLASSES
 #include "hp/Dialect/DTensor/IR/DTensorOps.h.inc"
 
+namespace mlir::shard {
+enum class ReductionKind : uint32_t;
+} // namespace mlir::shard
+
 namespace hp::dtensor {
-namespace plan {
-struct Placement;
-struct Problem;
-} // namespace plan
 
 /// Parses the mesh symbol of a DTensor type or sharding (`@mesh`).
 mlir::ParseResult parseMeshSymbol(mlir::AsmParser &parser,
@@ -127,15 +130,8 @@ verifyStridedShards(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
 bool isLegalRedistribute(mlir::ArrayAttr from, mlir::ArrayAttr to,
                          int64_t *badMeshDim = nullptr);
 
-/// The planner's description of a tensor of `type` on a mesh of
-/// `meshShape` (shape, element bytes, arithmetic; no source or target).
-plan::Problem planTensor(mlir::ShapedType type,
-                         llvm::ArrayRef<int64_t> meshShape);
-
-/// A placement list as the planner's values, and back.
-llvm::SmallVector<plan::Placement, 4> toPlanPlacements(mlir::ArrayAttr list);
-mlir::ArrayAttr toPlacementsAttr(mlir::MLIRContext *ctx,
-                                 llvm::ArrayRef<plan::Placement> placements);
+/// The upstream shard reduction of a reduce op.
+mlir::shard::ReductionKind toShardReduction(ReduceOp op);
 
 } // namespace hp::dtensor
 

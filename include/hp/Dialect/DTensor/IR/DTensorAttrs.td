@@ -172,4 +172,31 @@ def DTensor_ShardingAttr : AttrDef<DTensor_Dialect, "Sharding"> {
   let genVerifyDecl = 1;
 }
 
+def DTensor_StrategyAttr : AttrDef<DTensor_Dialect, "Strategy"> {
+  let mnemonic = "strategy";
+  let summary = "the strategy chosen for an op of a dtensor.global_region";
+  let description = [{
+    `#dtensor.strategy<[[shard<0>, replicate], [replicate, replicate]] -> [[shard<0>, replicate]], loops = [0, -1]>`
+
+    `dtensor-choose-strategies` leaves one on every op of a
+    `dtensor.global_region` body that it places (as the `dtensor.strategy`
+    attribute); `dtensor-propagate` rewrites by it. The lists are the
+    placements of the op's tensor operands, then of its tensor results, one
+    placement per mesh axis; `loops` gives, per mesh axis, the loop the op
+    shards there (for shape ops the result dim) or -1 for none. An
+    annotation is checked, not trusted: `dtensor-propagate` takes it only
+    if it is one of the op's strategies.
+
+    Constraints: at least one mesh axis (`loops`), every list a placement
+    list of that many placements, every loop at least -1.
+  }];
+  let parameters = (ins
+    "::mlir::ArrayAttr":$operands,
+    "::mlir::ArrayAttr":$results,
+    ArrayRefParameter<"int64_t", "the loop sharded per mesh axis">:$loops
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // HP_DIALECT_DTENSOR_IR_DTENSORATTRS_TD

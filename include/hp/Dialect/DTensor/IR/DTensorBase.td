@@ -27,11 +27,14 @@ def DTensor_Dialect : Dialect {
   // What a shard.grid converted from a dtensor.mesh keeps of it: the axis
   // names (strings) and a non-default device list (row-major ranks); and
   // on the shard.send/shard.recv ops of one planned permute, the group they
-  // are issued in together (convert-shard-to-nccl makes it one nccl.group).
+  // are issued in together (convert-shard-to-nccl makes it one nccl.group);
+  // on an op of a dtensor.global_region body, the strategy
+  // dtensor-choose-strategies chose for it.
   let discardableAttrs = (ins
     "::mlir::ArrayAttr":$axis_names,
     "::mlir::DenseI64ArrayAttr":$devices,
-    "::mlir::IntegerAttr":$p2p_group
+    "::mlir::IntegerAttr":$p2p_group,
+    "::mlir::Attribute":$strategy
   );
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{

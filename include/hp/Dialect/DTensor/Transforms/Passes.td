@@ -6,6 +6,57 @@
 include "mlir/Pass/PassBase.td"
 include "hp/Dialect/DTensor/Transforms/PlanningOptions.td"
 
+// What the strategy chooser weighs: shared by the pass that chooses and
+// leaves its choice in the IR and the pass that chooses (where the IR does
+// not say) and rewrites.
+defvar ChooserOptions = !listconcat(PlanCostOptions, [
+    Option<"flopBytes", "flop-bytes", "double", /*default=*/"4.5e-4",
+           "Bytes of communication worth one flop of compute (default: an "
+           "H100's NVLink bytes per dense bf16 flop)">,
+    Option<"printStrategies", "print-strategies", "bool", /*default=*/"false",
+           "Remark each op's strategy and flops, each redistribute's cause "
+           "and plan, and the region's cost, bound and greedy cost">,
+    Option<"maxTableSize", "max-table-size", "int64_t", /*default=*/"4194304",
+           "Largest table (entries, 1 to 2^24) exact variable elimination "
+           "may build; above it the choice is a window search with a lower "
+           "bound">,
+    Option<"paramMemoryWeight", "param-memory-weight", "double",
+           /*default=*/"4",
+           "The cost of each byte a redistribute adds to a rank's piece of a "
+           "named argument (a parameter: `dtensor.arg_name`, also through "
+           "transposes and reshapes), on top of the bytes it moves: a "
+           "gathered weight stays whole on every rank, every step (0: none)">,
+]);
+
+def DTensorChooseStrategies : Pass<"dtensor-choose-strategies"> {
+  let summary = "Choose a strategy for every op of each "
+                "dtensor.global_region and leave it in the IR";
+  let description = [{
+    The first half of `dtensor-propagate`: gives every op of a
+    `dtensor.global_region` body that propagation places a strategy, chosen
+    exactly as `dtensor-propagate` chooses (same objective, same options),
+    and records it as a `dtensor.strategy` attribute
+    (`#dtensor.strategy<operand placements -> result placements, loops =
+    [...]>`) instead of rewriting. The region is left as it was otherwise:
+    the choice can be read, tested with FileCheck, edited by hand or by
+    another tool, and `dtensor-propagate` then rewrites by it (checking that
+    each annotation is one of the op's strategies).
+
+    Ops that run replicated in front of the region (constants,
+    `tensor.empty`, scalar code) get no strategy; a region that must run
+    replicated as a whole (a value no DTensor can hold) gets none either,
+    with the same remark `dtensor-propagate` gives.
+
+    ```mlir
+    %mm = linalg.matmul {dtensor.strategy = #dtensor.strategy<[[replicate],
+        [shard<1>], [shard<1>]] -> [[shard<1>]], loops = [1]>}
+        ins(%gx, %gw : ...) outs(%e : ...) -> tensor<8x32xf32>
+    ```
+  }];
+  let options = ChooserOptions;
+  let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
 def DTensorPropagate : Pass<"dtensor-propagate"> {
   let summary = "Choose a placement for every value of each "
                 "dtensor.global_region and rewrite it into local regions";
@@ -33,6 +84,13 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     - Anything else runs replicated, with a remark naming it.
     - `dtensor.constrain` and the boundary's placements are fixed; a
       `dtensor.local_region` in the body keeps its declared layouts.
+
+    When every op the region places already carries a `dtensor.strategy`
+    (`dtensor-choose-strategies` leaves them), the pass rewrites by those
+    instead of choosing, after checking that each is one of the op's
+    strategies; an annotation that is not, one on an op that runs
+    replicated in front of the region, or a region where only some ops
+    carry one, is an error.
 
     The choice is exact (variable elimination) unless a table would exceed
     `max-table-size` entries; then it is a window search started from
@@ -63,17 +121,7 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     Not supported yet, with an error: a `dtensor.local_region` nested in
     another op of the body (an `scf.for`, say) rather than at its top level.
   }];
-  let options = !listconcat(PlanCostOptions, [
-    Option<"flopBytes", "flop-bytes", "double", /*default=*/"4.5e-4",
-           "Bytes of communication worth one flop of compute (default: an "
-           "H100's NVLink bytes per dense bf16 flop)">,
-    Option<"printStrategies", "print-strategies", "bool", /*default=*/"false",
-           "Remark each op's strategy and flops, each redistribute's cause "
-           "and plan, and the region's cost, bound and greedy cost">,
-    Option<"maxTableSize", "max-table-size", "int64_t", /*default=*/"4194304",
-           "Largest table (entries, 1 to 2^24) exact variable elimination "
-           "may build; above it the choice is a window search with a lower "
-           "bound">,
+  let options = !listconcat(ChooserOptions, [
     Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
            /*default=*/"67108864",
            "Warn when a redistribute gathers a whole tensor of at least this "
@@ -84,12 +132,6 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
            "function argument that has a `dtensor.arg_name` (hp.torch names "
            "the parameters and buffers so), naming it and the op that forced "
            "it">,
-    Option<"paramMemoryWeight", "param-memory-weight", "double",
-           /*default=*/"4",
-           "The cost of each byte a redistribute adds to a rank's piece of a "
-           "named argument (a parameter: `dtensor.arg_name`, also through "
-           "transposes and reshapes), on top of the bytes it moves: a "
-           "gathered weight stays whole on every rank, every step (0: none)">,
   ]);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",

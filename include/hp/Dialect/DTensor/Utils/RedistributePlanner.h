@@ -9,7 +9,7 @@
 #ifndef HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
 #define HP_DIALECT_DTENSOR_UTILS_REDISTRIBUTEPLANNER_H
 
-#include "hp/Dialect/DTensor/IR/ReduceOp.h"
+#include "hp/Dialect/DTensor/Layout/Placement.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -19,36 +19,6 @@
 #include <string>
 
 namespace hp::dtensor::plan {
-
-/// One mesh dim's placement. StridedShard only appears in a Problem's source
-/// and target: states hold Shard and the nesting order it implies.
-struct Placement {
-  enum Kind : uint8_t { Replicate, Shard, Partial, StridedShard };
-  Kind kind = Replicate;
-  /// The split tensor dim (Shard, StridedShard).
-  int64_t dim = 0;
-  /// The pending reduction (Partial).
-  ReduceOp reduceOp = ReduceOp::Sum;
-  /// StridedShard: how many later splits of `dim` it sits outside of.
-  int64_t splitFactor = 1;
-
-  static Placement replicate() { return {}; }
-  static Placement shard(int64_t dim) { return {Shard, dim}; }
-  static Placement partial(ReduceOp op) { return {Partial, 0, op}; }
-  static Placement stridedShard(int64_t dim, int64_t splitFactor) {
-    return {StridedShard, dim, ReduceOp::Sum, splitFactor};
-  }
-  bool isSplit() const { return kind == Shard || kind == StridedShard; }
-  bool isPartial(ReduceOp op) const {
-    return kind == Partial && reduceOp == op;
-  }
-  bool operator==(const Placement &o) const {
-    return kind == o.kind && (!isSplit() || dim == o.dim) &&
-           (kind != Partial || reduceOp == o.reduceOp) &&
-           (kind != StridedShard || splitFactor == o.splitFactor);
-  }
-  bool operator!=(const Placement &o) const { return !(*this == o); }
-};
 
 /// Placements plus, per tensor dim, the mesh dims that split it from the
 /// outermost to the innermost split. Types only carry placements, which

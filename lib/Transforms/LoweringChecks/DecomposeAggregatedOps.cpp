@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace hp {
 #define GEN_PASS_DEF_DECOMPOSEAGGREGATEDOPS
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;

@@ -8,14 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace hp {
 #define GEN_PASS_DEF_READONLYFUNCTIONARGUMENTS
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;

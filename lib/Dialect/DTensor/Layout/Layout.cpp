@@ -1,6 +1,6 @@
 //===- Layout.cpp - which block of a global tensor each device holds ------===//
 
-#include "hp/Dialect/DTensor/Utils/Layout.h"
+#include "hp/Dialect/DTensor/Layout/Layout.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"

@@ -4,9 +4,11 @@
 // enum and its names are declared once, in ODS (`DTensor_ReduceOp`,
 // DTensorBase.td); this header adds every fact about it that planning and
 // lowering use: the list of ops, the identity a rank holds where it holds no
-// data, which identities survive a later reduction, and the op's name in
-// upstream `shard`. The C API's `HPReduceOp` mirrors the values (checked by a
-// static_assert in DTensorCAPI.cpp); Python asks the C API for the names.
+// data and which identities survive a later reduction; free of MLIR IR, it
+// sits with the layout model below the dialect, which maps it to upstream
+// `shard`'s reduction kind (toShardReduction, DTensor.h). The C API's
+// `HPReduceOp` mirrors the values (checked by a static_assert in
+// DTensorCAPI.cpp); Python asks the C API for the names.
 //
 // Deliberately not here: the plan checker's own identity and combine
 // (PlanChecker.cpp) — it is an independent definition that tests the
@@ -15,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_DIALECT_DTENSOR_IR_REDUCEOP_H
-#define HP_DIALECT_DTENSOR_IR_REDUCEOP_H
+#ifndef HP_DIALECT_DTENSOR_LAYOUT_REDUCEOP_H
+#define HP_DIALECT_DTENSOR_LAYOUT_REDUCEOP_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,10 +29,6 @@
 #include <optional>
 
 #include "hp/Dialect/DTensor/IR/DTensorEnums.h.inc"
-
-namespace mlir::shard {
-enum class ReductionKind : uint32_t;
-} // namespace mlir::shard
 
 namespace hp::dtensor {
 
@@ -83,10 +81,6 @@ constexpr bool isExtremum(ReduceOp op) {
   return op == ReduceOp::Max || op == ReduceOp::Min;
 }
 
-/// The upstream shard reduction of a reduce op (defined with the dialect, so
-/// that the planner and benchmarks including this header need no MLIR IR).
-mlir::shard::ReductionKind toShardReduction(ReduceOp op);
-
 } // namespace hp::dtensor
 
-#endif // HP_DIALECT_DTENSOR_IR_REDUCEOP_H
+#endif // HP_DIALECT_DTENSOR_LAYOUT_REDUCEOP_H

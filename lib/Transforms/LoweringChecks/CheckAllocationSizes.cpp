@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -15,7 +15,7 @@
 
 namespace hp {
 #define GEN_PASS_DEF_CHECKALLOCATIONSIZES
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;

@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Dialect/NCCL/IR/NCCL.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -17,7 +18,7 @@
 namespace hp {
 #define GEN_PASS_DEF_NCCLCONTIGUOUSBUFFERS
 #define GEN_PASS_DEF_COPYUNPROVENIDENTITYCASTS
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;
@@ -121,9 +122,10 @@ struct CopyUnprovenIdentityCastsPass
     });
     for (memref::CastOp castOp : casts) {
       if (!onlyReadOrPassedOn(castOp.getResult())) {
-        castOp.emitWarning("cast of a strided buffer to an identity layout is "
-                         "written through; it is right only for some run-time "
-                         "sizes");
+        castOp.emitWarning(
+            "cast of a strided buffer to an identity layout is "
+            "written through; it is right only for some run-time "
+            "sizes");
         continue;
       }
       OpBuilder b(castOp);

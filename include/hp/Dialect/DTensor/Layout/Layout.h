@@ -18,8 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
-#define HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
+#ifndef HP_DIALECT_DTENSOR_LAYOUT_LAYOUT_H
+#define HP_DIALECT_DTENSOR_LAYOUT_LAYOUT_H
+
+#include "hp/Support/MeshShape.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
@@ -39,7 +41,7 @@ inline constexpr int64_t kNotSharded = -1;
 /// Limits the verifier enforces, so that layout arithmetic cannot overflow:
 /// a mesh has at most 2^31 - 1 devices (NCCL ranks are 32-bit ints), and a
 /// global dim at most 2^48 elements.
-inline constexpr int64_t kMaxDevices = std::numeric_limits<int32_t>::max();
+inline constexpr int64_t kMaxDevices = hp::kMaxMeshDevices;
 inline constexpr int64_t kMaxDimSize = int64_t(1) << 48;
 
 /// torch.chunk chunk length of `size` in `parts` parts.
@@ -219,4 +221,4 @@ struct Layout {
 
 } // namespace hp::dtensor
 
-#endif // HP_DIALECT_DTENSOR_UTILS_LAYOUT_H
+#endif // HP_DIALECT_DTENSOR_LAYOUT_LAYOUT_H

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,7 +23,7 @@
 
 namespace hp {
 #define GEN_PASS_DEF_FUSEELEMENTWISEPRODUCERS
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;

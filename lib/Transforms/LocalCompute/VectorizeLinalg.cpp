@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 #include "hp/Support/RootBuffer.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -39,7 +39,7 @@
 
 namespace hp {
 #define GEN_PASS_DEF_VECTORIZELINALGONBUFFERS
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;

@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Conversion/Passes.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace hp {
 #define GEN_PASS_DEF_CHECKLOWEREDTOLLVM
-#include "hp/Conversion/Passes.h.inc"
+#include "hp/Transforms/Passes.h.inc"
 } // namespace hp
 
 using namespace mlir;
