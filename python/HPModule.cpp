@@ -113,32 +113,34 @@ hpbind::Context::Context() {
       this, nullptr);
 }
 
-/// `pipeline` anchored on builtin.module: as given when it already is
-/// (`builtin.module(hp-partition)`, the C API's and hp-opt's spelling),
-/// wrapped otherwise. Wrapping an anchored one would nest a second module
-/// pass manager that finds no module to run on and silently does nothing.
 namespace {
 
-std::string anchorOnModule(const std::string &pipeline) {
-  size_t begin = pipeline.find_first_not_of(" \t\n");
-  size_t end = pipeline.find_last_not_of(" \t\n");
-  const std::string anchor = "builtin.module";
-  if (begin == std::string::npos)
-    return "builtin.module()";
-  std::string trimmed = pipeline.substr(begin, end - begin + 1);
-  size_t open = trimmed.find_first_not_of(" \t\n", anchor.size());
-  if (trimmed.compare(0, anchor.size(), anchor) != 0 || open == std::string::npos ||
-      trimmed[open] != '(')
-    return "builtin.module(" + pipeline + ")";
-  // Anchored only if the anchor's parenthesis closes at the very end
-  // (not `builtin.module(a),b`).
-  int depth = 0;
-  for (size_t i = open; i < trimmed.size(); ++i) {
-    depth += trimmed[i] == '(' ? 1 : trimmed[i] == ')' ? -1 : 0;
-    if (depth == 0)
-      return i + 1 == trimmed.size() ? trimmed : "builtin.module(" + pipeline + ")";
+/// A pass manager on builtin.module running `pipeline`: MLIR's parser reads
+/// it, first as a whole anchored pipeline (`builtin.module(hp-partition)`,
+/// the C API's and hp-opt's spelling), else as the passes of one
+/// (`hp-partition`, `func.func(canonicalize)`); null, with MLIR's error, when
+/// it is neither. Wrapping an anchored pipeline in a second anchor would
+/// nest a module pass manager that finds no module and does nothing.
+MlirPassManager parsePipeline(MlirContext ctx, const std::string &pipeline,
+                              std::string &error) {
+  for (bool anchored : {true, false}) {
+    MlirPassManager pm = mlirPassManagerCreateOnOperation(
+        ctx, mlirStringRefCreateFromCString("builtin.module"));
+    MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
+    std::string why;
+    MlirLogicalResult parsed =
+        anchored ? mlirParsePassPipeline(opm, toRef(pipeline), appendTo, &why)
+                 : mlirOpPassManagerAddPipeline(opm, toRef(pipeline), appendTo,
+                                                &why);
+    if (mlirLogicalResultIsSuccess(parsed))
+      return pm;
+    mlirPassManagerDestroy(pm);
+    // The anchored reading's error where the text is anchored.
+    if (anchored ? pipeline.find("builtin.module") != std::string::npos
+                 : error.empty())
+      error = why;
   }
-  return "builtin.module(" + pipeline + ")";
+  return {nullptr};
 }
 
 } // namespace
@@ -148,16 +150,10 @@ std::vector<std::string> hpbind::Module::run(const std::string &pipeline) {
   // Passes assume valid input; a module built op by op may not be.
   if (!mlirOperationVerify(operation()))
     context->fail("module does not verify; the pipeline was not run");
-  std::string anchored = anchorOnModule(pipeline);
-  MlirPassManager pm =
-      mlirPassManagerCreateOnOperation(context->ctx, mlirStringRefCreateFromCString("builtin.module"));
   std::string error;
-  MlirLogicalResult parsed = mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm), toRef(anchored), appendTo, &error);
-  if (mlirLogicalResultIsFailure(parsed)) {
-    mlirPassManagerDestroy(pm);
+  MlirPassManager pm = parsePipeline(context->ctx, pipeline, error);
+  if (!pm.ptr)
     context->fail("invalid pass pipeline '" + pipeline + "': " + error);
-  }
   ++generation;
   MlirLogicalResult ran;
   {
@@ -372,6 +368,24 @@ void bindPlacementsAndTypes(nb::module_ &m) {
       nb::arg("name"), nb::arg("what"),
       "Raises ValueError unless `name` is a symbol name hp takes "
       "(hp/Support/SymbolName.h).");
+  m.def(
+      "check_mesh",
+      [](const std::vector<int64_t> &shape,
+         std::optional<std::vector<std::string>> names) {
+        checkMeshShape(shape, names ? &*names : nullptr);
+      },
+      nb::arg("shape"), nb::arg("names") = nb::none(),
+      "Raises ValueError unless `shape` (and its axis `names`) make a mesh "
+      "(hp/Support/MeshShape.h).");
+  m.def(
+      "launcher_owned_flag",
+      [](const std::vector<std::string> &args) {
+        return hp::launcherOwnedFlag(args);
+      },
+      nb::arg("args"),
+      "The first of hp-runner's arguments `args` that sets the rank count, "
+      "where ranks run or the entry point (hp/Support/LaunchFlags.h), or "
+      "None.");
   m.def("dtensor_type", &dtensorType);
   m.def("local_type", &localType);
 }

@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 import hp
+from hp import _torch_plan
 
 
 def _static_layer():
@@ -205,7 +206,7 @@ class Generator:
         step = DecodeStep(model, batch, max_len).eval()
         if isinstance(plan, dict):
             plan = {("model." + k if k else "model"): v for k, v in plan.items()}
-        dim = hpt._plan_dim(mesh, None)
+        dim = _torch_plan._plan_dim(mesh, None)
         split = [Replicate()] * len(mesh.shape)
         split[dim] = Shard(1)
         names = step.cache_names()

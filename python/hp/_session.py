@@ -16,6 +16,7 @@ import tempfile
 
 import hp
 from hp import _checkpoint
+from hp import _torch_import, _torch_program
 
 # Seconds the ranks wait for the next call before they end the session,
 # unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
@@ -91,7 +92,7 @@ class Session:
         try:
             self._dir = tempfile.mkdtemp(prefix="hp-session-")
             for slot, t in enumerate(values, start=n_inputs):
-                _checkpoint.write_argument(self._dir, slot, t, hpt._tensor_bytes)
+                _checkpoint.write_argument(self._dir, slot, t, _torch_program._tensor_bytes)
             program = os.path.join(self._dir, "program.mlir")
             with open(program, "w") as f:
                 f.write(str(module))
@@ -124,9 +125,9 @@ class Session:
                             f"{type(entries).__name__}")
         for name, extra in entries.items():
             if not isinstance(name, str) or not name.isidentifier() or \
-                    name in hpt._RESERVED:
+                    name in _torch_import._RESERVED:
                 raise ValueError(f"entries: {name!r} is not a name an entry can take (an "
-                                 f"identifier other than {', '.join(hpt._RESERVED)})")
+                                 f"identifier other than {', '.join(_torch_import._RESERVED)})")
             if not isinstance(extra, hpt.Program):
                 raise TypeError(f"entries['{name}']: expected an hp.torch.Program, got "
                                 f"{type(extra).__name__}")
@@ -147,12 +148,11 @@ class Session:
         if not isinstance(state, dict):
             raise TypeError(f"state must be a dict of parameter or buffer names to output "
                             f"indices, got {type(state).__name__}")
-        from hp import torch as hpt
         resident = {}
         for name, out in state.items():
             canonical = prog.aliases.get(name, name)
             if canonical not in prog.state_specs:
-                raise ValueError("state: " + hpt._unknown_name(name, prog.state_specs,
+                raise ValueError("state: " + _torch_program._unknown_name(name, prog.state_specs,
                                                                "parameter or buffer"))
             if isinstance(out, bool) or not isinstance(out, int) or \
                     not 0 <= out < len(prog.output_specs):
@@ -198,14 +198,13 @@ class Session:
     def _request(self, n, values, line):
         """Writes request ``n``'s arguments into its own directory, sends
         ``line`` and waits for the answer; the directory."""
-        from hp import torch as hpt
         work = os.path.join(self._dir, f"{n}.tmp")
         where = os.path.join(self._dir, str(n))
         try:
             os.mkdir(work)
             for slot, t in enumerate(values):
                 with open(os.path.join(work, f"arg{slot}.bin"), "wb") as f:
-                    f.write(hpt._tensor_bytes(t))
+                    f.write(_torch_program._tensor_bytes(t))
             os.rename(work, where)  # the ranks never see half a request
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -25,6 +25,7 @@ import torch
 
 import hp
 from hp._optimizer import _Optimizer, _state_name
+from hp import _torch_import, _torch_plan, _torch_program
 
 
 class Trainer:
@@ -67,7 +68,7 @@ class Trainer:
         xs = hpt._checked_export_arguments(model, example_inputs, mesh, params, inputs,
                                            None, plan, None)
         ts = _checked_targets(example_targets, targets)
-        state, canonical = hpt._state(model)
+        state, canonical = _torch_plan._state(model)
         params_by_id = {id(t): n for n, t in model.named_parameters()}
         opt = _Optimizer(optimizer, params_by_id)
         self._opt = opt
@@ -79,19 +80,19 @@ class Trainer:
             if not state[n].dtype.is_floating_point:
                 raise ValueError(f"optimizer: '{n}' is {state[n].dtype}; hp trains floating "
                                  "point parameters")
-        dim = hpt._plan_dim(mesh, plan_dim)
+        dim = _torch_plan._plan_dim(mesh, plan_dim)
         if plan == "auto":
-            plan = hpt._auto_plan(model)
-        planned = hpt._plan_modules(model, plan or {})
-        placed = hpt._state_placements(mesh, dim, state, canonical, planned, params)
+            plan = _torch_plan._auto_plan(model)
+        planned = _torch_plan._plan_modules(model, plan or {})
+        placed = _torch_plan._state_placements(mesh, dim, state, canonical, planned, params)
         if fsdp is not None:
-            _split_rows(placed, trained, state, hpt._plan_dim(mesh, fsdp))
+            _split_rows(placed, trained, state, _torch_plan._plan_dim(mesh, fsdp))
         keys = opt.state_keys()
         opt_names = [_state_name(k, n) for n in trained for k in keys]
         for n in trained:
             for k in keys:
                 placed[_state_name(k, n)] = placed[n]
-        input_ps = hpt._input_placements(mesh, xs, inputs)
+        input_ps = _torch_plan._input_placements(mesh, xs, inputs)
         target_ps = _target_placements(mesh, xs, input_ps, ts, targets)
         rep = [hp.Replicate()] * mesh.ndim
         # The scalars in double for a double model, as torch applies them.
@@ -104,17 +105,17 @@ class Trainer:
 
         gm, pins = _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys,
                           [init[n] for n in names], names, planned)
-        program = torch.export.export(gm, tuple(hpt._to_wire(t) for t in
+        program = torch.export.export(gm, tuple(_torch_program._to_wire(t) for t in
                                                 (*xs, *ts, hyper, *[init[n] for n in names])),
                                       strict=False)
         from torch_mlir import fx
         n_out = 1 + len(trained) + len(opt_names)
-        text = hpt._lower(fx.export_and_import, program, n_out + len(pins))
-        pin = hpt._Pin(mesh, dim, input_ps)
+        text = _torch_import._lower(fx.export_and_import, program, n_out + len(pins))
+        pin = _torch_plan._Pin(mesh, dim, input_ps)
         updated = trained + opt_names
         output_ps = [list(rep)] + [placed[n] for n in updated]
         ctx = hp.Context()
-        module = hpt._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
+        module = _torch_import._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
                                   [placed[n] for n in names], output_ps, pins, pin,
                                   [None] * (len(xs) + len(ts) + 1) + names)
         # One partitioning of a copy gives the remarks of the placement and
@@ -175,11 +176,10 @@ class Trainer:
     def step(self, inputs, targets):
         """One training step on ``inputs`` and ``targets`` (tensors shaped as
         the examples); the loss, a float."""
-        from hp import torch as hpt
         if self.closed:
             raise RuntimeError("the hp.torch.Trainer is closed")
-        xs = hpt._as_tuple(inputs, "inputs")
-        ts = hpt._as_tuple(targets, "targets")
+        xs = _torch_program._as_tuple(inputs, "inputs")
+        ts = _torch_program._as_tuple(targets, "targets")
         self._opt.check_shape()
         hyper = self._opt.scalars(self._step_count + 1, self._scalar_dtype)
         loss = self._session(*xs, *ts, hyper)
@@ -289,17 +289,15 @@ def _split_rows(placed, trained, state, d):
 
 
 def _checked_targets(example_targets, targets):
-    from hp import torch as hpt
-    hpt._check_placement_lists(targets, "targets")
-    return hpt._checked_tensors(hpt._as_tuple(example_targets, "example_targets"), "target")
+    _torch_plan._check_placement_lists(targets, "targets")
+    return _torch_program._checked_tensors(_torch_program._as_tuple(example_targets, "example_targets"), "target")
 
 
 def _target_placements(mesh, xs, input_ps, ts, targets):
     """``targets``' placements; where absent, on each mesh dim the placement
     every input shares there when the target can take it, else replicate."""
-    from hp import torch as hpt
     if targets is not None:
-        return hpt._input_placements(mesh, ts, targets, "targets")
+        return _torch_plan._input_placements(mesh, ts, targets, "targets")
     out = []
     for t in ts:
         ps = [hp.Replicate()] * mesh.ndim
@@ -319,7 +317,6 @@ def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, nam
     values of (*xs, *ts, hyper, *values), and the plan's pins: its results
     are the loss, the new trained parameters, the new optimizer state (by
     parameter, then key) and the pinned values."""
-    from hp import torch as hpt
     from torch.fx.experimental.proxy_tensor import make_fx
 
     dtypes = [t.dtype for t in (*xs, *ts, hyper, *values)]
@@ -329,7 +326,7 @@ def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, nam
     pins = []
 
     def step(*flat):
-        flat = [hpt._from_wire(t, d) for t, d in zip(flat, dtypes)]
+        flat = [_torch_program._from_wire(t, d) for t, d in zip(flat, dtypes)]
         x, t, h = flat[:n_x], flat[n_x:n_x + n_t], flat[n_x + n_t]
         held = dict(zip(names, flat[n_x + n_t + 1:]))
         fixed = {n: held[n] for n in state if n not in trained}
@@ -339,9 +336,9 @@ def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, nam
             handles = []
             for path, module, style in planned:
                 handles.append(module.register_forward_pre_hook(
-                    hpt._pin_hook(pins, path, style.inputs, "input")))
+                    _torch_plan._pin_hook(pins, path, style.inputs, "input")))
                 handles.append(module.register_forward_hook(
-                    hpt._pin_hook(pins, path, style.outputs, "output")))
+                    _torch_plan._pin_hook(pins, path, style.outputs, "output")))
             try:
                 out = torch.func.functional_call(
                     model, {**fixed, **dict(zip(trained, ws))}, tuple(x))
@@ -365,7 +362,7 @@ def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, nam
                                h[group])
             new_params.append(p)
             new_state += st
-        return (loss, *new_params, *new_state, *[hpt._to_wire(v) for v in pinned])
+        return (loss, *new_params, *new_state, *[_torch_program._to_wire(v) for v in pinned])
 
     # Traced as torch.export traces (its compiling and exporting flags set):
     # libraries that skip host-side checks under export (transformers'
@@ -378,7 +375,7 @@ def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, nam
     with _compiling_state_context(), sdpa_kernel(SDPBackend.MATH):
         gm = make_fx(torch.func.functionalize(step, remove="mutations"),
                      tracing_mode="fake")(
-            *[hpt._to_wire(v) for v in (*xs, *ts, hyper, *values)])
+            *[_torch_program._to_wire(v) for v in (*xs, *ts, hyper, *values)])
     return gm, [(torch.empty(v.shape, device="meta"), layout, what)
                 for v, layout, what in pins]
 

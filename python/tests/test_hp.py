@@ -52,7 +52,7 @@ def test_device_mesh(ctx):
     mesh.add_to(module)
     assert 'dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]' in str(module)
     assert hp.DeviceMesh("m", (3,)).mesh_dim_names == ("d0",)
-    with pytest.raises(ValueError, match="one name per mesh dimension"):
+    with pytest.raises(ValueError, match="mesh has 1 names for 2 dimensions"):
         hp.DeviceMesh("m", (2, 2), ("a",))
 
 

@@ -1,0 +1,249 @@
+"""A torch module traced by torch.export, imported by torch-mlir (linalg on
+tensors) and annotated with placements: the global view that hp's
+propagation places."""
+
+import os
+import re
+
+import torch
+
+import hp
+from hp import _decompose
+from hp._torch_plan import _pin_hook, _placements
+from hp._torch_program import _DTYPES, _from_wire, _to_wire
+
+
+# What torch-mlir's output becomes before globalizing: elementwise chains
+# fused into one op each, so that i1 masks and other values a DTensor cannot
+# hold live inside an op's body instead of between ops (a mask several
+# layers share is first copied for each of them). Reshapes are propagated
+# too (a matmul and the expand_shape splitting heads become one generic with
+# a loop per head dim), which dtensor-propagate places as torch does and the
+# BLAS path takes; producers a consumer would recompute (the rotary
+# embedding of q inside q k^T) stay apart. The i1 tensors left between ops
+# (the mask reductions of SDPA's safe softmax, masks read by several ops)
+# are then held as i8, which a DTensor holds and NCCL moves.
+_PREPARE = ("builtin.module(func.func(dtensor-clone-unmovable-producers, "
+            "fuse-elementwise-producers{propagate-reshapes=true}, canonicalize, "
+            "dtensor-widen-bool-tensors, canonicalize))")
+
+
+class _Exported(torch.nn.Module):
+    """forward(*inputs, *state) -> (*outputs, *pinned values). The model is
+    not a submodule: its state comes in as arguments only (torch.export
+    would otherwise look its non-persistent buffers up in a state_dict)."""
+
+    def __init__(self, model, num_inputs, names, planned, dtypes):
+        super().__init__()
+
+        def call_model(flat):
+            flat = [_from_wire(t, d) for t, d in zip(flat, dtypes)]
+            return torch.func.functional_call(
+                model, dict(zip(names, flat[num_inputs:])), tuple(flat[:num_inputs]))
+        self.call_model = call_model
+        self.planned = planned
+        self.bad = None
+
+    def forward(self, *flat):
+        pins = []
+        handles = []
+        for path, module, style in self.planned:
+            handles.append(module.register_forward_pre_hook(
+                _pin_hook(pins, path, style.inputs, "input")))
+            handles.append(module.register_forward_hook(
+                _pin_hook(pins, path, style.outputs, "output")))
+        try:
+            out = self.call_model(flat)
+        finally:
+            for h in handles:
+                h.remove()
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        for i, o in enumerate(outs):
+            if not isinstance(o, torch.Tensor):
+                self.bad = f"output {i} is a {type(o).__name__}; hp exports tensors only"
+            elif o.dtype not in _DTYPES:
+                self.bad = f"output {i}: dtype {o.dtype} is not one hp holds"
+            if self.bad:
+                raise ValueError(self.bad)
+        self.pins = pins
+        self.outs = outs
+        return (*[_to_wire(o) for o in outs], *[_to_wire(t) for t, _, _ in pins])
+
+
+def _import(importer, model, args, state, planned):
+    """The model traced by torch.export and imported by torch-mlir's
+    ``importer`` (linalg on tensors) as @forward: its text, the outputs and
+    the plan's pins."""
+    names = list(state)
+    values = [t.detach() for t in state.values()]
+    exported = _Exported(model, len(args), names, planned,
+                         [t.dtype for t in (*args, *values)])
+    try:
+        program = torch.export.export(exported, tuple(_to_wire(t) for t in (*args, *values)),
+                                      strict=False)
+    except Exception:
+        if exported.bad:
+            raise ValueError(exported.bad) from None
+        raise
+    _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
+    return _lower(importer, program, len(exported.outs) + len(exported.pins)), \
+        exported.outs, exported.pins
+
+
+def _lower(importer, program, n_results):
+    """The exported ``program`` imported by torch-mlir's ``importer``
+    (linalg on tensors) as @forward with ``n_results`` results: its text,
+    with locations (each op at its torch op and the user's line)."""
+    _decompose.views_as_reshapes(program)
+    lowered = importer(program, output_type="linalg-on-tensors", func_name="forward",
+                       decomposition_table=_decompose.decomposition_table(),
+                       fx_importer=_located_importer())
+    imported = str(lowered)
+    _refuse_unsupported(imported)
+    # torch-mlir returns what functionalization found written as extra results.
+    head = re.search(r"func\.func @forward\(.*\) -> (.*) \{", imported)
+    if head and head.group(1).count("tensor<") != n_results:
+        raise ValueError(f"torch-mlir returned {head.group(1).count('tensor<')} results where "
+                         f"{n_results} were expected (outputs and plan pins): the module most "
+                         "likely writes to an input or a buffer (an in-place update, or a "
+                         "layer in training mode); hp exports functions, so export it in "
+                         "eval mode or without in-place updates")
+    return lowered.operation.get_asm(enable_debug_info=True)
+
+
+class _static_experts:
+    """transformers' mixture-of-experts layers (Mixtral, Qwen2-MoE, ...:
+    the classes under ``use_experts_implementation``) exported with the
+    library's own ``batched_mm`` experts instead of its default
+    (``grouped_mm``, an opaque custom op over offsets the routing computes)
+    or its ``eager`` loop over the experts hit (``nonzero``, ``torch.where``:
+    shapes that depend on the routing): each token's k experts' weights are
+    read by index (a table read that stays split by experts), the same values
+    up to the order of the k-term sum. The config is restored afterwards."""
+
+    def __init__(self, model):
+        self.configs = {}
+        for m in model.modules():
+            config = getattr(m, "config", None)
+            if hasattr(m, "_is_expert_parallel") and \
+                    hasattr(config, "_experts_implementation"):
+                self.configs[id(config)] = (config, config._experts_implementation)
+
+    def __enter__(self):
+        for config, _ in self.configs.values():
+            config._experts_implementation = "batched_mm"
+
+    def __exit__(self, *exc):
+        for config, old in self.configs.values():
+            config._experts_implementation = old
+        return False
+
+
+def _located_importer():
+    """torch-mlir's FxImporter, locating each op at the torch op the graph
+    node was traced from (before decomposition) and at the innermost frame
+    of its stack outside torch and hp: the line of the model that called
+    it. Remarks of hp's passes then point there (docs/Torch.md)."""
+    from torch_mlir import ir
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir.extras.fx_importer import ContextCache, FxImporter
+
+    context = ir.Context()
+    torch_d.register_dialect(context)
+    importer = FxImporter(context=context)
+    libraries = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, hp))
+
+    # torch-mlir asks its context cache for every node's location
+    # (torch-mlir 20261001); the cache has slots, so the answer is a
+    # subclass's, with no fields of its own.
+    class Located(ContextCache):
+        __slots__ = ()
+
+        def get_node_location(self, node):
+            frames = re.findall(r'File "([^"]+)", line ([0-9]+)',
+                                node.meta.get("stack_trace") or "")
+            outside = [f for f in frames if not f[0].startswith(libraries)]
+            where = (outside or frames)[-1:]
+            child = ir.Location.file(where[0][0], int(where[0][1]), 0, context=context) \
+                if where else ir.Location.unknown(context=context)
+            op = node.meta.get("original_aten") or node.target
+            return ir.Location.name(str(op), childLoc=child, context=context)
+
+    importer._cc.__class__ = Located
+    return importer
+
+
+def _output_placements(mesh, outs, pins, outputs, pin):
+    output_ps = []
+    for i, o in enumerate(outs):
+        given = None if outputs is None or i >= len(outputs) else outputs[i]
+        if given is not None:
+            output_ps.append(_placements(given, o.dim(), mesh, f"outputs[{i}]"))
+            continue
+        # The last pin on this very value, as torch returns it.
+        last = [p for p in pins if p[0] is o]
+        output_ps.append(pin(last[-1][1] if last else hp.Replicate(), o,
+                             last[-1][2] if last else f"output {i}"))
+    if outputs is not None and len(outputs) > len(outs):
+        raise ValueError(f"outputs: {len(outputs)} placement lists for {len(outs)} outputs")
+    return output_ps
+
+
+def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
+    """torch-mlir's @forward prepared, annotated with the placements of its
+    arguments and outputs, the plan's pins (its results after the outputs)
+    and the names of its parameters and buffers (``dtensor.arg_name``, which
+    gather warnings quote), and globalized."""
+    module = hp.Module.parse(ctx, imported, "torch-mlir")
+    module.run(_PREPARE)
+    mesh.add_to(module)
+    fn = module.lookup("forward")
+    fn.set_attribute("dtensor.mesh", hp.Attribute.parse(ctx, f"@{mesh.name}"))
+
+    def attr(ps):
+        return hp.Attribute.parse(ctx, "[" + ", ".join(str(p.to_mlir(ctx)) for p in ps) + "]")
+
+    for i, ps in enumerate(arg_ps):
+        fn.set_arg_attribute(i, "dtensor.placements", attr(ps))
+    for i, name in enumerate(arg_names):
+        if name is not None:
+            fn.set_arg_attribute(i, "dtensor.arg_name", hp.Attribute.parse(ctx, f'"{name}"'))
+    for i, ps in enumerate(output_ps):
+        fn.set_result_attribute(i, "dtensor.placements", attr(ps))
+    for k, (t, layout, what) in enumerate(pins):
+        fn.set_result_attribute(len(output_ps) + k, "dtensor.constrain",
+                                attr(pin(layout, t, what)))
+    module.run("builtin.module(dtensor-globalize)")
+    return module
+
+
+# Symbols the program defines itself.
+_RESERVED = ("forward", "main", "hp_read_tensor", "hp_read_tensor_block", "hp_write_tensor",
+             "rtclock", "hp_session_next", "hp_session_done", "hp_session_entry")
+
+
+def _refuse_mutation(program, flat_names):
+    """hp programs are functions: a module that writes to a buffer or an
+    input (BatchNorm in training mode, an in-place update of an argument)
+    is refused, naming what it writes."""
+    signature = program.graph_signature
+    user_inputs = list(signature.user_inputs)
+    written = list(getattr(signature, "user_inputs_to_mutate", {}).values()) + \
+        list(getattr(signature, "buffers_to_mutate", {}).values())
+    if written:
+        what = [flat_names[user_inputs.index(w)] if w in user_inputs else w for w in written]
+        raise ValueError(f"the module writes to {', '.join(what)} (an in-place update, or a "
+                         "layer in training mode): hp exports functions; export it in eval "
+                         "mode or without in-place updates")
+
+
+def _refuse_unsupported(text):
+    """What torch-mlir emits outside linalg on tensors, named for the user."""
+    if "ml_program." in text:
+        raise ValueError("the module draws random numbers (dropout in training mode?): "
+                         "hp exports deterministic programs; export it in eval mode")
+    extra = sorted(set(re.findall(r"\b(tm_tensor\.\w+)", text)))
+    if extra:
+        raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
+                         "(index_put, index_add, a sort of rows longer than "
+                         f"{_decompose.MAX_RANKED}, ...), which hp does not take yet")
