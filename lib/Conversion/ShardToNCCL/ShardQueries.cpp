@@ -87,10 +87,11 @@ Value product(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
 }
 
 /// grid_shape: the sizes of the listed axes (all axes when none is listed).
-struct GridShapeLowering : OpRewritePattern<shard::GridShapeOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(shard::GridShapeOp op,
-                                PatternRewriter &b) const override {
+struct GridShapeLowering : OpConversionPattern<shard::GridShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shard::GridShapeOp op, OpAdaptor,
+                  ConversionPatternRewriter &b) const override {
     // Dead queries (upstream's partitioner leaves some) need no sizes.
     if (op->use_empty()) {
       b.eraseOp(op);
@@ -109,15 +110,17 @@ struct GridShapeLowering : OpRewritePattern<shard::GridShapeOp> {
 /// down and up in the group of `split_axes` (row-major over the listed axes,
 /// as hp's groups are), -1 past either end. Upstream defines it for one
 /// axis; several axes step through their combined group.
-struct NeighborsLowering : OpRewritePattern<shard::NeighborsLinearIndicesOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(shard::NeighborsLinearIndicesOp op,
-                                PatternRewriter &b) const override {
+struct NeighborsLowering
+    : OpConversionPattern<shard::NeighborsLinearIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(shard::NeighborsLinearIndicesOp op, OpAdaptor a,
+                  ConversionPatternRewriter &b) const override {
     shard::GridOp grid = gridOf(op, op.getGridAttr());
     ArrayRef<int16_t> axes = op.getSplitAxes();
     Location loc = op.getLoc();
     SmallVector<Value> shape = axisSizes(b, loc, grid, allAxes(grid));
-    SmallVector<Value> device(op.getDevice());
+    SmallVector<Value> device(a.getDevice());
     SmallVector<Value> groupSizes, groupIndex;
     for (int16_t a : axes) {
       groupSizes.push_back(shape[a]);
@@ -214,6 +217,9 @@ LogicalResult checkShardShape(shard::ShardShapeOp op) {
 /// same function. Upstream's definition: a dim split over n shards has
 /// size/n elements, the last size%n shards one more; with
 /// sharded_dims_offsets, the difference of consecutive offsets.
+/// A rewrite pattern, not a conversion one: it reads the shard.sharding op
+/// that defines its sharding operand, a value of the type the conversion
+/// drops (an adaptor holds no value for it).
 struct ShardShapeLowering : OpRewritePattern<shard::ShardShapeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(shard::ShardShapeOp op,

@@ -159,18 +159,22 @@ std::optional<int64_t> linearInGroup(Operation *op, FlatSymbolRefAttr gridName,
 
 /// A shard op whose one result `lower` computes; the value is cast to the
 /// op's declared type where the shapes agree but the types differ.
-template <typename OpTy> struct ValueLowering : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  virtual Value lower(OpTy op, Emitter &e) const = 0;
+template <typename OpTy> struct ValueLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+  /// The op's value from its attributes (`op`) and its converted operands
+  /// (`a`).
+  virtual Value lower(OpTy op, Adaptor a, Emitter &e) const = 0;
   /// Whether `lower` handles `op`; the pass checks the same beforehand with
   /// a diagnostic, but the patterns are public (populateShardToNCCLPatterns)
   /// and must not assume it.
   virtual bool handles(OpTy op) const { return true; }
-  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &b) const final {
+  LogicalResult matchAndRewrite(OpTy op, Adaptor a,
+                                ConversionPatternRewriter &b) const final {
     if (!handles(op))
       return b.notifyMatchFailure(op, "a reduction NCCL does not have");
     Emitter e(b, op.getLoc());
-    b.replaceOp(op, e.castTo(lower(op, e), op.getType()));
+    b.replaceOp(op, e.castTo(lower(op, a, e), op.getType()));
     return success();
   }
 };
@@ -179,9 +183,9 @@ template <typename OpTy> struct ValueLowering : OpRewritePattern<OpTy> {
 /// it is undefined, so every rank may as well hold it.
 template <typename OpTy> struct GatherLowering : ValueLowering<OpTy> {
   using ValueLowering<OpTy>::ValueLowering;
-  Value lower(OpTy op, Emitter &e) const override {
+  Value lower(OpTy op, typename OpTy::Adaptor a, Emitter &e) const override {
     return emitAllGather(e, op, op.getGridAttr(), op.getGridAxes(),
-                         op.getInput(), op.getGatherAxis().getSExtValue());
+                         a.getInput(), op.getGatherAxis().getSExtValue());
   }
 };
 
@@ -191,8 +195,9 @@ struct ReduceLowering : ValueLowering<shard::ReduceOp> {
   bool handles(shard::ReduceOp op) const override {
     return toRedOp(op.getReduction()).has_value();
   }
-  Value lower(shard::ReduceOp op, Emitter &e) const override {
-    return emitReduction(e, op.getGridAttr(), op.getGridAxes(), op.getInput(),
+  Value lower(shard::ReduceOp op, shard::ReduceOp::Adaptor a,
+              Emitter &e) const override {
+    return emitReduction(e, op.getGridAttr(), op.getGridAxes(), a.getInput(),
                          op.getType(), *toRedOp(op.getReduction()));
   }
 };
@@ -216,28 +221,27 @@ Value inGroupRank(Emitter &e, Operation *op, FlatSymbolRefAttr gridName,
 /// in-group rank is computed at run time (ncclBroadcast takes it as an
 /// argument).
 template <typename OpTy>
-Value emitBroadcast(Emitter &e, OpTy op) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
+Value emitBroadcast(Emitter &e, OpTy op, typename OpTy::Adaptor a) {
+  auto grid =
+      SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   // On one axis the in-group index is the coordinate, whatever the size.
-  bool staticAxes =
-      op.getGridAxes().size() <= 1 ||
-      llvm::none_of(op.getGridAxes(), [&](int16_t a) {
-        return ShapedType::isDynamic(grid.getShape()[a]);
-      });
+  bool staticAxes = op.getGridAxes().size() <= 1 ||
+                    llvm::none_of(op.getGridAxes(), [&](int16_t a) {
+                      return ShapedType::isDynamic(grid.getShape()[a]);
+                    });
   std::optional<int64_t> root =
-      staticAxes ? linearInGroup(op, op.getGridAttr(), op.getGridAxes(),
-                                 op.getRoot())
-                 : std::nullopt;
-  Value recv = e.allocLike(op.getInput());
-  Value send = e.toBuffer(op.getInput());
+      staticAxes
+          ? linearInGroup(op, op.getGridAttr(), op.getGridAxes(), op.getRoot())
+          : std::nullopt;
+  Value recv = e.allocLike(a.getInput());
+  Value send = e.toBuffer(a.getInput());
   Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
   if (root) {
-    BroadcastOp::create(e.b, e.loc, send, recv, comm, e.b.getI64IntegerAttr(*root),
-                        Value());
+    BroadcastOp::create(e.b, e.loc, send, recv, comm,
+                        e.b.getI64IntegerAttr(*root), Value());
   } else {
     Value dynamic = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
-                                op.getRoot(), op.getRootDynamic());
+                                op.getRoot(), a.getRootDynamic());
     BroadcastOp::create(e.b, e.loc, send, recv, comm, IntegerAttr(), dynamic);
   }
   return e.toTensor(recv);
@@ -245,38 +249,42 @@ Value emitBroadcast(Emitter &e, OpTy op) {
 
 struct BroadcastLowering : ValueLowering<shard::BroadcastOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::BroadcastOp op, Emitter &e) const override {
-    return emitBroadcast(e, op);
+  Value lower(shard::BroadcastOp op, shard::BroadcastOp::Adaptor a,
+              Emitter &e) const override {
+    return emitBroadcast(e, op, a);
   }
 };
 
 /// scatter: broadcast the root's input, keep this rank's block.
 struct ScatterLowering : ValueLowering<shard::ScatterOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::ScatterOp op, Emitter &e) const override {
+  Value lower(shard::ScatterOp op, shard::ScatterOp::Adaptor a,
+              Emitter &e) const override {
     return emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
-                        emitBroadcast(e, op),
+                        emitBroadcast(e, op, a),
                         op.getScatterAxis().getSExtValue());
   }
 };
 
 struct SendLowering : ValueLowering<shard::SendOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::SendOp op, Emitter &e) const override {
+  Value lower(shard::SendOp op, shard::SendOp::Adaptor a,
+              Emitter &e) const override {
     Value peer = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
-                             op.getDestination(), op.getDestinationDynamic());
-    SendOp::create(e.b, e.loc, e.toBuffer(op.getInput()), peer,
+                             op.getDestination(), a.getDestinationDynamic());
+    SendOp::create(e.b, e.loc, e.toBuffer(a.getInput()), peer,
                    e.comm(op.getGridAttr(), op.getGridAxes()));
-    return op.getInput();
+    return a.getInput();
   }
 };
 
 struct RecvLowering : ValueLowering<shard::RecvOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::RecvOp op, Emitter &e) const override {
+  Value lower(shard::RecvOp op, shard::RecvOp::Adaptor a,
+              Emitter &e) const override {
     Value peer = inGroupRank(e, op, op.getGridAttr(), op.getGridAxes(),
-                             *op.getSource(), op.getSourceDynamic());
-    Value buffer = e.allocLike(op.getInput());
+                             *op.getSource(), a.getSourceDynamic());
+    Value buffer = e.allocLike(a.getInput());
     RecvOp::create(e.b, e.loc, buffer, peer,
                    e.comm(op.getGridAttr(), op.getGridAxes()));
     return e.toTensor(buffer);
@@ -327,7 +335,8 @@ SmallVector<Value> emitSendRecvs(Emitter &e, Value comm,
 /// keeps the group free of rank-dependent control flow.
 struct ShiftLowering : ValueLowering<shard::ShiftOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::ShiftOp op, Emitter &e) const override {
+  Value lower(shard::ShiftOp op, shard::ShiftOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
     int16_t axis = static_cast<int16_t>(op.getShiftAxis().getSExtValue());
     OpFoldResult n = groupSize(e, op, op.getGridAttr(), {axis});
@@ -348,9 +357,9 @@ struct ShiftLowering : ValueLowering<shard::ShiftOp> {
       back = arith::SubIOp::create(b, e.loc, e.value(n), kv).getResult();
     }
     Value to = e.addMod(me, k, n), from = e.addMod(me, back, n);
-    Value got = emitSendRecvs(e, comm, {{op.getInput(), to}},
-                              {{op.getInput(), from}})
-                    .front();
+    Value got =
+        emitSendRecvs(e, comm, {{a.getInput(), to}}, {{a.getInput(), from}})
+            .front();
     return got;
   }
 };
@@ -447,9 +456,10 @@ struct HaloExchange {
 /// ranks at either end keep the halo they have (upstream: no neighbour).
 struct UpdateHaloLowering : ValueLowering<shard::UpdateHaloOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::UpdateHaloOp op, Emitter &e) const override {
+  Value lower(shard::UpdateHaloOp op, shard::UpdateHaloOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
-    Value dest = op.getDestination();
+    Value dest = a.getDestination();
     auto memrefType = dyn_cast<MemRefType>(dest.getType());
     Value t = dest;
     if (memrefType)
@@ -467,7 +477,7 @@ struct UpdateHaloLowering : ValueLowering<shard::UpdateHaloOp> {
         splitDims.push_back(d);
     SmallVector<OpFoldResult> halos;
     for (OpFoldResult h : getMixedValues(op.getStaticHaloSizes(),
-                                         op.getHaloSizes(), b.getContext())) {
+                                         a.getHaloSizes(), b.getContext())) {
       if (auto v = dyn_cast<Value>(h))
         h = arith::IndexCastOp::create(b, e.loc, b.getIndexType(), v)
                 .getResult();
@@ -503,16 +513,16 @@ struct ReduceScatterLowering : ValueLowering<shard::ReduceScatterOp> {
   bool handles(shard::ReduceScatterOp op) const override {
     return toRedOp(op.getReduction()).has_value();
   }
-  Value lower(shard::ReduceScatterOp op, Emitter &e) const override {
+  Value lower(shard::ReduceScatterOp op, shard::ReduceScatterOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
     RedOp red = *toRedOp(op.getReduction());
     int64_t axis = op.getScatterAxis().getSExtValue();
-    int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
+    int64_t rank = cast<RankedTensorType>(a.getInput().getType()).getRank();
     OpFoldResult n = groupSize(e, op, op.getGridAttr(), op.getGridAxes());
     auto perm = Emitter::frontPerm(rank, axis);
-    Type acc = accumulatorType(op.getInput().getType(), op.getType());
-    Value front =
-        e.transpose(convertElements(e, op.getInput(), acc), perm);
+    Type acc = accumulatorType(a.getInput().getType(), op.getType());
+    Value front = e.transpose(convertElements(e, a.getInput(), acc), perm);
     SmallVector<OpFoldResult> recvSizes = e.sizes(front);
     recvSizes[0] = e.div(recvSizes[0], n);
     Value recv = e.alloc(recvSizes, acc);
@@ -531,10 +541,11 @@ struct AllReduceLowering : ValueLowering<shard::AllReduceOp> {
   bool handles(shard::AllReduceOp op) const override {
     return toRedOp(op.getReduction()).has_value();
   }
-  Value lower(shard::AllReduceOp op, Emitter &e) const override {
+  Value lower(shard::AllReduceOp op, shard::AllReduceOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
     RedOp red = *toRedOp(op.getReduction());
-    if (auto memrefType = dyn_cast<MemRefType>(op.getInput().getType())) {
+    if (auto memrefType = dyn_cast<MemRefType>(a.getInput().getType())) {
       Value comm = e.comm(op.getGridAttr(), op.getGridAxes());
       Type acc = accumulatorType(memrefType, op.getType());
       // Buffers in, buffers out: reduce into a fresh allocation, converting
@@ -542,7 +553,7 @@ struct AllReduceLowering : ValueLowering<shard::AllReduceOp> {
       SmallVector<Value> dynamic;
       for (int64_t d = 0; d < memrefType.getRank(); ++d)
         if (memrefType.isDynamicDim(d))
-          dynamic.push_back(memref::DimOp::create(b, e.loc, op.getInput(), d));
+          dynamic.push_back(memref::DimOp::create(b, e.loc, a.getInput(), d));
       auto allocOf = [&](Type element) -> Value {
         return memref::AllocOp::create(
             b, e.loc, MemRefType::get(memrefType.getShape(), element), dynamic);
@@ -556,10 +567,10 @@ struct AllReduceLowering : ValueLowering<shard::AllReduceOp> {
                   convertScalarToDtype(nb, loc, args[0], element, false));
             });
       };
-      Value send = op.getInput();
+      Value send = a.getInput();
       if (memrefType.getElementType() != acc) {
         send = allocOf(acc);
-        convertInto(op.getInput(), send, acc);
+        convertInto(a.getInput(), send, acc);
       }
       Value reduced = allocOf(acc);
       AllReduceOp::create(b, e.loc, send, reduced, comm, red);
@@ -572,24 +583,25 @@ struct AllReduceLowering : ValueLowering<shard::AllReduceOp> {
       return result;
     }
     Value result = emitReduction(e, op.getGridAttr(), op.getGridAxes(),
-                                 op.getInput(), op.getType(), red);
+                                 a.getInput(), op.getType(), red);
     return result;
   }
 };
 
 struct AllToAllLowering : ValueLowering<shard::AllToAllOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::AllToAllOp op, Emitter &e) const override {
+  Value lower(shard::AllToAllOp op, shard::AllToAllOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
     int64_t split = op.getSplitAxis().getSExtValue();
     int64_t concat = op.getConcatAxis().getSExtValue();
-    auto inType = op.getInput().getType();
+    auto inType = cast<RankedTensorType>(a.getInput().getType());
     int64_t rank = inType.getRank();
     OpFoldResult n = groupSize(e, op, op.getGridAttr(), op.getGridAxes());
 
     // Send: split axis leading, so block j (rows j*P ...) goes to rank j.
     auto perm = Emitter::frontPerm(rank, split);
-    Value front = e.transpose(op.getInput(), perm);
+    Value front = e.transpose(a.getInput(), perm);
     Value recv = e.allocLike(front);
     AllToAllOp::create(b, e.loc, e.toBuffer(front), recv,
                        e.comm(op.getGridAttr(), op.getGridAxes()));
@@ -600,7 +612,7 @@ struct AllToAllLowering : ValueLowering<shard::AllToAllOp> {
     // element (.., p on split, j*C + c on concat, ..) is received row
     // j*P + p, column c.
     if (!getConstantIntValue(n)) {
-      SmallVector<OpFoldResult> sizes = e.sizes(op.getInput());
+      SmallVector<OpFoldResult> sizes = e.sizes(a.getInput());
       OpFoldResult blockRows = e.div(sizes[split], n);
       OpFoldResult blockCols = sizes[concat];
       sizes[split] = blockRows;
@@ -675,18 +687,21 @@ struct AllToAllLowering : ValueLowering<shard::AllToAllOp> {
 /// takes that case.)
 struct AllSliceLowering : ValueLowering<shard::AllSliceOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::AllSliceOp op, Emitter &e) const override {
-    return emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(),
-                        op.getInput(), op.getSliceAxis().getSExtValue());
+  Value lower(shard::AllSliceOp op, shard::AllSliceOp::Adaptor a,
+              Emitter &e) const override {
+    return emitOwnBlock(e, op, op.getGridAttr(), op.getGridAxes(), a.getInput(),
+                        op.getSliceAxis().getSExtValue());
   }
 };
 
 struct ProcessLinearIndexLowering : ValueLowering<shard::ProcessLinearIndexOp> {
   using ValueLowering::ValueLowering;
-  Value lower(shard::ProcessLinearIndexOp op, Emitter &e) const override {
+  Value lower(shard::ProcessLinearIndexOp op,
+              shard::ProcessLinearIndexOp::Adaptor a,
+              Emitter &e) const override {
     PatternRewriter &b = e.b;
-    auto grid =
-        SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
+    auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+        op, op.getGridAttr());
     SmallVector<int16_t> all;
     for (int64_t a = 0; a < grid.getRank(); ++a)
       all.push_back(a);
