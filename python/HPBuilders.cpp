@@ -97,8 +97,9 @@ Operation addMesh(const ModuleRef &module, const std::string &name,
   checkSymbolName(name, "mesh name");
   checkMeshShape(shape, names ? &*names : nullptr);
   std::vector<MlirStringRef> refs;
-  for (const std::string &n : names ? *names : std::vector<std::string>())
-    refs.push_back(toRef(n));
+  if (names)
+    for (const std::string &n : *names) // refs point into *names
+      refs.push_back(toRef(n));
   MlirOperation op = created(
       owner.context(),
       hpDTensorMeshOpCreate(loc, toRef(name), shape.size(),

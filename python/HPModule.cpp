@@ -115,15 +115,29 @@ hpbind::Context::Context() {
 
 namespace {
 
-/// A pass manager on builtin.module running `pipeline`: MLIR's parser reads
-/// it, first as a whole anchored pipeline (`builtin.module(hp-partition)`,
-/// the C API's and hp-opt's spelling), else as the passes of one
-/// (`hp-partition`, `func.func(canonicalize)`); null, with MLIR's error, when
-/// it is neither. Wrapping an anchored pipeline in a second anchor would
-/// nest a module pass manager that finds no module and does nothing.
+/// Whether `pipeline` reads as one pipeline anchored on builtin.module:
+/// `builtin.module(...)`, spaces aside (MLIR's own split: the name before
+/// the first parenthesis, the text ending with the closing one).
+bool anchoredOnModule(const std::string &pipeline) {
+  llvm::StringRef text = llvm::StringRef(pipeline).trim();
+  size_t open = text.find('(');
+  return open != llvm::StringRef::npos && text.ends_with(")") &&
+         text.take_front(open).rtrim() == "builtin.module";
+}
+
+/// A pass manager on builtin.module running `pipeline`, read by MLIR's
+/// parser: as a whole anchored pipeline where it is one
+/// (`builtin.module(hp-partition)`, the C API's and hp-opt's spelling), else
+/// as the passes of one (`hp-partition`, `func.func(canonicalize)`,
+/// `builtin.module(cse),cse`); null, with MLIR's error, when it is neither.
+/// Wrapping an anchored pipeline in a second anchor would nest a module pass
+/// manager that finds no module and does nothing.
 MlirPassManager parsePipeline(MlirContext ctx, const std::string &pipeline,
                               std::string &error) {
+  bool anchoredFirst = anchoredOnModule(pipeline);
   for (bool anchored : {true, false}) {
+    if (anchored && !anchoredFirst)
+      continue;
     MlirPassManager pm = mlirPassManagerCreateOnOperation(
         ctx, mlirStringRefCreateFromCString("builtin.module"));
     MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
@@ -135,9 +149,8 @@ MlirPassManager parsePipeline(MlirContext ctx, const std::string &pipeline,
     if (mlirLogicalResultIsSuccess(parsed))
       return pm;
     mlirPassManagerDestroy(pm);
-    // The anchored reading's error where the text is anchored.
-    if (anchored ? pipeline.find("builtin.module") != std::string::npos
-                 : error.empty())
+    // An anchored pipeline's own error says most.
+    if (error.empty())
       error = why;
   }
   return {nullptr};

@@ -1,5 +1,4 @@
-//===- LaunchFlags.cpp - the flags that fix a launch
-//-----------------------===//
+//===- LaunchFlags.cpp - the flags that fix a launch ----------------------===//
 
 #include "hp/Support/LaunchFlags.h"
 
@@ -18,9 +17,16 @@ std::optional<llvm::StringRef> hp::mpirunLaunchFlag(llvm::StringRef word) {
     if (count.empty() || llvm::all_of(count, llvm::isDigit))
       return flag;
   }
+  // The hosts and the application: Open MPI takes one dash or two.
+  llvm::StringRef bare = name;
+  if (!bare.consume_front("--"))
+    bare.consume_front("-");
   for (llvm::StringRef flag :
-       {"--host", "-H", "--hostfile", "--machinefile", "--map-by", "--npernode",
-        "--npersocket", "--app"})
+       {"host", "hostfile", "machinefile", "default-hostfile", "rankfile",
+        "npernode", "npersocket", "app"})
+    if (bare == flag)
+      return name;
+  for (llvm::StringRef flag : {"-H", "-rf"})
     if (name == flag)
       return flag;
   return std::nullopt;

@@ -1,5 +1,4 @@
-//===- MeshShape.cpp - the meshes hp takes
-//---------------------------------===//
+//===- MeshShape.cpp - the meshes hp takes --------------------------------===//
 
 #include "hp/Support/MeshShape.h"
 

@@ -192,6 +192,13 @@ def test_pipeline_that_is_not_one_anchor_is_nested(ctx):
     module.run("builtin.module(cse),cse")
     with pytest.raises(ValueError, match="invalid pass pipeline"):
         module.run("builtin.module(")
+    # Passes nested on functions, alone or after a module pass, anchored or
+    # not (MLIR's parser reads them; nothing counts parentheses).
+    for pipeline in ["func.func(canonicalize)", "cse,func.func(canonicalize)",
+                     " builtin.module( func.func(cse) ) "]:
+        module.run(pipeline)
+    with pytest.raises(ValueError, match="invalid pass pipeline"):
+        module.run("builtin.module(no-such-pass)")
 
 
 def test_invalid_symbol_names(ctx):
@@ -255,7 +262,8 @@ def test_run_argument_checks(ctx):
                         (["--mpirun-args", "--oversubscribe -c 2"], "-c"),
                         # where the ranks run, and the entry point
                         (["--mpirun-args=--host a,b"], "--host"),
-                        (["--mpirun-args", "--map-by=node"], "--map-by"),
+                        (["--mpirun-args", "--bind-to none -rf ranks"], "-rf"),
+                        (["--mpirun-args=-npernode 2"], "-npernode"),
                         (["--hostfile", "h"], "--hostfile"),
                         (["-e", "other"], "-e"),
                         (["--entry-point-result=i32"], "--entry-point-result")]:

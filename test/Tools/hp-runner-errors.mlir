@@ -17,13 +17,13 @@
 // RUN: not %hp-runner -np 1 --mpirun-args="--np=3" %s 2>&1 | FileCheck %s --check-prefix=MPINPEQ
 // RUN: not %hp-runner -np 1 --mpirun-args="-c 2" %s 2>&1 | FileCheck %s --check-prefix=MPIC
 // RUN: not %hp-runner -np 1 --mpirun-args="--host=a,b" %s 2>&1 | FileCheck %s --check-prefix=MPIHOST
-// RUN: not %hp-runner -np 1 --mpirun-args="--oversubscribe --map-by node" %s 2>&1 | FileCheck %s --check-prefix=MPIMAP
+// RUN: not %hp-runner -np 1 --mpirun-args="--oversubscribe -hostfile h" %s 2>&1 | FileCheck %s --check-prefix=MPIHOSTFILE
 // MPINP: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-np'): hp-runner's -np N sets it, on this machine
 // MPIN3: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-n3'): hp-runner's -np N sets it, on this machine
 // MPINPEQ: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--np=3'): hp-runner's -np N sets it, on this machine
 // MPIC: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-c'): hp-runner's -np N sets it, on this machine
 // MPIHOST: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--host=a,b'): hp-runner's -np N sets it, on this machine
-// MPIMAP: hp-runner: --mpirun-args cannot set the number of processes or where they run ('--map-by'): hp-runner's -np N sets it, on this machine
+// MPIHOSTFILE: hp-runner: --mpirun-args cannot set the number of processes or where they run ('-hostfile'): hp-runner's -np N sets it, on this machine
 // A flag no rank would accept is refused before anything is lowered or
 // launched (hp-runner-checks.mlir), and leaves nothing in TMPDIR.
 // RUN: rm -rf %t.tmpdir && mkdir %t.tmpdir

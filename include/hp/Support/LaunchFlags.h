@@ -21,8 +21,11 @@ namespace hp {
 
 /// The mpirun flag `word` gives when it sets the number of processes or
 /// where they run: -np, -n, -c, -N and their long forms, alone, with `=N` or
-/// with the count attached (-n4); --host, -H, --hostfile, --machinefile,
-/// --map-by, --npernode, --npersocket, --app, alone or with `=VALUE`.
+/// with the count attached (-n4); the hosts, the processes per node or
+/// socket and the application (--host, -H, --hostfile, --machinefile,
+/// --default-hostfile, --rankfile, -rf, --npernode, --npersocket, --app,
+/// with one dash or two), alone or with `=VALUE`. Mapping and binding on
+/// this machine (--map-by, --bind-to) stay the caller's.
 std::optional<llvm::StringRef> mpirunLaunchFlag(llvm::StringRef word);
 
 /// The first flag among hp-runner arguments `args` that a launcher (hp.run)

@@ -7,6 +7,8 @@
 // RUN: hp-opt %s -dtensor-choose-strategies=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=0" | FileCheck %s --check-prefix=FREE
 // RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1000" | FileCheck %s --check-prefix=DEAR
+// Choosing again replaces the annotations: the dear choice, then the free one.
+// RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1000" | hp-opt -dtensor-choose-strategies="flop-bytes=0" | FileCheck %s --check-prefix=FREE
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies latency-bytes=0" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT0
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies latency-bytes=100000000" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT8
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies axis-weights=1,100" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WEIGHTS

@@ -605,7 +605,15 @@ FailureOr<propagation::Solution> RegionLowering::solve() {
   propagation::Solution solution;
   solution.choice.assign(graph.nodes.size(), 0);
   for (Operation *op : annotated) {
-    auto attr = cast<StrategyAttr>(op->getAttr(key)); // the dialect verified
+    // The dialect verifies the kind, but a pass manager need not verify
+    // its input.
+    auto attr = dyn_cast<StrategyAttr>(op->getAttr(key));
+    if (!attr) {
+      op->emitOpError() << "'dtensor.strategy' must be a #dtensor.strategy, "
+                           "got "
+                        << op->getAttr(key);
+      return failure();
+    }
     Strategy want = fromStrategyAttr(attr);
     const std::vector<Strategy> &own =
         graph.nodes[nodeOf.lookup(op)].strategies;
@@ -627,6 +635,16 @@ FailureOr<propagation::Solution> RegionLowering::solve() {
   solution.cost =
       propagation::evaluate(graph, solution.choice, costs, settings.chooser,
                             &solution.redistributeCost, &solution.computeCost);
+  // Defensive: each is one of its op's, and the planner moves any
+  // placements into any other (a partial of one kind into another through
+  // replicate), so the sum is finite; were it not, say so here rather than
+  // as a missing plan in a later pass.
+  if (!std::isfinite(solution.cost)) {
+    region.emitOpError() << "the 'dtensor.strategy' annotations of its ops "
+                            "ask for a redistribute the planner has no plan "
+                            "for";
+    return failure();
+  }
   solution.greedyCost = propagation::evaluate(
       graph, propagation::chooseGreedily(graph, costs, settings.chooser), costs,
       settings.chooser);
@@ -822,6 +840,10 @@ LogicalResult RegionLowering::run() {
     return failure();
   for (auto [arg, operand] : llvm::zip(body.getArguments(), region.getArgs()))
     outer.map(arg, operand);
+  // Choosing again (other options, say) replaces an earlier choice.
+  if (settings.chooseOnly)
+    for (Operation &op : body)
+      op.removeAttr(DTensorDialect::StrategyAttrHelper(ctx()).getName());
   if (succeeded(build())) {
     FailureOr<propagation::Solution> solved = solve();
     if (failed(solved))

@@ -45,7 +45,9 @@ def DTensorChooseStrategies : Pass<"dtensor-choose-strategies"> {
     Ops that run replicated in front of the region (constants,
     `tensor.empty`, scalar code) get no strategy; a region that must run
     replicated as a whole (a value no DTensor can hold) gets none either,
-    with the same remark `dtensor-propagate` gives.
+    with the same remark `dtensor-propagate` gives. Annotations already
+    there are replaced: running it again (with other options, say)
+    chooses again.
 
     ```mlir
     %mm = linalg.matmul {dtensor.strategy = #dtensor.strategy<[[replicate],
