@@ -753,7 +753,8 @@ Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
 /// exactly with the rest fixed, until no window improves. A window changes
 /// only its nodes' compute and the values they touch, so that is all it
 /// prices.
-void improveByWindows(Problem &p, SmallVector<int64_t> &choice) {
+void improveByWindows(Problem &p, SmallVector<int64_t> &choice,
+                      ArrayRef<int64_t> widths = {16, 8}) {
   const Graph &graph = p.graph;
   int64_t n = graph.nodes.size();
   double current = p.total(choice);
@@ -767,7 +768,7 @@ void improveByWindows(Problem &p, SmallVector<int64_t> &choice) {
   };
   for (int sweep = 0; sweep < 8; ++sweep) {
     bool improved = false;
-    for (int64_t width : {16, 8}) {
+    for (int64_t width : widths) {
       for (int64_t start = 0; start < n; start += width / 2) {
         SmallVector<int64_t> window, values;
         for (int64_t k = start; k < std::min(n, start + width); ++k) {
@@ -797,6 +798,78 @@ void improveByWindows(Problem &p, SmallVector<int64_t> &choice) {
           for (auto [k, node] : llvm::enumerate(window))
             choice[node] = kept[k];
         }
+      }
+    }
+    if (!improved)
+      return;
+  }
+}
+
+/// Whether `s` and `t` agree on every mesh axis but `free`: the loop and
+/// the placement of every operand and result there.
+bool agreesOffAxis(const Strategy &s, const Strategy &t, int64_t free) {
+  auto same = [&](ArrayRef<Placements> a, ArrayRef<Placements> b) {
+    for (auto [x, y] : llvm::zip(a, b))
+      for (int64_t m = 0, e = x.size(); m < e; ++m)
+        if (m != free && x[m] != y[m])
+          return false;
+    return true;
+  };
+  for (int64_t m = 0, e = s.loops.size(); m < e; ++m)
+    if (m != free && s.loops[m] != t.loops[m])
+      return false;
+  return same(s.operands, t.operands) && same(s.results, t.results);
+}
+
+/// Large-neighbourhood search over the whole program, one mesh axis at a
+/// time: every node keeps what it does on the other axes and re-chooses
+/// the free one, exactly where the tables fit (a node has a few strategies
+/// per axis, but their product per node is what overflows the tables on a
+/// 2-D mesh). Axis after axis until none improves.
+void improveByAxes(Problem &p, SmallVector<int64_t> &choice) {
+  const Graph &graph = p.graph;
+  if (graph.nodes.empty() || graph.nodes.front().strategies.empty())
+    return;
+  int64_t rank = graph.nodes.front().strategies.front().loops.size();
+  if (rank < 2)
+    return;
+  double current = p.total(choice);
+  for (int round = 0; round < 4; ++round) {
+    bool improved = false;
+    for (int64_t free = 0; free < rank; ++free) {
+      Graph sub = graph;
+      SmallVector<SmallVector<int64_t>> original(graph.nodes.size());
+      for (auto [n, node] : llvm::enumerate(graph.nodes)) {
+        const Strategy &now = node.strategies[choice[n]];
+        std::vector<Strategy> kept;
+        for (auto [i, s] : llvm::enumerate(node.strategies))
+          if (agreesOffAxis(s, now, free)) {
+            kept.push_back(s);
+            original[n].push_back(i);
+          }
+        sub.nodes[n].strategies = std::move(kept);
+      }
+      Problem subProblem(sub, p.options, &p.costs);
+      SmallVector<int64_t> subChoice;
+      double optimum = 0;
+      if (!Eliminator(subProblem).run(subChoice, optimum)) {
+        // Too wide for one table: wide windows instead, which the small
+        // domains of one free axis let be exact.
+        subChoice.clear();
+        for (auto [n, idx] : llvm::enumerate(original))
+          subChoice.push_back(llvm::find(idx, choice[n]) - idx.begin());
+        improveByWindows(subProblem, subChoice, {128, 64});
+      }
+      SmallVector<int64_t> next;
+      for (auto [n, k] : llvm::enumerate(subChoice))
+        next.push_back(original[n][k]);
+      double total = p.total(next);
+      LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: axis " << free
+                              << " re-chosen: " << total << "\n");
+      if (total < current - 1e-9 * std::max(1.0, std::fabs(current))) {
+        choice = std::move(next);
+        current = total;
+        improved = true;
       }
     }
     if (!improved)
@@ -914,11 +987,13 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
     solution.choice = greedy;
     improveLocally(p, solution.choice);
     improveByWindows(p, solution.choice);
+    improveByAxes(p, solution.choice);
     LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: search from greedy "
                             << p.total(solution.choice) << "\n");
     if (!relaxed.empty()) {
       improveLocally(p, relaxed);
       improveByWindows(p, relaxed);
+      improveByAxes(p, relaxed);
       LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: search from the "
                               << "relaxation " << p.total(relaxed) << "\n");
       if (p.total(relaxed) < p.total(solution.choice))
