@@ -842,6 +842,20 @@ private:
 };
 } // namespace
 
+/// -debug-only=redistribute-planner (a build of LLVM with assertions): how
+/// far the search went for one redistribute, and what it found.
+[[maybe_unused]] static void traceSearch(const State &start, const State &goal,
+                                         size_t reached,
+                                         const PathCost *found) {
+  llvm::dbgs() << "[redistribute-planner] " << start.str() << " -> "
+               << goal.str() << ": " << reached << " states reached, ";
+  if (!found)
+    llvm::dbgs() << "no plan\n";
+  else
+    llvm::dbgs() << "cost " << found->cost << " in " << found->steps
+                 << " steps\n";
+}
+
 std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                                                         const Options &options) {
   int64_t rank = problem.globalShape.size();
@@ -938,18 +952,8 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
                      });
   }
 
-  // -debug-only=redistribute-planner (a build of LLVM with assertions): how
-  // far the search went for each redistribute.
-  LLVM_DEBUG({
-    llvm::dbgs() << "[redistribute-planner] " << start.str() << " -> "
-                 << goalState.str() << ": " << visits.size()
-                 << " states reached, ";
-    if (goal < 0)
-      llvm::dbgs() << "no plan\n";
-    else
-      llvm::dbgs() << "cost " << visits[goal].cost.cost << " in "
-                   << visits[goal].cost.steps << " steps\n";
-  });
+  LLVM_DEBUG(traceSearch(start, goalState, visits.size(),
+                         goal < 0 ? nullptr : &visits[goal].cost));
   if (goal < 0)
     return std::nullopt;
   Plan plan;
