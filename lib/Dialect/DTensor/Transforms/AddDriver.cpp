@@ -68,8 +68,7 @@ std::optional<int64_t> fileBytes(func::FuncOp fn, Type type,
   int64_t bytes = e.getIntOrFloatBitWidth() / 8;
   for (int64_t d : t.getShape())
     if (llvm::MulOverflow(bytes, d, bytes)) {
-      fn.emitError() << what << " (" << t
-                     << ") needs more than 2^63 - 1 bytes";
+      fn.emitError() << what << " (" << t << ") needs more than 2^63 - 1 bytes";
       return std::nullopt;
     }
   return bytes;
@@ -155,6 +154,40 @@ LogicalResult fileSizes(func::FuncOp fn, Entry &e) {
   return success();
 }
 
+/// Calls the runtime's `fn` on (slot, the buffer's address, bytes).
+void transfer(OpBuilder &b, Location loc, func::FuncOp fn, int64_t slot,
+              Value buffer, int64_t bytes) {
+  Type i64 = b.getI64Type();
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value args[] = {arith::ConstantIntOp::create(b, loc, i64, slot),
+                  arith::IndexCastOp::create(b, loc, i64, address),
+                  arith::ConstantIntOp::create(b, loc, i64, bytes)};
+  func::CallOp::create(b, loc, fn, args);
+}
+
+/// What @main's body is built with: the builder in @main, the runtime's
+/// functions and the meshes of the split arguments.
+struct DriverBody {
+  OpBuilder &b;
+  Location loc;
+  func::FuncOp main, read, readBlock, write;
+  llvm::DenseMap<Attribute, MeshInfo> &meshes;
+
+  /// Argument `k` of type `t` (`bytes` in its file). A split DTensor: each
+  /// rank reads only its own block, whose offsets and sizes the layout
+  /// model gives (torch.chunk pieces, nested and strided splits alike), so
+  /// no rank ever holds a whole split parameter; a partial placement's
+  /// zeros are added after. Anything else: read whole on every rank.
+  Value readArgument(Type t, int64_t k, int64_t bytes);
+  /// This rank's block of split argument `k`, laid out as `piece` (`d`
+  /// without its partial placements).
+  Value readOwnBlock(DTensorType d, DTensorType piece, int64_t k);
+  /// Result `k`: whole on every rank, written by rank 0 (the runtime's
+  /// rule).
+  void writeResult(Value v, int64_t k, int64_t bytes);
+};
+
 struct DTensorAddDriverPass
     : public hp::dtensor::impl::DTensorAddDriverBase<DTensorAddDriverPass> {
   using DTensorAddDriverBase::DTensorAddDriverBase;
@@ -172,22 +205,21 @@ struct DTensorAddDriverPass
   /// the same state results.
   LogicalResult collectExtraEntries(func::FuncOp callee, int64_t perCall,
                                     SmallVectorImpl<Entry> &entries);
-  /// Calls the runtime's `fn` on (slot, the buffer's address, bytes).
-  void transfer(OpBuilder &b, Location loc, func::FuncOp fn, int64_t slot,
-                Value buffer, int64_t bytes);
+  /// @main's session loop: calls of the entries until the client says
+  /// stop, the resident state carried from call to call.
+  void buildSessionLoop(DriverBody &d, MutableArrayRef<Entry> entries,
+                        ArrayRef<Value> args, func::FuncOp next,
+                        func::FuncOp done, func::FuncOp which);
+  /// One call of an entry in the session loop, at `d`'s insertion point:
+  /// its per-call arguments read, the shared ones with the state now
+  /// (`current`), the other results written, the new state yielded.
+  void serveCall(DriverBody &d, Entry &e, ArrayRef<Value> args, int64_t perCall,
+                 ValueRange current, ArrayRef<Type> stateTypes);
+  /// @main's calls without a session: one, or repeat (timed), the last
+  /// one's results written.
+  void buildCalls(DriverBody &d, Entry &e, SmallVectorImpl<Value> &args,
+                  func::FuncOp clock);
 };
-
-void DTensorAddDriverPass::transfer(OpBuilder &b, Location loc,
-                                    func::FuncOp fn, int64_t slot,
-                                    Value buffer, int64_t bytes) {
-  Type i64 = b.getI64Type();
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value args[] = {
-      arith::ConstantIntOp::create(b, loc, i64, slot),
-      arith::IndexCastOp::create(b, loc, i64, address),
-      arith::ConstantIntOp::create(b, loc, i64, bytes)};
-  func::CallOp::create(b, loc, fn, args);
-}
 
 LogicalResult DTensorAddDriverPass::checkState(func::FuncOp callee,
                                                int64_t perCall) {
@@ -209,8 +241,8 @@ LogicalResult DTensorAddDriverPass::checkState(func::FuncOp callee,
                      << "'s arguments read once (" << perCall << " to "
                      << type.getNumInputs() - 1 << ")";
     if (r < 0 || r >= static_cast<int64_t>(type.getNumResults()))
-      return error() << "state result " << r << " is not a result of @"
-                     << entry << " (it has " << type.getNumResults() << ")";
+      return error() << "state result " << r << " is not a result of @" << entry
+                     << " (it has " << type.getNumResults() << ")";
     if (llvm::count(stateArgs, a) > 1 || llvm::count(stateResults, r) > 1)
       return error() << "state argument " << a << " or result " << r
                      << " is named twice";
@@ -279,10 +311,10 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   auto callee = dyn_cast_or_null<func::FuncOp>(
       SymbolTable::lookupSymbolIn(module, entry));
   if (!callee || callee.isExternal())
-    return module.emitError() << "dtensor-add-driver: the module has no "
-                                 "function @"
-                              << entry << " with a body to drive (entry="
-                              << entry << ")";
+    return module.emitError()
+           << "dtensor-add-driver: the module has no "
+              "function @"
+           << entry << " with a body to drive (entry=" << entry << ")";
   if (Operation *main = SymbolTable::lookupSymbolIn(module, "main"))
     return main->emitError()
            << "dtensor-add-driver: the module already has a @main; the "
@@ -313,9 +345,6 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   entries[0].perCall = perCall;
   if (failed(collectExtraEntries(callee, perCall, entries)))
     return failure();
-  // The main entry's, which @main's own reads and writes use.
-  ArrayRef<int64_t> argBytes = entries[0].argBytes;
-  ArrayRef<int64_t> resultBytes = entries[0].resultBytes;
   auto anyInput = [&](function_ref<bool(Type)> pred) {
     return llvm::any_of(entries, [&](Entry &e) {
       return llvm::any_of(e.fn.getFunctionType().getInputs(), pred);
@@ -331,20 +360,21 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   func::FuncOp readBlock;
   bool blocks = anyInput(isSplitArgument);
   if (blocks)
-    readBlock = runtimeFunction(
-        module, kReadBlock,
-        FunctionType::get(ctx, {i64, i64, i64, i64, i64}, {}));
+    readBlock =
+        runtimeFunction(module, kReadBlock,
+                        FunctionType::get(ctx, {i64, i64, i64, i64, i64}, {}));
   func::FuncOp write = runtimeFunction(module, kWrite, io);
   func::FuncOp clock, next, done, which;
   if (repeat > 1)
-    clock = runtimeFunction(module, kClock,
-                            FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
+    clock = runtimeFunction(
+        module, kClock, FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
   if (session) {
     next = runtimeFunction(module, kNext, FunctionType::get(ctx, {}, {i64}));
     done = runtimeFunction(module, kDone, FunctionType::get(ctx, {}, {}));
   }
   if (session)
-    which = runtimeFunction(module, kEntry, FunctionType::get(ctx, {i64}, {i64}));
+    which =
+        runtimeFunction(module, kEntry, FunctionType::get(ctx, {i64}, {i64}));
   if (!read || (blocks && !readBlock) || !write || (repeat > 1 && !clock) ||
       (session && (!next || !done || !which)))
     return failure();
@@ -362,220 +392,245 @@ LogicalResult DTensorAddDriverPass::addDriver() {
 
   Location loc = callee.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto main = func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
+  auto main =
+      func::FuncOp::create(b, loc, "main", FunctionType::get(ctx, {}, {}));
   b.setInsertionPointToStart(main.addEntryBlock());
-
-  // An argument. A split DTensor: each rank reads only its own block, whose
-  // offsets and sizes the layout model gives (torch.chunk pieces, nested
-  // and strided splits alike), so no rank ever holds a whole split
-  // parameter; a partial placement's zeros are added after. Anything else:
-  // read whole on every rank.
-  auto readArgument = [&](Type t, int64_t k, int64_t bytes) -> Value {
-    RankedTensorType whole = wholeTensorOf(t);
-    auto d = dyn_cast<DTensorType>(t);
-    DTensorType piece = d ? withoutPartials(d) : DTensorType();
-    Value v;
-    if (isSplitArgument(t)) {
-      const MeshInfo &mesh = meshes[d.getMesh()];
-      RankedTensorType local = getLocalType(piece, mesh);
-      auto order = getSplitOrder(piece.getPlacements(), whole.getRank());
-      hp::IRArith a{b, loc};
-      SmallVector<OpFoldResult> offsets, sizes;
-      SmallVector<Value> dynamicSizes;
-      for (int64_t i = 0, e = whole.getRank(); i < e; ++i) {
-        auto [offset, length] = rankPiece(b, loc, whole.getDimSize(i),
-                                          order[i], mesh, d.getMesh());
-        if (!local.isDynamicDim(i))
-          length = a.cst(local.getDimSize(i));
-        else
-          dynamicSizes.push_back(a.val(length));
-        offsets.push_back(offset);
-        sizes.push_back(length);
-      }
-      auto buffer = memref::AllocOp::create(
-          b, loc, MemRefType::get(local.getShape(), local.getElementType()),
-          dynamicSizes);
-      int64_t rank = whole.getRank();
-      // In @main's entry block: an alloca in the session loop would grow
-      // the stack on every call.
-      memref::AllocaOp dims;
-      {
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(&main.front());
-        dims = memref::AllocaOp::create(b, loc, MemRefType::get({3 * rank}, i64));
-      }
-      auto asI64 = [&](OpFoldResult v) -> Value {
-        if (std::optional<int64_t> c = getConstantIntValue(v))
-          return arith::ConstantIntOp::create(b, loc, i64, *c);
-        return arith::IndexCastOp::create(b, loc, i64, a.val(v));
-      };
-      for (int64_t i = 0; i < rank; ++i) {
-        Value entries[] = {asI64(a.cst(whole.getDimSize(i))),
-                           asI64(offsets[i]), asI64(sizes[i])};
-        for (auto [j, value] : llvm::enumerate(entries))
-          memref::StoreOp::create(
-              b, loc, value, dims,
-              ValueRange{arith::ConstantIndexOp::create(b, loc, 3 * i + j)});
-      }
-      auto address = [&](Value m) -> Value {
-        return arith::IndexCastOp::create(
-            b, loc, i64,
-            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
-      };
-      Value args[] = {
-          arith::ConstantIntOp::create(b, loc, i64, k), address(buffer),
-          address(dims), arith::ConstantIntOp::create(b, loc, i64, rank),
-          arith::ConstantIntOp::create(
-              b, loc, i64, whole.getElementTypeBitWidth() / 8)};
-      func::CallOp::create(b, loc, readBlock, args);
-      v = bufferization::ToTensorOp::create(b, loc, local, buffer,
-                                            /*restrict=*/true);
-      v = FromLocalOp::create(b, loc, piece, v);
-    } else {
-      auto buffer = memref::AllocOp::create(
-          b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
-      transfer(b, loc, read, k, buffer, bytes);
-      v = bufferization::ToTensorOp::create(b, loc, whole, buffer,
-                                            /*restrict=*/true);
-      if (!d)
-        return v;
-      piece = replicatedOf(d);
-      v = FromLocalOp::create(b, loc, piece, v);
-    }
-    if (piece != d)
-      v = RedistributeOp::create(b, loc, d, v);
-    return v;
-  };
-  // A result: whole on every rank, written by rank 0 (the runtime's rule).
-  auto writeResult = [&](Value v, int64_t k, int64_t bytes) {
-    if (auto d = dyn_cast<DTensorType>(v.getType())) {
-      DTensorType rep = replicatedOf(d);
-      if (rep != d)
-        v = RedistributeOp::create(b, loc, rep, v);
-      v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
-    }
-    auto whole = cast<RankedTensorType>(v.getType());
-    auto buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
-    bufferization::MaterializeInDestinationOp::create(
-        b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
-        /*writable=*/true);
-    transfer(b, loc, write, k, buffer, bytes);
-  };
-  auto writeResults = [&](ValueRange results) {
-    for (auto [k, r] : llvm::enumerate(results))
-      writeResult(r, k, resultBytes[k]);
-  };
+  DriverBody d{b, loc, main, read, readBlock, write, meshes};
 
   SmallVector<Value> args(type.getNumInputs());
   // What every call shares is read once, in front of the calls.
   for (int64_t k = perCall, e = type.getNumInputs(); k < e; ++k)
-    args[k] = readArgument(type.getInput(k), k, argBytes[k]);
+    args[k] = d.readArgument(type.getInput(k), k, entries[0].argBytes[k]);
+  if (session)
+    buildSessionLoop(d, entries, args, next, done, which);
+  else
+    buildCalls(d, entries[0], args, clock);
+  // No memref.dealloc: bufferization's ownership analysis frees buffers
+  // itself and refuses frees it did not make.
+  func::ReturnOp::create(b, loc);
+  return success();
+}
 
-  if (session) {
-    // Calls until the client says stop: hp_session_next gives a call number
-    // (read the per-call arguments from the call's directory, call, write
-    // the results there), -2 (write the resident state there) or -1 (stop).
-    // Resident state is carried by the loop: each call's state results are
-    // the next call's state arguments (docs/Runtime.md, "Sessions").
-    SmallVector<Value> state;
-    SmallVector<Type> stateTypes;
-    for (int64_t k : stateArgs) {
-      state.push_back(args[k]);
-      stateTypes.push_back(args[k].getType());
-    }
-    SmallVector<Type> carried = {i64};
-    llvm::append_range(carried, stateTypes);
-    auto loop = scf::WhileOp::create(b, loc, carried, state);
-    Block *before = b.createBlock(&loop.getBefore(), {}, stateTypes,
-                                  SmallVector<Location>(state.size(), loc));
-    Value n = func::CallOp::create(b, loc, next, ValueRange{}).getResult(0);
-    Value stop = arith::ConstantIntOp::create(b, loc, i64, -1);
-    Value more =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, n, stop);
-    SmallVector<Value> forward = {n};
-    llvm::append_range(forward, before->getArguments());
-    scf::ConditionOp::create(b, loc, more, forward);
-    Block *after = b.createBlock(&loop.getAfter(), {}, carried,
-                                 SmallVector<Location>(carried.size(), loc));
-    Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
-    Value fetch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        after->getArgument(0), zero);
-    ValueRange current = after->getArguments().drop_front();
-    auto branch = scf::IfOp::create(b, loc, stateTypes, fetch,
-                                    /*withElseRegion=*/true);
-    // Without results the builder adds empty yields; each branch makes its
-    // own.
-    for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
-      if (r->front().mightHaveTerminator())
-        r->front().getTerminator()->erase();
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&branch.getThenRegion().front());
-      for (auto [i, r] : llvm::enumerate(stateResults))
-        writeResult(current[i], r, resultBytes[r]);
-      scf::YieldOp::create(b, loc, current);
-      b.setInsertionPointToStart(&branch.getElseRegion().front());
-      // A call: of @entry, or of the extra entry the request names (an
-      // scf.index_switch on hp_session_entry, @entry the default).
-      auto serve = [&](Entry &e) {
-        FunctionType t = e.fn.getFunctionType();
-        // The per-call arguments, then the shared ones with the state now.
-        SmallVector<Value> callArgs;
-        for (int64_t k = 0; k < e.perCall; ++k)
-          callArgs.push_back(readArgument(t.getInput(k), k, e.argBytes[k]));
-        SmallVector<Value> shared(args.begin() + perCall, args.end());
-        for (auto [i, k] : llvm::enumerate(stateArgs))
-          shared[k - perCall] = current[i];
-        llvm::append_range(callArgs, shared);
-        ValueRange results =
-            func::CallOp::create(b, loc, e.fn, callArgs).getResults();
-        for (auto [k, r] : llvm::enumerate(results))
-          if (!llvm::is_contained(stateResults, static_cast<int64_t>(k)))
-            writeResult(r, k, e.resultBytes[k]);
-        SmallVector<Value> updated;
-        for (auto [i, r] : llvm::enumerate(stateResults)) {
-          Value v = results[r];
-          if (v.getType() != stateTypes[i])
-            v = RedistributeOp::create(b, loc, stateTypes[i], v);
-          updated.push_back(v);
-        }
-        scf::YieldOp::create(b, loc, updated);
-      };
-      // Asked even with one entry: the runtime then refuses a request
-      // naming another before anything is read.
-      Value count = arith::ConstantIntOp::create(b, loc, i64, entries.size());
-      Value chosen = func::CallOp::create(b, loc, which, count).getResult(0);
-      if (entries.size() == 1) {
-        serve(entries[0]);
-      } else {
-        Value index =
-            arith::IndexCastOp::create(b, loc, b.getIndexType(), chosen);
-        SmallVector<int64_t> cases;
-        for (int64_t i = 1, e = entries.size(); i < e; ++i)
-          cases.push_back(i);
-        auto sw = scf::IndexSwitchOp::create(b, loc, stateTypes, index, cases,
-                                             cases.size());
-        for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
-          b.setInsertionPointToStart(&region.emplaceBlock());
-          serve(entries[i + 1]);
-        }
-        b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
-        serve(entries[0]);
-        b.setInsertionPointAfter(sw);
-        scf::YieldOp::create(b, loc, sw.getResults());
-      }
-    }
-    func::CallOp::create(b, loc, done, ValueRange{});
-    scf::YieldOp::create(b, loc, branch.getResults());
-    b.setInsertionPointAfter(loop);
-    func::ReturnOp::create(b, loc);
-    return success();
+Value DriverBody::readArgument(Type t, int64_t k, int64_t bytes) {
+  RankedTensorType whole = wholeTensorOf(t);
+  auto d = dyn_cast<DTensorType>(t);
+  DTensorType piece = d ? withoutPartials(d) : DTensorType();
+  Value v;
+  if (isSplitArgument(t)) {
+    v = readOwnBlock(d, piece, k);
+  } else {
+    auto buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+    transfer(b, loc, read, k, buffer, bytes);
+    v = bufferization::ToTensorOp::create(b, loc, whole, buffer,
+                                          /*restrict=*/true);
+    if (!d)
+      return v;
+    piece = replicatedOf(d);
+    v = FromLocalOp::create(b, loc, piece, v);
   }
+  if (piece != d)
+    v = RedistributeOp::create(b, loc, d, v);
+  return v;
+}
 
+Value DriverBody::readOwnBlock(DTensorType d, DTensorType piece, int64_t k) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  RankedTensorType whole = wholeTensorOf(d);
+  const MeshInfo &mesh = meshes[d.getMesh()];
+  RankedTensorType local = getLocalType(piece, mesh);
+  auto order = getSplitOrder(piece.getPlacements(), whole.getRank());
+  hp::IRArith a{b, loc};
+  SmallVector<OpFoldResult> offsets, sizes;
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0, e = whole.getRank(); i < e; ++i) {
+    auto [offset, length] =
+        rankPiece(b, loc, whole.getDimSize(i), order[i], mesh, d.getMesh());
+    if (!local.isDynamicDim(i))
+      length = a.cst(local.getDimSize(i));
+    else
+      dynamicSizes.push_back(a.val(length));
+    offsets.push_back(offset);
+    sizes.push_back(length);
+  }
+  auto buffer = memref::AllocOp::create(
+      b, loc, MemRefType::get(local.getShape(), local.getElementType()),
+      dynamicSizes);
+  int64_t rank = whole.getRank();
+  // In @main's entry block: an alloca in the session loop would grow
+  // the stack on every call.
+  memref::AllocaOp dims;
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&main.front());
+    dims = memref::AllocaOp::create(b, loc, MemRefType::get({3 * rank}, i64));
+  }
+  auto asI64 = [&](OpFoldResult v) -> Value {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return arith::ConstantIntOp::create(b, loc, i64, *c);
+    return arith::IndexCastOp::create(b, loc, i64, a.val(v));
+  };
+  for (int64_t i = 0; i < rank; ++i) {
+    Value entries[] = {asI64(a.cst(whole.getDimSize(i))), asI64(offsets[i]),
+                       asI64(sizes[i])};
+    for (auto [j, value] : llvm::enumerate(entries))
+      memref::StoreOp::create(
+          b, loc, value, dims,
+          ValueRange{arith::ConstantIndexOp::create(b, loc, 3 * i + j)});
+  }
+  auto address = [&](Value m) -> Value {
+    return arith::IndexCastOp::create(
+        b, loc, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m));
+  };
+  Value args[] = {arith::ConstantIntOp::create(b, loc, i64, k), address(buffer),
+                  address(dims),
+                  arith::ConstantIntOp::create(b, loc, i64, rank),
+                  arith::ConstantIntOp::create(
+                      b, loc, i64, whole.getElementTypeBitWidth() / 8)};
+  func::CallOp::create(b, loc, readBlock, args);
+  Value v = bufferization::ToTensorOp::create(b, loc, local, buffer,
+                                              /*restrict=*/true);
+  return FromLocalOp::create(b, loc, piece, v);
+}
+
+void DriverBody::writeResult(Value v, int64_t k, int64_t bytes) {
+  if (auto d = dyn_cast<DTensorType>(v.getType())) {
+    DTensorType rep = replicatedOf(d);
+    if (rep != d)
+      v = RedistributeOp::create(b, loc, rep, v);
+    v = ToLocalOp::create(b, loc, wholeTensorOf(d), v);
+  }
+  auto whole = cast<RankedTensorType>(v.getType());
+  auto buffer = memref::AllocOp::create(
+      b, loc, MemRefType::get(whole.getShape(), whole.getElementType()));
+  bufferization::MaterializeInDestinationOp::create(
+      b, loc, /*result=*/Type(), v, buffer, /*restrict=*/true,
+      /*writable=*/true);
+  transfer(b, loc, write, k, buffer, bytes);
+}
+
+void DTensorAddDriverPass::buildSessionLoop(
+    DriverBody &d, MutableArrayRef<Entry> entries, ArrayRef<Value> args,
+    func::FuncOp next, func::FuncOp done, func::FuncOp which) {
+  OpBuilder &b = d.b;
+  Location loc = d.loc;
+  Type i64 = b.getI64Type();
+  int64_t perCall = entries[0].perCall;
+  // Calls until the client says stop: hp_session_next gives a call number
+  // (read the per-call arguments from the call's directory, call, write
+  // the results there), -2 (write the resident state there) or -1 (stop).
+  // Resident state is carried by the loop: each call's state results are
+  // the next call's state arguments (docs/Runtime.md, "Sessions").
+  SmallVector<Value> state;
+  SmallVector<Type> stateTypes;
+  for (int64_t k : stateArgs) {
+    state.push_back(args[k]);
+    stateTypes.push_back(args[k].getType());
+  }
+  SmallVector<Type> carried = {i64};
+  llvm::append_range(carried, stateTypes);
+  auto loop = scf::WhileOp::create(b, loc, carried, state);
+  Block *before = b.createBlock(&loop.getBefore(), {}, stateTypes,
+                                SmallVector<Location>(state.size(), loc));
+  Value n = func::CallOp::create(b, loc, next, ValueRange{}).getResult(0);
+  Value stop = arith::ConstantIntOp::create(b, loc, i64, -1);
+  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, n, stop);
+  SmallVector<Value> forward = {n};
+  llvm::append_range(forward, before->getArguments());
+  scf::ConditionOp::create(b, loc, more, forward);
+  Block *after = b.createBlock(&loop.getAfter(), {}, carried,
+                               SmallVector<Location>(carried.size(), loc));
+  Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+  Value fetch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                      after->getArgument(0), zero);
+  ValueRange current = after->getArguments().drop_front();
+  auto branch = scf::IfOp::create(b, loc, stateTypes, fetch,
+                                  /*withElseRegion=*/true);
+  // Without results the builder adds empty yields; each branch makes its
+  // own.
+  for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()})
+    if (r->front().mightHaveTerminator())
+      r->front().getTerminator()->erase();
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    for (auto [i, r] : llvm::enumerate(stateResults))
+      d.writeResult(current[i], r, entries[0].resultBytes[r]);
+    scf::YieldOp::create(b, loc, current);
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    // A call: of @entry, or of the extra entry the request names (an
+    // scf.index_switch on hp_session_entry, @entry the default).
+    // Asked even with one entry: the runtime then refuses a request
+    // naming another before anything is read.
+    Value count = arith::ConstantIntOp::create(b, loc, i64, entries.size());
+    Value chosen = func::CallOp::create(b, loc, which, count).getResult(0);
+    if (entries.size() == 1) {
+      serveCall(d, entries[0], args, perCall, current, stateTypes);
+    } else {
+      Value index =
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), chosen);
+      SmallVector<int64_t> cases;
+      for (int64_t i = 1, e = entries.size(); i < e; ++i)
+        cases.push_back(i);
+      auto sw = scf::IndexSwitchOp::create(b, loc, stateTypes, index, cases,
+                                           cases.size());
+      for (auto [i, region] : llvm::enumerate(sw.getCaseRegions())) {
+        b.setInsertionPointToStart(&region.emplaceBlock());
+        serveCall(d, entries[i + 1], args, perCall, current, stateTypes);
+      }
+      b.setInsertionPointToStart(&sw.getDefaultRegion().emplaceBlock());
+      serveCall(d, entries[0], args, perCall, current, stateTypes);
+      b.setInsertionPointAfter(sw);
+      scf::YieldOp::create(b, loc, sw.getResults());
+    }
+  }
+  func::CallOp::create(b, loc, done, ValueRange{});
+  scf::YieldOp::create(b, loc, branch.getResults());
+  b.setInsertionPointAfter(loop);
+}
+
+void DTensorAddDriverPass::serveCall(DriverBody &d, Entry &e,
+                                     ArrayRef<Value> args, int64_t perCall,
+                                     ValueRange current,
+                                     ArrayRef<Type> stateTypes) {
+  OpBuilder &b = d.b;
+  Location loc = d.loc;
+  FunctionType t = e.fn.getFunctionType();
+  // The per-call arguments, then the shared ones with the state now.
+  SmallVector<Value> callArgs;
+  for (int64_t k = 0; k < e.perCall; ++k)
+    callArgs.push_back(d.readArgument(t.getInput(k), k, e.argBytes[k]));
+  SmallVector<Value> shared(args.begin() + perCall, args.end());
+  for (auto [i, k] : llvm::enumerate(stateArgs))
+    shared[k - perCall] = current[i];
+  llvm::append_range(callArgs, shared);
+  ValueRange results =
+      func::CallOp::create(b, loc, e.fn, callArgs).getResults();
+  for (auto [k, r] : llvm::enumerate(results))
+    if (!llvm::is_contained(stateResults, static_cast<int64_t>(k)))
+      d.writeResult(r, k, e.resultBytes[k]);
+  SmallVector<Value> updated;
+  for (auto [i, r] : llvm::enumerate(stateResults)) {
+    Value v = results[r];
+    if (v.getType() != stateTypes[i])
+      v = RedistributeOp::create(b, loc, stateTypes[i], v);
+    updated.push_back(v);
+  }
+  scf::YieldOp::create(b, loc, updated);
+}
+
+void DTensorAddDriverPass::buildCalls(DriverBody &d, Entry &e,
+                                      SmallVectorImpl<Value> &args,
+                                      func::FuncOp clock) {
+  OpBuilder &b = d.b;
+  Location loc = d.loc;
+  MLIRContext *ctx = b.getContext();
+  FunctionType type = e.fn.getFunctionType();
+  int64_t perCall = e.perCall;
   for (int64_t k = 0; k < perCall; ++k)
-    args[k] = readArgument(type.getInput(k), k, argBytes[k]);
-  auto call = [&] { return func::CallOp::create(b, loc, callee, args); };
+    args[k] = d.readArgument(type.getInput(k), k, e.argBytes[k]);
+  auto call = [&] { return func::CallOp::create(b, loc, e.fn, args); };
   Value start;
   if (repeat > 1) {
     // One warm-up call, then repeat - 1 timed ones; the last one's results
@@ -594,23 +649,20 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   }
   ValueRange results = call().getResults();
   if (repeat > 1) {
-    Value end =
-        func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
-    Value calls = arith::ConstantFloatOp::create(
-        b, loc, Float64Type::get(ctx), APFloat(double(repeat - 1)));
+    Value end = func::CallOp::create(b, loc, clock, ValueRange{}).getResult(0);
+    Value calls = arith::ConstantFloatOp::create(b, loc, Float64Type::get(ctx),
+                                                 APFloat(double(repeat - 1)));
     Value perCallSeconds = arith::DivFOp::create(
         b, loc, arith::SubFOp::create(b, loc, end, start), calls);
     auto step = memref::AllocOp::create(
         b, loc, MemRefType::get({1}, Float64Type::get(ctx)));
-    memref::StoreOp::create(b, loc, perCallSeconds, step,
-                            ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
-    transfer(b, loc, write, type.getNumResults(), step, 8);
+    memref::StoreOp::create(
+        b, loc, perCallSeconds, step,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+    transfer(b, loc, d.write, type.getNumResults(), step, 8);
   }
-  writeResults(results);
-  // No memref.dealloc: bufferization's ownership analysis frees buffers
-  // itself and refuses frees it did not make.
-  func::ReturnOp::create(b, loc);
-  return success();
+  for (auto [k, r] : llvm::enumerate(results))
+    d.writeResult(r, k, e.resultBytes[k]);
 }
 
 } // namespace
