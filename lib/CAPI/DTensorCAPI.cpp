@@ -150,10 +150,7 @@ public:
       misuse() << *error;
       return std::nullopt;
     }
-    int64_t numDevices = 1;
-    for (int64_t size : shape)
-      numDevices *= size;
-    return numDevices;
+    return hp::numMeshDevices(shape);
   }
 
   /// `attr` as a T in `out`, left null for a null handle; false, with an

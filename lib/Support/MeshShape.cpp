@@ -22,6 +22,13 @@ std::optional<std::string> hp::meshShapeError(llvm::ArrayRef<int64_t> shape) {
   return std::nullopt;
 }
 
+int64_t hp::numMeshDevices(llvm::ArrayRef<int64_t> shape) {
+  int64_t numDevices = 1;
+  for (int64_t size : shape)
+    numDevices *= size;
+  return numDevices;
+}
+
 std::optional<std::string>
 hp::axisNamesError(llvm::StringRef what, llvm::ArrayRef<llvm::StringRef> names,
                    int64_t rank) {

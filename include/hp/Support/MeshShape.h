@@ -28,6 +28,10 @@ inline constexpr int64_t kMaxMeshDevices = std::numeric_limits<int32_t>::max();
 /// devices in all.
 std::optional<std::string> meshShapeError(llvm::ArrayRef<int64_t> shape);
 
+/// The devices of a mesh of `shape`, one that meshShapeError accepts (so
+/// the product cannot overflow).
+int64_t numMeshDevices(llvm::ArrayRef<int64_t> shape);
+
 /// Why `names` are not the axis names of a `what` ("mesh", "grid") of `rank`
 /// axes, or nullopt: one non-empty name per axis, none used twice.
 std::optional<std::string> axisNamesError(llvm::StringRef what,

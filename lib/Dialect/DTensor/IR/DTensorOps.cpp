@@ -203,9 +203,7 @@ LogicalResult MeshOp::verify() {
   ArrayRef<int64_t> shape = getShape();
   if (std::optional<std::string> error = hp::meshShapeError(shape))
     return emitOpError(*error);
-  int64_t numDevices = 1;
-  for (int64_t size : shape)
-    numDevices *= size;
+  int64_t numDevices = hp::numMeshDevices(shape);
   auto emitError = [&] { return emitOpError(); };
   if (auto names = getNames();
       names &&

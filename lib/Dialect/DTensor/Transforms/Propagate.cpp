@@ -86,6 +86,7 @@ public:
         costs(settings.chooser.planner) {
     SmallVector<Attribute> r(mesh.getRank(), ReplicateAttr::get(ctx()));
     replicated = b.getArrayAttr(r);
+    strategyKey = DTensorDialect::StrategyAttrHelper(ctx()).getName();
   }
 
   LogicalResult run();
@@ -151,6 +152,8 @@ private:
 
   /// The strategies came from dtensor.strategy attributes.
   bool given = false;
+  /// `dtensor.strategy`, the attribute an op's chosen strategy is kept in.
+  StringAttr strategyKey;
 
   Graph graph;
   llvm::DenseMap<Value, int64_t> valueIndex;
@@ -573,14 +576,13 @@ void RegionLowering::printSummary(const propagation::Solution &solution) {
 }
 
 FailureOr<propagation::Solution> RegionLowering::solve() {
-  StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
   SmallVector<Operation *> annotated, bare;
   for (Operation &op : region.getBodyBlock()) {
     if (takesStrategy(&op)) {
-      (op.hasAttr(key) ? annotated : bare).push_back(&op);
+      (op.hasAttr(strategyKey) ? annotated : bare).push_back(&op);
       continue;
     }
-    if (!op.hasAttr(key))
+    if (!op.hasAttr(strategyKey))
       continue;
     InFlightDiagnostic diag = op.emitOpError() << "has a 'dtensor.strategy' "
                                                   "but takes none: ";
@@ -607,11 +609,11 @@ FailureOr<propagation::Solution> RegionLowering::solve() {
   for (Operation *op : annotated) {
     // The dialect verifies the kind, but a pass manager need not verify
     // its input.
-    auto attr = dyn_cast<StrategyAttr>(op->getAttr(key));
+    auto attr = dyn_cast<StrategyAttr>(op->getAttr(strategyKey));
     if (!attr) {
       op->emitOpError() << "'dtensor.strategy' must be a #dtensor.strategy, "
                            "got "
-                        << op->getAttr(key);
+                        << op->getAttr(strategyKey);
       return failure();
     }
     Strategy want = fromStrategyAttr(attr);
@@ -629,7 +631,7 @@ FailureOr<propagation::Solution> RegionLowering::solve() {
       return failure();
     }
     solution.choice[nodeOf.lookup(op)] = it - own.begin();
-    op->removeAttr(key);
+    op->removeAttr(strategyKey);
   }
   given = true;
   solution.cost =
@@ -645,21 +647,22 @@ FailureOr<propagation::Solution> RegionLowering::solve() {
                             "for";
     return failure();
   }
-  solution.greedyCost = propagation::evaluate(
-      graph, propagation::chooseGreedily(graph, costs, settings.chooser), costs,
-      settings.chooser);
+  // Only the summary quotes greedy's cost beside the annotated one.
+  if (settings.printStrategies)
+    solution.greedyCost = propagation::evaluate(
+        graph, propagation::chooseGreedily(graph, costs, settings.chooser),
+        costs, settings.chooser);
   return solution;
 }
 
 void RegionLowering::annotate(const propagation::Solution &solution) {
-  StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
   for (auto [n, op] : llvm::enumerate(nodeOps)) {
     if (!takesStrategy(op))
       continue;
     const Strategy &s = graph.nodes[n].strategies[solution.choice[n]];
     if (settings.printStrategies)
       printStrategy(op, s);
-    op->setAttr(key, toStrategyAttr(ctx(), s));
+    op->setAttr(strategyKey, toStrategyAttr(ctx(), s));
   }
   if (settings.printStrategies)
     printSummary(solution);
@@ -843,7 +846,7 @@ LogicalResult RegionLowering::run() {
   // Choosing again (other options, say) replaces an earlier choice.
   if (settings.chooseOnly)
     for (Operation &op : body)
-      op.removeAttr(DTensorDialect::StrategyAttrHelper(ctx()).getName());
+      op.removeAttr(strategyKey);
   if (succeeded(build())) {
     FailureOr<propagation::Solution> solved = solve();
     if (failed(solved))
@@ -873,9 +876,8 @@ LogicalResult RegionLowering::run() {
     if (failed(lowerPlaced(solution)))
       return failure();
   } else {
-    StringAttr key = DTensorDialect::StrategyAttrHelper(ctx()).getName();
-    for (Operation &op : body)
-      if (op.hasAttr(key))
+      for (Operation &op : body)
+      if (op.hasAttr(strategyKey))
         return op.emitOpError()
                << "has a 'dtensor.strategy', but its dtensor.global_region "
                   "runs replicated as a whole (a value no DTensor can hold)";
