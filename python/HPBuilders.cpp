@@ -55,16 +55,10 @@ MlirAttribute inPlacementsAttr(const ContextRef &c, const InPlacements &in) {
   return mlirDictionaryAttrGet(c->ctx, entries.size(), entries.data());
 }
 
-/// `out_placements` in flat or per-output form (null when absent).
-MlirAttribute outPlacementsAttr(const ContextRef &c, const OutPlacements &out,
-                                bool flat) {
+/// `out_placements`, one list or `none` per result (null when absent).
+MlirAttribute outPlacementsAttr(const ContextRef &c, const OutPlacements &out) {
   if (!out)
     return mlirAttributeGetNull();
-  if (flat) {
-    if (out->size() != 1 || !(*out)[0])
-      throw nb::value_error("a flat out_placements is one placement list");
-    return placementList(c, *(*out)[0]);
-  }
   std::vector<MlirAttribute> entries;
   for (const auto &list : *out)
     entries.push_back(list ? placementList(c, *list) : mlirUnitAttrGet(c->ctx));
@@ -210,7 +204,7 @@ addLocalRegion(const Block &block, const std::string &mesh,
                const std::vector<int64_t> &meshShape,
                const std::vector<std::pair<Value, std::string>> &args,
                const InPlacements &inPlacements, const OutPlacements &outPlacements,
-               bool outFlat, bool redistributeInputs, const std::vector<Type> &results) {
+               bool redistributeInputs, const std::vector<Type> &results) {
   const Owner &owner = block.owner;
   MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
@@ -232,7 +226,7 @@ addLocalRegion(const Block &block, const std::string &mesh,
     blockTypes.push_back(localArgType(c, value.value, name, meshShape, inPlacements));
   }
   MlirAttribute in = inPlacementsAttr(c, inPlacements);
-  MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
+  MlirAttribute out = outPlacementsAttr(c, outPlacements);
   std::vector<MlirType> resultTypes = raw(c, results);
   MlirOperation op = created(
       c,
@@ -248,7 +242,7 @@ addLocalRegion(const Block &block, const std::string &mesh,
 Operation addLocalCall(const Block &block, const std::string &callee,
                        const std::string &mesh, const std::vector<Value> &args,
                        const InPlacements &inPlacements,
-                       const OutPlacements &outPlacements, bool outFlat,
+                       const OutPlacements &outPlacements,
                        bool redistributeInputs, bool unchecked,
                        const std::vector<Type> &results) {
   const Owner &owner = block.owner;
@@ -259,7 +253,7 @@ Operation addLocalCall(const Block &block, const std::string &callee,
   checkSymbolName(mesh, "mesh name");
   std::vector<MlirValue> values = raw(owner, args);
   MlirAttribute in = inPlacementsAttr(c, inPlacements);
-  MlirAttribute out = outPlacementsAttr(c, outPlacements, outFlat);
+  MlirAttribute out = outPlacementsAttr(c, outPlacements);
   std::vector<MlirType> resultTypes = raw(c, results);
   MlirOperation op = created(
       c,
@@ -349,11 +343,11 @@ void hpbind::bindBuilders(nb::module_ &m) {
         "Appends a generic op; `attributes` is an MLIR dictionary, e.g. '{value = 1 : i64}'.");
   m.def("add_local_region", &addLocalRegion, nb::arg("block"), nb::arg("mesh"),
         nb::arg("mesh_shape"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
-        nb::arg("out_placements") = nb::none(), nb::arg("out_flat") = false,
+        nb::arg("out_placements") = nb::none(),
         nb::arg("redistribute_inputs") = false, nb::arg("results") = std::vector<Type>{});
   m.def("add_local_call", &addLocalCall, nb::arg("block"), nb::arg("callee"),
         nb::arg("mesh"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
-        nb::arg("out_placements") = nb::none(), nb::arg("out_flat") = false,
+        nb::arg("out_placements") = nb::none(),
         nb::arg("redistribute_inputs") = false, nb::arg("unchecked") = false,
         nb::arg("results") = std::vector<Type>{});
   m.def("add_global_region", &addGlobalRegion, nb::arg("block"),

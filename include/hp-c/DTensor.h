@@ -170,9 +170,10 @@ MLIR_CAPI_EXPORTED bool hpOperationIsADTensorMeshOp(MlirOperation op);
 /// `mesh` is a plain symbol name; `args`, `argNames` and `blockArgTypes` have
 /// `numArgs` non-null entries, `resultTypes` `numResults`.
 /// `inPlacements` is null or a dictionary whose values are arrays of
-/// placements or unit (for `none`); `outPlacements` is null or an array of
-/// placements (flat form) or of placement arrays and units (per-output
-/// form). Another attribute kind anywhere in them is an error.
+/// placements or unit (for `none`); `outPlacements` is null or an array with
+/// one entry per result, an array of placements or unit (for `none`): a
+/// single result's list is `[[...]]`, the textual syntax's flat form is not
+/// taken. Another attribute kind anywhere in them is an error.
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalRegionOpCreate(
     MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
     const MlirValue *args, const MlirStringRef *argNames,

@@ -167,9 +167,9 @@ public:
   }
 
   /// The contract attributes of local_region / local_call, each null or of
-  /// the kind the op expects; any other attribute kind is an error rather
-  /// than dropped. Which form fits the op (count, mixing) is left to its
-  /// verifier.
+  /// the kind the op expects (out_placements per result: the flat form is
+  /// the textual syntax's, not the op's); any other attribute kind is an
+  /// error rather than dropped. The count is left to the op's verifier.
   bool checkContract(MlirAttribute in, MlirAttribute out,
                      DictionaryAttr &inAttr, ArrayAttr &outAttr) const;
 
@@ -196,13 +196,12 @@ bool Call::checkContract(MlirAttribute in, MlirAttribute out,
     return false;
   for (auto [i, entry] :
        llvm::enumerate(outAttr ? outAttr.getValue() : ArrayRef<Attribute>())) {
-    if (isa_and_present<PlacementAttrInterface, UnitAttr>(entry) ||
-        isPlacementList(entry))
+    if (isa_and_present<UnitAttr>(entry) || isPlacementList(entry))
       continue;
     InFlightDiagnostic diag = misuse();
     diag << "outPlacements entry #" << i
-         << " must be a placement, an array of placements or a unit "
-            "attribute (none), got ";
+         << " must be an array of placements or a unit attribute (none), one "
+            "per result, got ";
     if (entry)
       diag << entry;
     else

@@ -28,7 +28,9 @@ def dtensor_type(ctx, shape, element_type, mesh, placements):
 
 def _region_placements(ctx, mesh, in_placements, out_placements):
     """``in_placements`` and ``out_placements`` of local_region and
-    local_call as _hp takes them: ``(ins, outs, flat)``."""
+    local_call as _hp takes them: ``(ins, outs)``, ``outs`` one list or None
+    per output (a flat ``out_placements``, one output's placements, is
+    wrapped)."""
     if not isinstance(mesh, DeviceMesh):
         raise TypeError(f"expected a DeviceMesh, got {type(mesh).__name__}")
     ins = None
@@ -37,15 +39,13 @@ def _region_placements(ctx, mesh, in_placements, out_placements):
             raise TypeError("in_placements must be a dict of name -> placements or None")
         ins = [(name, None if ps is None else _placements(ctx, mesh, ps))
                for name, ps in in_placements.items()]
-    outs, flat = None, False
+    outs = None
     if out_placements is not None:
         out_placements = list(out_placements)
-        flat = len(out_placements) > 0 and all(isinstance(p, Placement) for p in out_placements)
-        if flat:
-            outs = [_placements(ctx, mesh, out_placements)]
-        else:
-            outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
-    return ins, outs, flat
+        if out_placements and all(isinstance(p, Placement) for p in out_placements):
+            out_placements = [out_placements]
+        outs = [None if ps is None else _placements(ctx, mesh, ps) for ps in out_placements]
+    return ins, outs
 
 
 def _build_body(body_block, body):
@@ -71,9 +71,9 @@ def local_region(ctx, block, mesh, args, results, in_placements=None,
     ``body=fn``: ``fn(body_block, *local_args)`` builds the body and returns
     the values to yield, and the yield is added for you.
     """
-    ins, outs, flat = _region_placements(ctx, mesh, in_placements, out_placements)
+    ins, outs = _region_placements(ctx, mesh, in_placements, out_placements)
     op, body_block = _hp.add_local_region(block, mesh.name, list(mesh.shape), list(args),
-                                          ins, outs, flat, redistribute_inputs,
+                                          ins, outs, redistribute_inputs,
                                           list(results))
     if body is not None:
         _build_body(body_block, body)
@@ -116,10 +116,10 @@ def local_call(func, device_mesh, in_placements=None, out_placements=None,
     """
 
     def call(ctx, block, *args, results):
-        ins, outs, flat = _region_placements(ctx, device_mesh, in_placements,
-                                             out_placements)
+        ins, outs = _region_placements(ctx, device_mesh, in_placements,
+                                       out_placements)
         return _hp.add_local_call(block, func, device_mesh.name, list(args), ins,
-                                  outs, flat, redistribute_inputs, unchecked,
+                                  outs, redistribute_inputs, unchecked,
                                   list(results))
 
     return call

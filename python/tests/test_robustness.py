@@ -333,12 +333,15 @@ def test_local_call_checks_its_mesh_as_local_region_does(ctx):
     mesh = hp.DeviceMesh("m", (2,))
     with pytest.raises(TypeError, match="in_placements must be a dict"):
         hp.local_call("g", mesh, in_placements=[hp.Shard(0)])(ctx, entry, results=[])
-    # Both take out_placements as any iterable, in flat or per-output form.
-    ins, outs, flat = hp._region_placements(ctx, mesh, {"x": None},
-                                            iter([hp.Shard(0)]))
-    assert ins == [("x", None)] and flat and [str(a) for a in outs[0]] == ["#dtensor.shard<0>"]
-    ins, outs, flat = hp._region_placements(ctx, mesh, None, ([hp.Replicate()], None))
-    assert ins is None and not flat and outs[1] is None
+    # Both take out_placements as any iterable, in flat or per-output form;
+    # _hp takes the per-output form only: a flat list is one output's.
+    ins, outs = hp._region_placements(ctx, mesh, {"x": None}, iter([hp.Shard(0)]))
+    assert ins == [("x", None)] and len(outs) == 1
+    assert [str(a) for a in outs[0]] == ["#dtensor.shard<0>"]
+    ins, outs = hp._region_placements(ctx, mesh, None, ([hp.Replicate()], None))
+    assert ins is None and len(outs) == 2 and outs[1] is None
+    ins, outs = hp._region_placements(ctx, mesh, None, [])
+    assert outs == []
 
 
 SPIN_PROGRAM = """

@@ -410,6 +410,7 @@ static void localRegions(MlirContext ctx, MlirLocation loc) {
   MlirStringRef name = str("x");
   MlirAttribute i64 = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 42);
   MlirAttribute flat = mlirArrayAttrGet(ctx, 1, &s0);
+  MlirAttribute outs = mlirArrayAttrGet(ctx, 1, &flat);
   MlirAttribute intList = mlirArrayAttrGet(ctx, 1, &i64);
   MlirNamedAttribute entry =
       mlirNamedAttributeGet(mlirIdentifierGet(ctx, name), intList);
@@ -420,47 +421,47 @@ static void localRegions(MlirContext ctx, MlirLocation loc) {
                                                      types, in, out, false,    \
                                                      nr, results))
   REGION("region null loc", noLoc, str("mesh"), 1, &x, &name, &local, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: region null loc: null=1 diags=0
-  REGION("region empty mesh", loc, str(""), 1, &x, &name, &local, noAttr, flat,
+  REGION("region empty mesh", loc, str(""), 1, &x, &name, &local, noAttr, outs,
          1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: mesh must not be empty
   // CHECK-NEXT: region empty mesh: null=1 diags=1
   REGION("region args -1", loc, str("mesh"), -1, &x, &name, &local, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: args count must be non-negative, got -1
   // CHECK-NEXT: region args -1: null=1 diags=1
   REGION("region args NULL", loc, str("mesh"), 1, NULL, &name, &local, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: args is NULL but its count is 1
   // CHECK-NEXT: region args NULL: null=1 diags=1
   REGION("region names NULL", loc, str("mesh"), 1, &x, NULL, &local, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: argNames is NULL but its count is 1
   // CHECK-NEXT: region names NULL: null=1 diags=1
   REGION("region types NULL", loc, str("mesh"), 1, &x, &name, NULL, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: blockArgTypes is NULL but its count is 1
   // CHECK-NEXT: region types NULL: null=1 diags=1
   REGION("region null arg", loc, str("mesh"), 1, &noValue, &name, &local,
-         noAttr, flat, 1, &global);
+         noAttr, outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: args entry #0 is null
   // CHECK-NEXT: region null arg: null=1 diags=1
   MlirStringRef nullName = nullStr(1);
   REGION("region null name", loc, str("mesh"), 1, &x, &nullName, &local,
-         noAttr, flat, 1, &global);
+         noAttr, outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: argNames entry #0 is a NULL string of length 1
   // CHECK-NEXT: region null name: null=1 diags=1
   REGION("region null type", loc, str("mesh"), 1, &x, &name, &noType, noAttr,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: blockArgTypes entry #0 is null
   // CHECK-NEXT: region null type: null=1 diags=1
   REGION("region in not dict", loc, str("mesh"), 1, &x, &name, &local, i64,
-         flat, 1, &global);
+         outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: inPlacements must be a dictionary attribute, got 42 : i64
   // CHECK-NEXT: region in not dict: null=1 diags=1
   REGION("region in int entry", loc, str("mesh"), 1, &x, &name, &local,
-         badDict, flat, 1, &global);
+         badDict, outs, 1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: inPlacements entry 'x' must be an array of placements or a unit attribute (none), got [42]
   // CHECK-NEXT: region in int entry: null=1 diags=1
   REGION("region out not array", loc, str("mesh"), 1, &x, &name, &local,
@@ -469,23 +470,28 @@ static void localRegions(MlirContext ctx, MlirLocation loc) {
   // CHECK-NEXT: region out not array: null=1 diags=1
   REGION("region out int", loc, str("mesh"), 1, &x, &name, &local, noAttr,
          intList, 1, &global);
-  // CHECK: diag: hpDTensorLocalRegionOpCreate: outPlacements entry #0 must be a placement, an array of placements or a unit attribute (none), got 42 : i64
+  // CHECK: diag: hpDTensorLocalRegionOpCreate: outPlacements entry #0 must be an array of placements or a unit attribute (none), one per result, got 42 : i64
   // CHECK-NEXT: region out int: null=1 diags=1
   MlirAttribute nested = mlirArrayAttrGet(ctx, 1, &intList);
   REGION("region out nested int", loc, str("mesh"), 1, &x, &name, &local,
          noAttr, nested, 1, &global);
-  // CHECK: diag: hpDTensorLocalRegionOpCreate: outPlacements entry #0 must be a placement, an array of placements or a unit attribute (none), got [42]
+  // CHECK: diag: hpDTensorLocalRegionOpCreate: outPlacements entry #0 must be an array of placements or a unit attribute (none), one per result, got [42]
   // CHECK-NEXT: region out nested int: null=1 diags=1
+  // The textual syntax's flat form is not the op's.
+  REGION("region out flat", loc, str("mesh"), 1, &x, &name, &local, noAttr,
+         flat, 1, &global);
+  // CHECK: diag: hpDTensorLocalRegionOpCreate: outPlacements entry #0 must be an array of placements or a unit attribute (none), one per result, got #dtensor.shard<0>
+  // CHECK-NEXT: region out flat: null=1 diags=1
   REGION("region results -1", loc, str("mesh"), 1, &x, &name, &local, noAttr,
-         flat, -1, &global);
+         outs, -1, &global);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: resultTypes count must be non-negative, got -1
   // CHECK-NEXT: region results -1: null=1 diags=1
   REGION("region results NULL", loc, str("mesh"), 1, &x, &name, &local,
-         noAttr, flat, 1, NULL);
+         noAttr, outs, 1, NULL);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: resultTypes is NULL but its count is 1
   // CHECK-NEXT: region results NULL: null=1 diags=1
   REGION("region null result", loc, str("mesh"), 1, &x, &name, &local, noAttr,
-         flat, 1, &noType);
+         outs, 1, &noType);
   // CHECK: diag: hpDTensorLocalRegionOpCreate: resultTypes entry #0 is null
   // CHECK-NEXT: region null result: null=1 diags=1
 #undef REGION
@@ -619,35 +625,36 @@ static void localCalls(MlirContext ctx, MlirLocation loc) {
   MlirAttribute noAttr = mlirAttributeGetNull();
   MlirAttribute i64 = mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), 42);
   MlirAttribute flat = mlirArrayAttrGet(ctx, 1, &s0);
+  MlirAttribute outs = mlirArrayAttrGet(ctx, 1, &flat);
 
 #define CALL(label, l, callee, mesh, n, args, in, out, nr, results)            \
   EXPECT_NULL_OP(label, hpDTensorLocalCallOpCreate(l, callee, mesh, n, args,   \
                                                    in, out, false, false, nr,  \
                                                    results))
-  CALL("call null loc", noLoc, str("g"), str("mesh"), 1, &x, noAttr, flat, 1,
+  CALL("call null loc", noLoc, str("g"), str("mesh"), 1, &x, noAttr, outs, 1,
        &global);
   // CHECK: call null loc: null=1 diags=0
-  CALL("call empty callee", loc, str(""), str("mesh"), 1, &x, noAttr, flat, 1,
+  CALL("call empty callee", loc, str(""), str("mesh"), 1, &x, noAttr, outs, 1,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: callee must not be empty
   // CHECK-NEXT: call empty callee: null=1 diags=1
-  CALL("call quoted callee", loc, str("f g"), str("mesh"), 1, &x, noAttr, flat,
+  CALL("call quoted callee", loc, str("f g"), str("mesh"), 1, &x, noAttr, outs,
        1, &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: callee 'f g' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
   // CHECK-NEXT: call quoted callee: null=1 diags=1
-  CALL("call null mesh", loc, str("g"), nullStr(2), 1, &x, noAttr, flat, 1,
+  CALL("call null mesh", loc, str("g"), nullStr(2), 1, &x, noAttr, outs, 1,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: mesh is a NULL string of length 2
   // CHECK-NEXT: call null mesh: null=1 diags=1
-  CALL("call args NULL", loc, str("g"), str("mesh"), 2, NULL, noAttr, flat, 1,
+  CALL("call args NULL", loc, str("g"), str("mesh"), 2, NULL, noAttr, outs, 1,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: args is NULL but its count is 2
   // CHECK-NEXT: call args NULL: null=1 diags=1
-  CALL("call null arg", loc, str("g"), str("mesh"), 1, &noValue, noAttr, flat,
+  CALL("call null arg", loc, str("g"), str("mesh"), 1, &noValue, noAttr, outs,
        1, &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: args entry #0 is null
   // CHECK-NEXT: call null arg: null=1 diags=1
-  CALL("call in not dict", loc, str("g"), str("mesh"), 1, &x, flat, flat, 1,
+  CALL("call in not dict", loc, str("g"), str("mesh"), 1, &x, flat, outs, 1,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: inPlacements must be a dictionary attribute, got [#dtensor.shard<0>]
   // CHECK-NEXT: call in not dict: null=1 diags=1
@@ -655,11 +662,11 @@ static void localCalls(MlirContext ctx, MlirLocation loc) {
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: outPlacements must be an array attribute, got 42 : i64
   // CHECK-NEXT: call out int: null=1 diags=1
-  CALL("call results -2", loc, str("g"), str("mesh"), 1, &x, noAttr, flat, -2,
+  CALL("call results -2", loc, str("g"), str("mesh"), 1, &x, noAttr, outs, -2,
        &global);
   // CHECK: diag: hpDTensorLocalCallOpCreate: resultTypes count must be non-negative, got -2
   // CHECK-NEXT: call results -2: null=1 diags=1
-  CALL("call null result", loc, str("g"), str("mesh"), 1, &x, noAttr, flat, 1,
+  CALL("call null result", loc, str("g"), str("mesh"), 1, &x, noAttr, outs, 1,
        &noType);
   // CHECK: diag: hpDTensorLocalCallOpCreate: resultTypes entry #0 is null
   // CHECK-NEXT: call null result: null=1 diags=1

@@ -120,9 +120,11 @@ int main(void) {
   MlirValue x = mlirBlockGetArgument(entry, 0);
   MlirStringRef argName = str("x");
   MlirType local = hpDTensorTypeGetLocalType(in, 2, mshape);
-  MlirAttribute flat = mlirArrayAttrGet(ctx, 2, sr);
+  // One placement list per result.
+  MlirAttribute list = mlirArrayAttrGet(ctx, 2, sr);
+  MlirAttribute outs = mlirArrayAttrGet(ctx, 1, &list);
   MlirOperation region = hpDTensorLocalRegionOpCreate(
-      loc, str("mesh"), 1, &x, &argName, &local, mlirAttributeGetNull(), flat,
+      loc, str("mesh"), 1, &x, &argName, &local, mlirAttributeGetNull(), outs,
       false, 1, &in);
   mlirBlockAppendOwnedOperation(entry, region);
   MlirBlock body = hpDTensorLocalRegionOpGetBody(region);
@@ -158,7 +160,7 @@ int main(void) {
   hpFuncSetArgName(localFn, 0, str("x"));
   mlirBlockAppendOwnedOperation(top, localFn);
   MlirOperation call = hpDTensorLocalCallOpCreate(
-      loc, str("keep"), str("mesh"), 1, &x, mlirAttributeGetNull(), flat,
+      loc, str("keep"), str("mesh"), 1, &x, mlirAttributeGetNull(), outs,
       false, false, 1, &in);
   mlirBlockInsertOwnedOperationBefore(entry, mlirBlockGetTerminator(entry), call);
 

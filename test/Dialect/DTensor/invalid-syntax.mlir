@@ -73,7 +73,7 @@ func.func @bad_out_entry(%y: tensor<2xf32>) {
 // -----
 
 func.func @operand_types(%y: tensor<2xf32>) {
-  // expected-error @+1 {{expected 1 operand types, got 2}}
+  // expected-error @+1 {{number of operands and types do not match: got 1 operands and 2 types}}
   dtensor.local_region on @m args(%y as "y") : (tensor<2xf32>, i64) -> () {
   ^bb0(%k: tensor<2xf32>):
     dtensor.yield
@@ -84,7 +84,7 @@ func.func @operand_types(%y: tensor<2xf32>) {
 // -----
 
 func.func @empty_body(%y: tensor<2xf32>) {
-  // expected-error @+1 {{local_region body must not be empty}}
+  // expected-error @+1 {{'dtensor.local_region' op expects a non-empty block}}
   dtensor.local_region on @m args(%y as "y") : (tensor<2xf32>) -> () {}
   return
 }
@@ -138,3 +138,17 @@ func.func @duplicate_key(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
 dtensor.mesh @m shape = [2, 2]
 // expected-error @+1 {{expected ','}}
 func.func private @f(!dtensor.tensor<8xf32, @m, [strided_shard<0>, shard<0>]>)
+
+// -----
+
+dtensor.mesh @m shape = [2]
+func.func @out_mixed(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{out_placements is either one placement list (a single output) or one placement list or none per output, not a mix}}
+  %r:2 = dtensor.local_region on @m args(%x as "x") out_placements = [shard<0>, none]
+      : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8xf32, @m, [shard<0>]>, i64) {
+  ^bb0(%l: tensor<4xf32>):
+    %c = arith.constant 0 : i64
+    dtensor.yield %l, %c : tensor<4xf32>, i64
+  }
+  return
+}

@@ -319,26 +319,12 @@ func.func @out_count(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
 
 dtensor.mesh @m shape = [2]
 func.func @out_flat_many(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{flat out_placements only valid for single-output functions, got 2 outputs}}
+  // expected-error @+1 {{out_placements count 1 does not match output count 2 (a flat out_placements is a single output's list)}}
   %r:2 = dtensor.local_region on @m args(%x as "x") out_placements = [shard<0>]
       : (!dtensor.tensor<8xf32, @m, [shard<0>]>)
      -> (!dtensor.tensor<8xf32, @m, [shard<0>]>, !dtensor.tensor<8xf32, @m, [shard<0>]>) {
   ^bb0(%l: tensor<4xf32>):
     dtensor.yield %l, %l : tensor<4xf32>, tensor<4xf32>
-  }
-  return
-}
-
-// -----
-
-dtensor.mesh @m shape = [2]
-func.func @out_mixed(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
-  %r:2 = dtensor.local_region on @m args(%x as "x") out_placements = [shard<0>, none]
-      : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8xf32, @m, [shard<0>]>, i64) {
-  ^bb0(%l: tensor<4xf32>):
-    %c = arith.constant 0 : i64
-    dtensor.yield %l, %c : tensor<4xf32>, i64
   }
   return
 }
@@ -411,7 +397,7 @@ func.func @names_count(%y: tensor<2xf32>) {
 
 dtensor.mesh @m shape = [2]
 func.func @out_entry_kind(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
+  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: one placement list or none per output}}
   %r = "dtensor.local_region"(%x) <{mesh = @m, arg_names = ["x"], out_placements = [[1 : i64]]}> ({
   ^bb0(%l: tensor<4xf32>):
     dtensor.yield %l : tensor<4xf32>
@@ -423,11 +409,25 @@ func.func @out_entry_kind(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
 
 dtensor.mesh @m shape = [2]
 func.func @in_entry_kind(%y: tensor<2xf32>) {
-  // expected-error @+1 {{in_placements entry 'y' must be a placement list or none}}
+  // expected-error @+1 {{attribute 'in_placements' failed to satisfy constraint: dictionary of names to placement lists or none}}
   "dtensor.local_region"(%y) <{mesh = @m, arg_names = ["y"], in_placements = {y = 3 : i64}}> ({
   ^bb0(%k: tensor<2xf32>):
     dtensor.yield
   }) : (tensor<2xf32>) -> ()
+  return
+}
+
+// -----
+
+// The flat form is the syntax's, not the op's: stored flat, out_placements
+// fails the op's constraint.
+dtensor.mesh @m shape = [2]
+func.func @out_flat_stored(%x: !dtensor.tensor<8xf32, @m, [shard<0>]>) {
+  // expected-error @+1 {{attribute 'out_placements' failed to satisfy constraint: one placement list or none per output}}
+  %r = "dtensor.local_region"(%x) <{mesh = @m, arg_names = ["x"], out_placements = [#dtensor.shard<0>]}> ({
+  ^bb0(%l: tensor<4xf32>):
+    dtensor.yield %l : tensor<4xf32>
+  }) : (!dtensor.tensor<8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8xf32, @m, [shard<0>]>
   return
 }
 

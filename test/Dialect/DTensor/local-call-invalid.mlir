@@ -50,7 +50,7 @@ func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>, %k: f32) {
 dtensor.mesh @m shape = [4] names = ["tp"]
 func.func private @f2(tensor<2x8xf32> {dtensor.arg_name = "x"}) -> (tensor<2x8xf32>, tensor<2x8xf32>)
 func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{flat out_placements only valid for single-output functions, got 2 outputs}}
+  // expected-error @+1 {{out_placements count 1 does not match output count 2 (a flat out_placements is a single output's list)}}
   %y, %z = dtensor.local_call @f2(%x) on @m out_placements = [shard<0>] : (!dtensor.tensor<8x8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8x8xf32, @m, [shard<0>]>, !dtensor.tensor<8x8xf32, @m, [shard<0>]>)
   return
 }
@@ -190,12 +190,12 @@ func.func @c(%x: tensor<2x8xf32>, %k: f32) {
 
 // -----
 
-// local_call: out_placements is flat or per output (an ODS constraint, as on
-// local_region).
+// local_call: out_placements is flat or per output, not a mix (a parse
+// error, as on local_region).
 dtensor.mesh @m shape = [4] names = ["tp"]
 func.func private @f(tensor<2x8xf32> {dtensor.arg_name = "x"}) -> (tensor<2x8xf32>, i64)
 func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{'dtensor.local_call' op attribute 'out_placements' failed to satisfy constraint: a list of placements (flat form) or of placement lists and none (per-output form), not a mix}}
+  // expected-error @+1 {{out_placements is either one placement list (a single output) or one placement list or none per output, not a mix}}
   %y, %n = dtensor.local_call @f(%x) on @m out_placements = [shard<0>, none] : (!dtensor.tensor<8x8xf32, @m, [shard<0>]>) -> (!dtensor.tensor<8x8xf32, @m, [shard<0>]>, i64)
   return
 }

@@ -9,7 +9,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // whole tensors: the rows are gathered before it, and nothing after.
 // CHECK-LABEL: func.func @replicated_by_hand
 // CHECK: %[[G:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<16x8xf32, @tp, [shard<0>]> -> !dtensor.tensor<16x8xf32, @tp, [replicate]>
-// CHECK: dtensor.local_region on @tp args(%[[G]] as "a0", %[[G]] as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: dtensor.local_region on @tp args(%[[G]] as "a0", %[[G]] as "a1") out_placements = [replicate]
 // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<16x8xf32>
 // CHECK-NOT: dtensor.redistribute
 // CHECK-NOT: dtensor.strategy

@@ -7,10 +7,10 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK-LABEL: func.func @run
 // CHECK-SAME: (%[[X:.*]]: !dtensor.tensor<8xf32, @tp, [shard<0>]>)
 // CHECK-NOT: dtensor.redistribute
-// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[X]] as "a0", %[[X]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[X]] as "a0", %[[X]] as "a1") out_placements = [shard<0>]
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2xf32>, %[[B:.*]]: tensor<2xf32>):
 // CHECK-NEXT: arith.addf %[[A]], %[[B]] : tensor<2xf32>
-// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%[[L]] as "a0", %[[X]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%[[L]] as "a0", %[[X]] as "a1") out_placements = [shard<0>]
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<2xf32>
 // CHECK-NOT: dtensor.redistribute
 // CHECK: return %[[M]]
@@ -35,13 +35,13 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // multiplies two partial sums, which is not linear, so it runs replicated.
 // CHECK-LABEL: func.func @constrain_and_local
 // CHECK: %[[C:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8x4xf32, @tp, [replicate]> -> !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
-// CHECK: %[[L1:.*]] = dtensor.local_region on @tp args(%[[C]] as "a0", %[[C]] as "a1") out_placements = {{\[}}[shard<0>]]
+// CHECK: %[[L1:.*]] = dtensor.local_region on @tp args(%[[C]] as "a0", %[[C]] as "a1") out_placements = [shard<0>]
 // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<2x4xf32>
 // CHECK: %[[IN:.*]] = dtensor.redistribute %[[L1]] : !dtensor.tensor<8x4xf32, @tp, [shard<0>]> -> !dtensor.tensor<8x4xf32, @tp, [shard<1>]>
 // CHECK: %[[L2:.*]] = dtensor.local_region on @tp args(%[[IN]] as "h") in_placements = {h = [shard<1>]} out_placements = [partial<sum>] : (!dtensor.tensor<8x4xf32, @tp, [shard<1>]>) -> !dtensor.tensor<8x4xf32, @tp, [partial<sum>]> {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x1xf32>):
 // CHECK: %[[R2:.*]] = dtensor.redistribute %[[L2]] : !dtensor.tensor<8x4xf32, @tp, [partial<sum>]> -> !dtensor.tensor<8x4xf32, @tp, [replicate]>
-// CHECK: dtensor.local_region on @tp args(%[[R2]] as "a0", %[[R2]] as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: dtensor.local_region on @tp args(%[[R2]] as "a0", %[[R2]] as "a1") out_placements = [replicate]
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<8x4xf32>
 func.func @constrain_and_local(%x: !dtensor.tensor<8x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8x4xf32, @tp, [replicate]>) -> !dtensor.tensor<8x4xf32, @tp, [replicate]> {
@@ -74,7 +74,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK-SAME: (%[[S:.*]]: f32)
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4xf32>
 // CHECK: %[[ED:.*]] = dtensor.from_local %[[E]] : tensor<4xf32> -> !dtensor.tensor<4xf32, @tp, [replicate]>
-// CHECK: %[[F:.*]] = dtensor.local_region on @tp args(%[[ED]] as "a0", %[[S]] as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: %[[F:.*]] = dtensor.local_region on @tp args(%[[ED]] as "a0", %[[S]] as "a1") out_placements = [replicate]
 // CHECK: linalg.fill
 // CHECK: %[[SH:.*]] = dtensor.redistribute %[[F]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> !dtensor.tensor<4xf32, @tp, [shard<0>]>
 // CHECK: %[[PL:.*]] = dtensor.to_local %[[F]] : !dtensor.tensor<4xf32, @tp, [replicate]> -> tensor<4xf32>
@@ -130,7 +130,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK-LABEL: func.func @lookup
 // CHECK-SAME: (%[[IDS:.*]]: !dtensor.tensor<8xi64, @tp, [shard<0>]>, %[[TABLE:.*]]: !dtensor.tensor<16x4xf32, @tp, [replicate]>)
 // CHECK: dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2")
-// CHECK-SAME: out_placements = {{\[}}[shard<0>]]
+// CHECK-SAME: out_placements = [shard<0>]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<2xi64>, %{{.*}}: tensor<2x4xf32>, %[[T:.*]]: tensor<16x4xf32>):
 // CHECK: %[[RANK:.*]] = dtensor.axis_index @tp "tp" : index
 // CHECK: %[[START:.*]] = arith.muli %[[RANK]], %c2
@@ -169,7 +169,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // CHECK-LABEL: func.func @lookup_rows
 // CHECK-SAME: (%[[IDS:.*]]: !dtensor.tensor<8xi64, @tp, [replicate]>, %[[TABLE:.*]]: !dtensor.tensor<64x4xf32, @tp, [shard<0>]>)
 // CHECK-NOT: [shard<0>]> -> !dtensor.tensor<64x4xf32, @tp, [replicate]>
-// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2") out_placements = {{\[}}[partial<sum>]]
+// CHECK: %[[L:.*]] = dtensor.local_region on @tp args(%[[IDS]] as "a0", %{{.*}} as "a1", %[[TABLE]] as "a2") out_placements = [partial<sum>]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<8x4xf32>, %[[T:.*]]: tensor<16x4xf32>):
 // CHECK: %[[RANK:.*]] = dtensor.axis_index @tp "tp" : index
 // CHECK: %[[OFF:.*]] = arith.muli %[[RANK]], %c16
@@ -209,7 +209,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // columns at the local index; the table is not gathered.
 // CHECK-LABEL: func.func @lookup_columns
 // CHECK-NOT: !dtensor.tensor<16x8xf32, @tp, [replicate]>
-// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1", %{{.*}} as "a2") out_placements = {{\[}}[shard<1>]]
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1", %{{.*}} as "a2") out_placements = [shard<1>]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8xi64>, %{{.*}}: tensor<8x2xf32>, %[[T:.*]]: tensor<16x2xf32>):
 // CHECK: linalg.generic
 // CHECK: %[[ROW:.*]] = arith.index_cast
@@ -244,7 +244,7 @@ dtensor.mesh @dp shape = [2] names = ["dp"]
 // CHECK-LABEL: func.func @wrapped_mask_read
 // CHECK-SAME: (%[[S:.*]]: !dtensor.tensor<4x8xf32, @dp, [shard<0>]>, %[[MASK:.*]]: !dtensor.tensor<4x8xi8, @dp, [shard<0>]>)
 // CHECK-NOT: dtensor.redistribute %[[MASK]]
-// CHECK: dtensor.local_region on @dp args(%[[S]] as "a0", %{{.*}} as "a1", %[[MASK]] as "a2", {{.*}} out_placements = {{\[}}[shard<0>]]
+// CHECK: dtensor.local_region on @dp args(%[[S]] as "a0", %{{.*}} as "a1", %[[MASK]] as "a2", {{.*}} out_placements = [shard<0>]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x8xf32>, %{{.*}}: tensor<2x8xf32>, %[[M:.*]]: tensor<2x8xi8>, {{.*}}):
 // CHECK: linalg.generic
 // CHECK-NOT: arith.select
@@ -330,7 +330,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // the init is made partial locally (the op's identity off its block).
 // CHECK-LABEL: func.func @reduce_max
 // CHECK: %[[I:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8xf32, @tp, [shard<0>]> -> !dtensor.tensor<8xf32, @tp, [partial<max>]>
-// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%{{.*}} as "a0", %[[I]] as "a1") out_placements = {{\[}}[partial<max>]]
+// CHECK: %[[M:.*]] = dtensor.local_region on @tp args(%{{.*}} as "a0", %[[I]] as "a1") out_placements = [partial<max>]
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x4xf32>, %{{.*}}: tensor<8xf32>):
 // CHECK: linalg.reduce
 // CHECK: dtensor.redistribute %[[M]] : !dtensor.tensor<8xf32, @tp, [partial<max>]> -> !dtensor.tensor<8xf32, @tp, [replicate]>
@@ -358,9 +358,9 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // constant, negation): nothing moves.
 // CHECK-LABEL: func.func @linear
 // CHECK-NOT: dtensor.redistribute
-// CHECK: out_placements = {{\[}}[partial<sum>]]
+// CHECK: out_placements = [partial<sum>]
 // CHECK: arith.mulf
-// CHECK: out_placements = {{\[}}[partial<sum>]]
+// CHECK: out_placements = [partial<sum>]
 // CHECK: arith.negf
 // CHECK-NOT: dtensor.redistribute
 // CHECK: return
@@ -379,7 +379,7 @@ func.func @linear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.t
 // the result is split).
 // CHECK-LABEL: func.func @nonlinear
 // CHECK: %[[S:.*]] = dtensor.redistribute %{{.*}} : !dtensor.tensor<8xf32, @tp, [partial<sum>]> -> !dtensor.tensor<8xf32, @tp, [shard<0>]>
-// CHECK: dtensor.local_region on @tp args(%[[S]] as "a0") out_placements = {{\[}}[shard<0>]]
+// CHECK: dtensor.local_region on @tp args(%[[S]] as "a0") out_placements = [shard<0>]
 // CHECK: math.exp %{{.*}} : tensor<2xf32>
 func.func @nonlinear(%x: !dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
   %y = dtensor.global_region on @tp args(%x) : (!dtensor.tensor<8xf32, @tp, [partial<sum>]>) -> !dtensor.tensor<8xf32, @tp, [shard<0>]> {
@@ -549,9 +549,9 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // values stay with it), and a padding value that reads its row index keeps
 // the rows whole.
 // CHECK-LABEL: func.func @dynamic_offsets_and_pad_index
-// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1") out_placements = {{\[}}[replicate]]
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0", %{{.*}} as "a1") out_placements = [replicate]
 // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
-// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0") out_placements = {{\[}}[replicate]]
+// CHECK: dtensor.local_region on @tp args(%{{.*}} as "a0") out_placements = [replicate]
 // CHECK: tensor.pad %{{.*}} low[0, 1] high[0, 1]
 // CHECK: : tensor<8x8xf32> to tensor<8x10xf32>
 func.func @dynamic_offsets_and_pad_index(%x: !dtensor.tensor<8x8xf32, @tp, [shard<1>]>) -> (!dtensor.tensor<4x8xf32, @tp, [shard<1>]>, !dtensor.tensor<8x10xf32, @tp, [shard<0>]>) {

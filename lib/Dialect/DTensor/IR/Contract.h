@@ -44,15 +44,8 @@ struct Contract {
   /// returns".
   StringRef localArgWord, yieldWord;
 
-  bool flatOut() const {
-    return out && !out.empty() &&
-           llvm::all_of(out, llvm::IsaPred<PlacementAttrInterface>);
-  }
-  ArrayAttr outFor(unsigned i) const {
-    if (flatOut())
-      return out;
-    return dyn_cast<ArrayAttr>(out[i]);
-  }
+  /// Output `i`'s out_placements entry, or null for `none`.
+  ArrayAttr outFor(unsigned i) const { return dyn_cast<ArrayAttr>(out[i]); }
   ArrayAttr declaredIn(unsigned i) const {
     if (!in || names[i].empty())
       return {};
@@ -78,16 +71,19 @@ LogicalResult verifyContract(const Contract &c);
 LogicalResult verifyContractOnMesh(const Contract &c,
                                    SymbolTableCollection &symbolTable);
 
-/// in_placements = {..}, out_placements = [..], redistribute_inputs,
-/// unchecked: the contract clauses of local_region and local_call, stored
-/// under the given attribute names (ContractSyntax.cpp).
-ParseResult parseContractClauses(OpAsmParser &parser, OperationState &result,
-                                 StringAttr inName, StringAttr outName,
-                                 StringAttr redistributeName,
-                                 StringAttr uncheckedName);
-/// Prints what parseContractClauses reads.
-void printContractClauses(OpAsmPrinter &p, DictionaryAttr in, ArrayAttr out,
-                          bool redistributeInputs, bool unchecked);
+/// The custom<> directives of local_region's and local_call's assembly
+/// formats (ContractSyntax.cpp): `(%x as "name", ...)`, the value of
+/// in_placements and the value of out_placements.
+ParseResult
+parseNamedArgs(OpAsmParser &parser,
+               SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+               ArrayAttr &names);
+void printNamedArgs(OpAsmPrinter &p, Operation *op, OperandRange operands,
+                    ArrayAttr names);
+ParseResult parseInPlacements(OpAsmParser &parser, DictionaryAttr &in);
+void printInPlacements(OpAsmPrinter &p, Operation *op, DictionaryAttr in);
+ParseResult parseOutPlacements(OpAsmParser &parser, ArrayAttr &out);
+void printOutPlacements(OpAsmPrinter &p, Operation *op, ArrayAttr out);
 
 /// The candidate closest to `key` by edit distance, if it is close enough to
 /// be a likely typo (at most 2 edits, or a third of the key's length).

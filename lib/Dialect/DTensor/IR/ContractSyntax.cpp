@@ -1,7 +1,8 @@
 //===- ContractSyntax.cpp - the contract clauses' syntax ------------------===//
 //
-// in_placements = {..}, out_placements = [..], redistribute_inputs and
-// unchecked, as local_region and local_call print and parse them.
+// The custom<> directives of local_region's and local_call's assembly
+// formats: `args(%x as "name", ...)`, the value of `in_placements = {..}`
+// and of `out_placements = [..]` (whose flat form is syntax only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +21,62 @@ static bool isBareName(StringRef name) {
   return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-/// `{name = [..] | none, ...}`, the value of in_placements.
-static ParseResult parseInPlacements(OpAsmParser &parser,
-                                     DictionaryAttr &dict) {
+ParseResult hp::dtensor::detail::parseNamedArgs(
+    OpAsmParser &parser,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+    ArrayAttr &names) {
+  SmallVector<Attribute> nameAttrs;
+  auto parseOne = [&]() -> ParseResult {
+    std::string name;
+    if (parser.parseOperand(operands.emplace_back()) ||
+        parser.parseKeyword("as") || parser.parseString(&name))
+      return failure();
+    nameAttrs.push_back(parser.getBuilder().getStringAttr(name));
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, parseOne))
+    return failure();
+  names = parser.getBuilder().getArrayAttr(nameAttrs);
+  return success();
+}
+
+void hp::dtensor::detail::printNamedArgs(OpAsmPrinter &p, Operation *,
+                                         OperandRange operands,
+                                         ArrayAttr names) {
+  p << '(';
+  llvm::interleaveComma(llvm::zip(operands, names), p, [&](auto it) {
+    p << std::get<0>(it) << " as ";
+    p.printString(cast<StringAttr>(std::get<1>(it)).getValue());
+  });
+  p << ')';
+}
+
+/// A declaration: `none` (unit) or a placement list.
+static ParseResult parseListOrNone(OpAsmParser &parser, Attribute &entry) {
+  if (succeeded(parser.parseOptionalKeyword("none"))) {
+    entry = parser.getBuilder().getUnitAttr();
+    return success();
+  }
+  ArrayAttr list;
+  if (parsePlacementList(parser, list))
+    return failure();
+  entry = list;
+  return success();
+}
+
+/// What parseListOrNone reads; another attribute (in IR printed unverified)
+/// prints as itself rather than as a valid-looking `none`.
+static void printListOrNone(OpAsmPrinter &p, Attribute entry) {
+  if (auto list = dyn_cast<ArrayAttr>(entry))
+    printPlacementList(p, list);
+  else if (isa<UnitAttr>(entry))
+    p << "none";
+  else
+    p.printAttribute(entry);
+}
+
+ParseResult hp::dtensor::detail::parseInPlacements(OpAsmParser &parser,
+                                                   DictionaryAttr &dict) {
   Builder &b = parser.getBuilder();
   SmallVector<NamedAttribute> entries;
   auto parseEntry = [&]() -> ParseResult {
@@ -37,15 +91,9 @@ static ParseResult parseInPlacements(OpAsmParser &parser,
         }))
       return parser.emitError(keyLoc)
              << "in_placements names '" << key << "' more than once";
-    if (parser.parseEqual())
+    Attribute value;
+    if (parser.parseEqual() || parseListOrNone(parser, value))
       return failure();
-    Attribute value = b.getUnitAttr();
-    if (failed(parser.parseOptionalKeyword("none"))) {
-      ArrayAttr list;
-      if (parsePlacementList(parser, list))
-        return failure();
-      value = list;
-    }
     entries.emplace_back(b.getStringAttr(key), value);
     return success();
   };
@@ -56,94 +104,71 @@ static ParseResult parseInPlacements(OpAsmParser &parser,
   return success();
 }
 
-/// One out_placements entry: a placement (flat form), or a placement list
-/// or `none` (per-output form).
-static ParseResult parseOutEntry(OpAsmParser &parser, Attribute &entry) {
-  if (succeeded(parser.parseOptionalKeyword("none"))) {
-    entry = parser.getBuilder().getUnitAttr();
-    return success();
-  }
-  if (failed(parser.parseOptionalLSquare()))
-    return parsePlacement(parser, entry);
-  SmallVector<Attribute> list;
-  auto parseOne = [&] { return parsePlacement(parser, list.emplace_back()); };
-  if (failed(parser.parseOptionalRSquare()) &&
-      (parser.parseCommaSeparatedList(parseOne) || parser.parseRSquare()))
-    return failure();
-  entry = parser.getBuilder().getArrayAttr(list);
-  return success();
-}
-
-/// `[placement, ...]` (flat) or `[[..] | none, ...]` (per output), the value
-/// of out_placements.
-static ParseResult parseOutPlacements(OpAsmParser &parser, ArrayAttr &out) {
-  SmallVector<Attribute> entries;
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, [&] {
-        return parseOutEntry(parser, entries.emplace_back());
-      }))
-    return failure();
-  out = parser.getBuilder().getArrayAttr(entries);
-  return success();
-}
-
-/// in_placements = {..}, out_placements = [..], redistribute_inputs,
-/// unchecked: the contract clauses of local_region and local_call.
-ParseResult hp::dtensor::detail::parseContractClauses(
-    OpAsmParser &parser, OperationState &result, StringAttr inName,
-    StringAttr outName, StringAttr redistributeName, StringAttr uncheckedName) {
-  UnitAttr unit = parser.getBuilder().getUnitAttr();
-  if (succeeded(parser.parseOptionalKeyword("in_placements"))) {
-    DictionaryAttr in;
-    if (parser.parseEqual() || parseInPlacements(parser, in))
-      return failure();
-    result.addAttribute(inName, in);
-  }
-  if (succeeded(parser.parseOptionalKeyword("out_placements"))) {
-    ArrayAttr out;
-    if (parser.parseEqual() || parseOutPlacements(parser, out))
-      return failure();
-    result.addAttribute(outName, out);
-  }
-  if (succeeded(parser.parseOptionalKeyword("redistribute_inputs")))
-    result.addAttribute(redistributeName, unit);
-  if (succeeded(parser.parseOptionalKeyword("unchecked")))
-    result.addAttribute(uncheckedName, unit);
-  return success();
-}
-
-/// Prints what parseContractClauses reads.
-void hp::dtensor::detail::printContractClauses(OpAsmPrinter &p,
-                                               DictionaryAttr in, ArrayAttr out,
-                                               bool redistributeInputs,
-                                               bool unchecked) {
-  auto printEntry = [&](Attribute entry) {
-    if (isa<UnitAttr>(entry))
-      p << "none";
-    else if (auto list = dyn_cast<ArrayAttr>(entry))
-      printPlacementList(p, list);
+void hp::dtensor::detail::printInPlacements(OpAsmPrinter &p, Operation *,
+                                            DictionaryAttr in) {
+  p << '{';
+  llvm::interleaveComma(in, p, [&](NamedAttribute entry) {
+    StringRef key = entry.getName().getValue();
+    if (isBareName(key))
+      p << key;
     else
-      printPlacement(p, entry);
+      p.printString(key);
+    p << " = ";
+    printListOrNone(p, entry.getValue());
+  });
+  p << '}';
+}
+
+/// `[[..] | none, ...]` (per output) or `[placement, ...]` (flat: the one
+/// output's list, stored as `[[placement, ...]]`).
+ParseResult hp::dtensor::detail::parseOutPlacements(OpAsmParser &parser,
+                                                    ArrayAttr &out) {
+  Builder &b = parser.getBuilder();
+  SmallVector<Attribute> entries;
+  std::optional<bool> flat;
+  auto parseEntry = [&]() -> ParseResult {
+    SMLoc entryLoc = parser.getCurrentLocation();
+    Attribute &entry = entries.emplace_back();
+    bool isFlat = false;
+    if (succeeded(parser.parseOptionalKeyword("none"))) {
+      entry = b.getUnitAttr();
+    } else if (succeeded(parser.parseOptionalLSquare())) {
+      SmallVector<Attribute> list;
+      auto parseOne = [&] { return parsePlacement(parser, list.emplace_back()); };
+      if (failed(parser.parseOptionalRSquare()) &&
+          (parser.parseCommaSeparatedList(parseOne) || parser.parseRSquare()))
+        return failure();
+      entry = b.getArrayAttr(list);
+    } else {
+      if (parsePlacement(parser, entry))
+        return failure();
+      isFlat = true;
+    }
+    if (flat && *flat != isFlat)
+      return parser.emitError(entryLoc)
+             << "out_placements is either one placement list (a single "
+                "output) or one placement list or none per output, not a mix";
+    flat = isFlat;
+    return success();
   };
-  if (in) {
-    p << " in_placements = {";
-    llvm::interleaveComma(in, p, [&](NamedAttribute entry) {
-      StringRef key = entry.getName().getValue();
-      if (isBareName(key))
-        p << key;
-      else
-        p.printString(key);
-      p << " = ";
-      printEntry(entry.getValue());
-    });
-    p << '}';
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     parseEntry))
+    return failure();
+  out = flat.value_or(false) ? b.getArrayAttr({b.getArrayAttr(entries)})
+                             : b.getArrayAttr(entries);
+  return success();
+}
+
+/// One output's list prints flat, as it is usually written.
+void hp::dtensor::detail::printOutPlacements(OpAsmPrinter &p, Operation *,
+                                             ArrayAttr out) {
+  auto only = out.size() == 1 ? dyn_cast<ArrayAttr>(out[0]) : ArrayAttr();
+  if (only && !only.empty()) {
+    printPlacementList(p, only);
+    return;
   }
-  if (out) {
-    p << " out_placements = [";
-    llvm::interleaveComma(out, p, printEntry);
-    p << ']';
-  }
-  if (redistributeInputs)
-    p << " redistribute_inputs";
-  if (unchecked)
-    p << " unchecked";
+  p << '[';
+  llvm::interleaveComma(out, p,
+                        [&](Attribute entry) { printListOrNone(p, entry); });
+  p << ']';
 }

@@ -34,8 +34,8 @@ StringRef hp::dtensor::detail::closestName(StringRef key,
   return best <= std::max<size_t>(2, key.size() / 3) ? closest : StringRef();
 }
 
-/// in_placements entries are placement lists or none, under distinct
-/// non-empty names.
+/// in_placements entries (placement lists or none, which ODS checks) have
+/// distinct non-empty names.
 static LogicalResult verifyInDeclarations(const Contract &c) {
   if (!c.in)
     return success();
@@ -49,17 +49,11 @@ static LogicalResult verifyInDeclarations(const Contract &c) {
       return c.error() << "in_placements names '" << previous
                        << "' more than once";
     previous = name;
-    auto list = dyn_cast<ArrayAttr>(entry.getValue());
-    if (!isa<UnitAttr>(entry.getValue()) &&
-        (!list || !llvm::all_of(list, llvm::IsaPred<PlacementAttrInterface>)))
-      return c.error() << "in_placements entry '" << name
-                       << "' must be a placement list or none";
   }
   return success();
 }
 
-/// out_placements, whose entry kinds ODS checks, has one entry per output
-/// or is flat over a single output.
+/// out_placements, whose entry kinds ODS checks, has one entry per output.
 static LogicalResult verifyOutForm(const Contract &c) {
   if (!c.out)
     return success();
@@ -67,14 +61,13 @@ static LogicalResult verifyOutForm(const Contract &c) {
   // A computation with no outputs (checks only) has no placements to give.
   if (c.out.empty() && numResults != 0)
     return c.error() << "out_placements must not be empty";
-  if (!c.flatOut() && c.out.size() != numResults)
+  if (c.out.size() != numResults)
     return c.error() << "out_placements count " << c.out.size()
-                     << " does not match output count " << numResults;
-  if (c.flatOut() && numResults != 1)
-    return c.error()
-           << "flat out_placements only valid for single-output functions, "
-              "got "
-           << numResults << " outputs";
+                     << " does not match output count " << numResults
+                     << (c.out.size() == 1 && numResults > 1
+                             ? " (a flat out_placements is a single "
+                               "output's list)"
+                             : "");
   return success();
 }
 

@@ -430,81 +430,9 @@ static ParseResult parseRegionBody(OpAsmParser &parser, OperationState &result,
   return success();
 }
 
-ParseResult LocalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
-  Builder &b = parser.getBuilder();
-
-  FlatSymbolRefAttr mesh;
-  if (parser.parseKeyword("on") ||
-      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
-                            result.attributes))
-    return failure();
-
-  // args(%x as "name", ...)
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  SmallVector<Attribute> names;
-  if (parser.parseKeyword("args") ||
-      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren, [&] {
-        std::string name;
-        OpAsmParser::UnresolvedOperand operand;
-        if (parser.parseOperand(operand) || parser.parseKeyword("as") ||
-            parser.parseString(&name))
-          return failure();
-        operands.push_back(operand);
-        names.push_back(b.getStringAttr(name));
-        return success();
-      }))
-    return failure();
-  result.addAttribute(getArgNamesAttrName(result.name), b.getArrayAttr(names));
-
-  if (parseContractClauses(parser, result,
-                           getInPlacementsAttrName(result.name),
-                           getOutPlacementsAttrName(result.name),
-                           getRedistributeInputsAttrName(result.name),
-                           getUncheckedAttrName(result.name)))
-    return failure();
-
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
-    return failure();
-
-  if (parseCallTypes(parser, operands, result))
-    return failure();
-  return parseRegionBody(parser, result, "local_region");
-}
-
-void LocalRegionOp::print(OpAsmPrinter &p) {
-  p << " on " << getMeshAttr() << " args(";
-  llvm::interleaveComma(llvm::zip(getArgs(), getArgNames()), p, [&](auto it) {
-    p << std::get<0>(it) << " as ";
-    p.printString(cast<StringAttr>(std::get<1>(it)).getValue());
-  });
-  p << ')';
-
-  printContractClauses(p, getInPlacementsAttr(), getOutPlacementsAttr(),
-                       getRedistributeInputs(), getUnchecked());
-  p.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(),
-      {getMeshAttrName(), getArgNamesAttrName(), getInPlacementsAttrName(),
-       getOutPlacementsAttrName(), getRedistributeInputsAttrName(),
-       getUncheckedAttrName()});
-  p << " : ";
-  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
-  p << ' ';
-  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
-                /*printBlockTerminators=*/true);
-}
-
-bool LocalRegionOp::hasFlatOutPlacements() {
-  auto out = getOutPlacementsAttr();
-  return out && !out.empty() &&
-         llvm::all_of(out, llvm::IsaPred<PlacementAttrInterface>);
-}
-
 ArrayAttr LocalRegionOp::getOutPlacementsFor(unsigned i) {
-  if (hasFlatOutPlacements())
-    return getOutPlacementsAttr();
   return dyn_cast<ArrayAttr>(getOutPlacementsAttr()[i]);
 }
-
 ArrayAttr LocalRegionOp::getDeclaredInPlacements(unsigned i) {
   auto in = getInPlacementsAttr();
   if (!in)
@@ -574,8 +502,7 @@ static Contract contractOf(LocalRegionOp op) {
   if (op.isGlobalView()) {
     for (auto [i, type] : llvm::enumerate(c.argTypes))
       type = asDTensor(type, c.mesh, op.getDeclaredInPlacements(i));
-    if (c.out && c.out.size() > 0 &&
-        (c.flatOut() || c.out.size() == c.resultTypes.size()))
+    if (c.out && c.out.size() == c.resultTypes.size())
       for (auto [i, type] : llvm::enumerate(c.resultTypes))
         type = asDTensor(type, c.mesh, c.outFor(i));
   }
@@ -614,9 +541,7 @@ static LogicalResult verifyGlobalView(LocalRegionOp op) {
     return op.emitOpError() << "inside a dtensor.global_region tensor results "
                                "need out_placements";
   ArrayAttr out = op.getOutPlacementsAttr();
-  bool flat = op.hasFlatOutPlacements();
-  if (out && (flat ? op.getNumResults() == 1
-                   : out.size() == op.getNumResults()))
+  if (out && out.size() == op.getNumResults())
     for (auto [i, type] : llvm::enumerate(op.getResultTypes()))
       if (failed(verifyLayout(type, op.getOutPlacementsFor(i),
                               "result #" + Twine(i))))
@@ -794,41 +719,6 @@ LogicalResult ConstrainOp::verify() {
 //===----------------------------------------------------------------------===//
 // LocalCallOp
 //===----------------------------------------------------------------------===//
-
-// dtensor.local_call @f(%a, %b) on @mesh <contract clauses> : (..) -> (..)
-ParseResult LocalCallOp::parse(OpAsmParser &parser, OperationState &result) {
-  FlatSymbolRefAttr callee, mesh;
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  if (parser.parseAttribute(callee, getCalleeAttrName(result.name).str(),
-                            result.attributes) ||
-      parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
-      parser.parseKeyword("on") ||
-      parser.parseAttribute(mesh, getMeshAttrName(result.name).str(),
-                            result.attributes) ||
-      parseContractClauses(parser, result,
-                           getInPlacementsAttrName(result.name),
-                           getOutPlacementsAttrName(result.name),
-                           getRedistributeInputsAttrName(result.name),
-                           getUncheckedAttrName(result.name)) ||
-      parser.parseOptionalAttrDict(result.attributes))
-    return failure();
-  if (parseCallTypes(parser, operands, result))
-    return failure();
-  return success();
-}
-
-void LocalCallOp::print(OpAsmPrinter &p) {
-  p << ' ' << getCalleeAttr() << '(' << getArgs() << ") on " << getMeshAttr();
-  printContractClauses(p, getInPlacementsAttr(), getOutPlacementsAttr(),
-                       getRedistributeInputs(), getUnchecked());
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getCalleeAttrName(), getMeshAttrName(),
-                           getInPlacementsAttrName(), getOutPlacementsAttrName(),
-                           getRedistributeInputsAttrName(),
-                           getUncheckedAttrName()});
-  p << " : ";
-  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
-}
 
 LogicalResult
 LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -177,7 +177,6 @@ LogicalResult checkCall(LocalCallOp op, SymbolTableCollection &symbols) {
   for (auto [i, v] : llvm::enumerate(body.getTerminator()->getOperands()))
     if (i < yielded.size())
       yielded[i].push_back(v);
-  bool flat = llvm::all_of(out, llvm::IsaPred<PlacementAttrInterface>);
   return checkContract(
       op, op.getMeshAttr(), op.getArgs(), names,
       [&](unsigned i) -> ArrayAttr {
@@ -186,9 +185,7 @@ LogicalResult checkCall(LocalCallOp op, SymbolTableCollection &symbols) {
         return dyn_cast_or_null<ArrayAttr>(
             op.getInPlacementsAttr().get(names[i]));
       },
-      [&](unsigned i) -> ArrayAttr {
-        return flat ? out : dyn_cast<ArrayAttr>(out[i]);
-      },
+      [&](unsigned i) -> ArrayAttr { return dyn_cast<ArrayAttr>(out[i]); },
       body, yielded, symbols);
 }
 

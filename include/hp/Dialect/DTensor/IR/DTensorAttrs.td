@@ -45,21 +45,31 @@ def DTensor_PlacementArrayAttr
   string cppType = "::mlir::ArrayAttr";
 }
 
-/// An entry of a per-output `out_placements`: a placement list, or `none`.
+/// A declaration of `in_placements` or `out_placements`: a placement list,
+/// or `none`.
 def DTensor_PlacementListOrNone
     : AnyAttrOf<[DTensor_PlacementArrayAttr, UnitAttr],
                 "placement list or none">;
-def DTensor_PerOutputPlacementsAttr
-    : TypedArrayAttrBase<DTensor_PlacementListOrNone,
-                         "list of placement lists and none">;
 
-/// `out_placements` of local_region and local_call: flat (one placement
-/// list, single output) or per output.
+/// `in_placements` of local_region and local_call: argument names to a
+/// placement list or `none`.
+def DTensor_InPlacementsAttr
+    : DictionaryAttrBase<
+          And<[CPred<"::llvm::isa<::mlir::DictionaryAttr>($_self)">,
+               Concat<"::llvm::all_of(::llvm::cast<::mlir::DictionaryAttr>("
+                      "$_self), [&](::mlir::NamedAttribute entry) { "
+                      "::mlir::Attribute attr = entry.getValue(); return (",
+                      SubstLeaves<"$_self", "attr",
+                                  DTensor_PlacementListOrNone.predicate>,
+                      "); })">]>,
+          "dictionary of names to placement lists or none">;
+
+/// `out_placements` of local_region and local_call: one placement list or
+/// `none` per output. The flat form of the syntax (`[shard<0>]` for a single
+/// output, as hyper_parallel writes it) is stored as `[[shard<0>]]`.
 def DTensor_OutPlacementsAttr
-    : ArrayAttrBase<Or<[DTensor_PlacementArrayAttr.predicate,
-                        DTensor_PerOutputPlacementsAttr.predicate]>,
-                    "a list of placements (flat form) or of placement lists "
-                    "and none (per-output form), not a mix">;
+    : TypedArrayAttrBase<DTensor_PlacementListOrNone,
+                         "one placement list or none per output">;
 
 class DTensor_Placement<string name, string attrMnemonic>
     : AttrDef<DTensor_Dialect, name, [DTensor_PlacementAttrInterface]> {

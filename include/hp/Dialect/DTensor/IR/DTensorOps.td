@@ -160,8 +160,10 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
     * Otherwise each yielded tensor is wrapped with its `out_placements`
       entry; a yielded DTensor is never re-wrapped; a `none` entry passes a
       non-tensor value through.
-    * `out_placements` is *flat* (a list of placements, single output only)
-      or *per-output* (one list or `none` per output).
+    * `out_placements` has one placement list or `none` per output. A
+      single output's list may be written *flat*, `[shard<0>, replicate]`
+      for `[[shard<0>, replicate]]` (hyper_parallel's form); it is stored
+      and printed per output, except that one output's list prints flat.
 
     The body is isolated from above; block arguments have the local types.
 
@@ -174,17 +176,22 @@ def DTensor_LocalRegionOp : DTensor_Op<"local_region", [
   let arguments = (ins Variadic<AnyType>:$args,
                        FlatSymbolRefAttr:$mesh,
                        StrArrayAttr:$arg_names,
-                       OptionalAttr<DictionaryAttr>:$in_placements,
+                       OptionalAttr<DTensor_InPlacementsAttr>:$in_placements,
                        OptionalAttr<DTensor_OutPlacementsAttr>:$out_placements,
                        UnitAttr:$redistribute_inputs,
                        UnitAttr:$unchecked);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    `on` $mesh `args` `` custom<NamedArgs>($args, $arg_names)
+    (`in_placements` `=` custom<InPlacements>($in_placements)^)?
+    (`out_placements` `=` custom<OutPlacements>($out_placements)^)?
+    (`redistribute_inputs` $redistribute_inputs^)?
+    (`unchecked` $unchecked^)?
+    attr-dict-with-keyword `:` functional-type($args, results) $body
+  }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// True when out_placements is in flat form (a single placement list).
-    bool hasFlatOutPlacements();
     /// The out_placements entry of output `i`: a placement list, or null for
     /// `none`. Requires out_placements to be present.
     ::mlir::ArrayAttr getOutPlacementsFor(unsigned i);
@@ -237,14 +244,21 @@ def DTensor_LocalCallOp : DTensor_Op<"local_call", [
   let arguments = (ins FlatSymbolRefAttr:$callee,
                        Variadic<AnyType>:$args,
                        FlatSymbolRefAttr:$mesh,
-                       OptionalAttr<DictionaryAttr>:$in_placements,
+                       OptionalAttr<DTensor_InPlacementsAttr>:$in_placements,
                        OptionalAttr<DTensor_OutPlacementsAttr>:$out_placements,
                        UnitAttr:$redistribute_inputs,
                        UnitAttr:$unchecked,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs);
   let results = (outs Variadic<AnyType>:$results);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    $callee `(` $args `)` `on` $mesh
+    (`in_placements` `=` custom<InPlacements>($in_placements)^)?
+    (`out_placements` `=` custom<OutPlacements>($out_placements)^)?
+    (`redistribute_inputs` $redistribute_inputs^)?
+    (`unchecked` $unchecked^)?
+    attr-dict `:` functional-type($args, results)
+  }];
   let extraClassDeclaration = [{
     /// The `dtensor.arg_name` attribute that names callee arguments.
     static ::llvm::StringRef getArgNameAttrName() { return "dtensor.arg_name"; }
