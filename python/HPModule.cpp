@@ -383,8 +383,19 @@ void bindPlacementsAndTypes(nb::module_ &m) {
       "(hp/Support/SymbolName.h).");
   m.def(
       "check_mesh",
-      [](const std::vector<int64_t> &shape,
+      [](const std::vector<nb::int_> &sizes,
          std::optional<std::vector<std::string>> names) {
+        // Python ints are unbounded; a size past int64 is a bad value, not
+        // a wrong type.
+        std::vector<int64_t> shape;
+        for (const nb::int_ &size : sizes) {
+          int64_t value;
+          if (!nb::try_cast(size, value))
+            throw nb::value_error(("mesh size " + std::string(nb::str(size).c_str()) +
+                                   " does not fit in 64 bits")
+                                      .c_str());
+          shape.push_back(value);
+        }
         checkMeshShape(shape, names ? &*names : nullptr);
       },
       nb::arg("shape"), nb::arg("names") = nb::none(),

@@ -219,6 +219,10 @@ def test_invalid_symbol_names(ctx):
         hp.DeviceMesh("m", ())
     with pytest.raises(ValueError, match=r"mesh has more than 2147483647 devices"):
         hp.DeviceMesh("m", (2**16, 2**16))
+    # Python ints are unbounded: past int64 is a bad size, not a bad type.
+    for size in (2**64, -2**70):
+        with pytest.raises(ValueError, match=f"mesh size {size} does not fit in 64 bits"):
+            hp.DeviceMesh("m", (2, size))
     with pytest.raises(TypeError, match="mesh dim names must be strings"):
         hp.DeviceMesh("m", (2,), (1,))
     with pytest.raises(TypeError, match="mesh size must be an int"):
