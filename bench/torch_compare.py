@@ -50,7 +50,7 @@ EXAMPLES = os.path.join(ROOT, "examples", "torch")
 WORLD = 4
 KIND_SHORT = [("all_gather", "AG"), ("reduce_scatter", "RS"), ("all_reduce", "AR"),
               ("all_to_all", "A2A"), ("broadcast", "BC"), ("permute", "P"),
-              ("shift", "P"), ("send", "SR"), ("recv", "SR")]
+              ("shift", "P"), ("send", "S"), ("recv", "R")]
 C10D_KINDS = ("all_gather", "reduce_scatter", "all_reduce", "all_to_all", "broadcast")
 
 
@@ -154,9 +154,14 @@ def kind_of(name):
 
 
 def kinds_text(counts):
-    """{"all_gather": 2, "reduce_scatter": 2} -> "2 AG + 2 RS"."""
+    """{"all_gather": 2, "reduce_scatter": 2} -> "2 AG + 2 RS"; as many
+    sends as receives are pairs: {"send": 12, "recv": 12} -> "12 SR"."""
     order = [k for k, _ in KIND_SHORT]
     short = dict(KIND_SHORT)
+    counts = dict(counts)
+    if counts.get("send") and counts.get("send") == counts.get("recv"):
+        counts.pop("recv")
+        short = dict(short, send="SR")
     parts = [f"{n} {short.get(k, k)}" for k, n in
              sorted(counts.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order
                     else len(order)) if n]
