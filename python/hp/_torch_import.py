@@ -189,11 +189,13 @@ def _output_placements(mesh, outs, pins, outputs, pin):
     return output_ps
 
 
-def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
+def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names,
+                 fsdp_axes=None):
     """torch-mlir's @forward prepared, annotated with the placements of its
     arguments and outputs, the plan's pins (its results after the outputs)
     and the names of its parameters and buffers (``dtensor.arg_name``, which
-    gather warnings quote), and globalized."""
+    gather warnings quote), and globalized. ``fsdp_axes`` maps an argument's
+    index to the mesh dims FSDP splits it along (``dtensor.fsdp_axes``)."""
     module = hp.Module.parse(ctx, imported, "torch-mlir")
     module.run(_PREPARE)
     mesh.add_to(module)
@@ -208,6 +210,9 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names):
     for i, name in enumerate(arg_names):
         if name is not None:
             fn.set_arg_attribute(i, "dtensor.arg_name", hp.Attribute.parse(ctx, f'"{name}"'))
+    for i, axes in (fsdp_axes or {}).items():
+        fn.set_arg_attribute(i, "dtensor.fsdp_axes", hp.Attribute.parse(
+            ctx, "array<i64: " + ", ".join(str(a) for a in axes) + ">"))
     for i, ps in enumerate(output_ps):
         fn.set_result_attribute(i, "dtensor.placements", attr(ps))
     for k, (t, layout, what) in enumerate(pins):

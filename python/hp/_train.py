@@ -41,7 +41,9 @@ class Trainer:
     placement every input shares on each mesh dim, such as the batch split
     of data parallel). ``fsdp`` (a mesh dim's name or index) splits every
     trained parameter's dim 0 over that mesh dim as well (FSDP / ZeRO-3;
-    otherwise parameters replicated there are replicated, as in DDP).
+    otherwise parameters replicated there are replicated, as in DDP), and
+    marks those parameters ``dtensor.fsdp_axes``: gathering them along that
+    dim is the step's, not a memory cost the placement avoids.
 
     ``tr.step(inputs, targets)`` runs one step (forward, backward, the
     optimizer's update of every parameter it holds) and returns the loss as
@@ -85,8 +87,8 @@ class Trainer:
             plan = _torch_plan._auto_plan(model)
         planned = _torch_plan._plan_modules(model, plan or {})
         placed = _torch_plan._state_placements(mesh, dim, state, canonical, planned, params)
-        if fsdp is not None:
-            _split_rows(placed, trained, state, _torch_plan._plan_dim(mesh, fsdp))
+        fsdp_split = set() if fsdp is None else _split_rows(
+            placed, trained, state, _torch_plan._plan_dim(mesh, fsdp))
         keys = opt.state_keys()
         opt_names = [_state_name(k, n) for n in trained for k in keys]
         for n in trained:
@@ -115,9 +117,14 @@ class Trainer:
         updated = trained + opt_names
         output_ps = [list(rep)] + [placed[n] for n in updated]
         ctx = hp.Context()
+        first = len(xs) + len(ts) + 1
+        # The parameters FSDP splits: each step gathers them along that dim,
+        # which the chooser then does not count against their memory.
+        fsdp_axes = {first + i: [_torch_plan._plan_dim(mesh, fsdp)]
+                     for i, n in enumerate(names) if n in fsdp_split}
         module = _torch_import._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
                                   [placed[n] for n in names], output_ps, pins, pin,
-                                  [None] * (len(xs) + len(ts) + 1) + names)
+                                  [None] * first + names, fsdp_axes)
         # One partitioning of a copy gives the remarks of the placement and
         # what a step moves (collectives()); it runs on its own context in
         # a thread while the session starts its ranks (which compile the
@@ -281,11 +288,14 @@ def _split_rows(placed, trained, state, d):
     where nothing splits it there yet. (A column-parallel weight's rows are
     then split by "dp" outside "tp"'s blocks; torch's FSDP2 splits them
     inside, ``_StridedShard``. hp takes both, and measured the plain split
-    cheaper on its planner: docs/Training.md.)"""
+    cheaper on its planner: docs/Training.md.) Returns the names it split."""
+    split = set()
     for n in trained:
         ps = placed[n]
         if state[n].dim() > 0 and not ps[d].is_shard() and not ps[d].is_partial():
             ps[d] = hp.Shard(0)
+            split.add(n)
+    return split
 
 
 def _checked_targets(example_targets, targets):

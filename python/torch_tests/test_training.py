@@ -7,9 +7,11 @@ The matrix: the Llama-style layer of examples/torch/ (mean squared error)
 and a tiny LlamaForCausalLM (one layer, next-token cross-entropy), each on tp=4, dp=4
 (DDP), dp=4 (FSDP) and 2x2 dp x tp; SGD with momentum and weight decay and
 AdamW alternate so that every mesh configuration runs with both optimizers
-(bench/train_compare.py runs all sixteen)."""
+(bench/train_compare.py runs all sixteen). The layer also trains on 2x2 with
+FSDP on dp (fsdp2tp2), whose parameters carry dtensor.fsdp_axes."""
 import copy
 import os
+import re
 import sys
 
 import pytest
@@ -65,9 +67,10 @@ def mesh_config(name, plan):
         return hp.DeviceMesh("m", [4], mesh_dim_names=("dp",)), batch_split
     if name == "fsdp4":
         return hp.DeviceMesh("m", [4], mesh_dim_names=("dp",)), {**batch_split, "fsdp": "dp"}
-    assert name == "dp2tp2"
+    assert name in ("dp2tp2", "fsdp2tp2")
+    fsdp = {"fsdp": "dp"} if name == "fsdp2tp2" else {}
     return hp.DeviceMesh("m", [2, 2], mesh_dim_names=("dp", "tp")), dict(
-        plan=plan, plan_dim="tp", inputs=[[hp.Shard(0), hp.Replicate()]])
+        plan=plan, plan_dim="tp", inputs=[[hp.Shard(0), hp.Replicate()]], **fsdp)
 
 
 def optimizer(name, model):
@@ -108,7 +111,7 @@ def to_double(ts):
 MATRIX = [("layer", "tp4", "sgd"), ("layer", "ddp4", "adamw"), ("layer", "fsdp4", "sgd"),
           ("layer", "dp2tp2", "adamw"), ("causal_lm", "tp4", "adamw"),
           ("causal_lm", "ddp4", "sgd"), ("causal_lm", "fsdp4", "adamw"),
-          ("causal_lm", "dp2tp2", "sgd")]
+          ("causal_lm", "dp2tp2", "sgd"), ("layer", "fsdp2tp2", "adamw")]
 
 
 @pytest.mark.parametrize("model_name,config,opt_name", MATRIX,
@@ -137,6 +140,15 @@ def test_training_matches_eager(model_name, config, opt_name):
         params = tr.state_dict()
         state = tr.optimizer_state_dict()
         moved = tr.collectives()
+        text = str(tr.program.module)
+    # FSDP marks the parameters it splits (and nothing else) for the
+    # chooser: gathering them along dp is the step's, not a memory cost.
+    marked = set(re.findall(r'dtensor.arg_name = "([^"]+)", dtensor.fsdp_axes = '
+                            r'array<i64: 0>', text))
+    if "fsdp" in config:
+        assert marked == {n for n, p in model.named_parameters() if p.dim() > 0}
+    else:
+        assert not marked and "dtensor.fsdp_axes" not in text
     exact_params = exact.state_dict()
     for name, value in reference.state_dict().items():
         close_to_eager(params[name], value, name, exact_params[name])

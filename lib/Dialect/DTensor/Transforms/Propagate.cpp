@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
@@ -63,6 +64,11 @@ struct PropagateSettings {
   double paramMemoryWeight = 0;
 };
 
+/// `dtensor.fsdp_axes` on a named argument: the mesh axes that split a
+/// parameter only to store it (FSDP, ZeRO-3), which every step gathers it
+/// along, as torch's FSDP does.
+constexpr StringLiteral kFsdpAxesAttrName = "dtensor.fsdp_axes";
+
 /// The `dtensor.arg_name` of `v` when it is a named argument of a function
 /// (hp.torch names parameters and buffers so), else null.
 StringAttr argumentName(Value v) {
@@ -74,6 +80,56 @@ StringAttr argumentName(Value v) {
     return nullptr;
   return fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
                                          LocalCallOp::getArgNameAttrName());
+}
+
+/// The `dtensor.fsdp_axes` of a named argument `v` (checked by
+/// checkFsdpAxes), else empty.
+ArrayRef<int64_t> fsdpAxesOf(Value v) {
+  auto arg = cast<BlockArgument>(v);
+  auto fn = cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  auto axes = fn.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                     kFsdpAxesAttrName);
+  return axes ? axes.asArrayRef() : ArrayRef<int64_t>();
+}
+
+/// Every `dtensor.fsdp_axes` of `fn`'s arguments: on a named DTensor
+/// argument, one or more distinct axes of its mesh, each splitting it.
+LogicalResult checkFsdpAxes(FunctionOpInterface fn) {
+  for (int64_t i = 0, e = fn.getNumArguments(); i < e; ++i) {
+    Attribute attr = fn.getArgAttr(i, kFsdpAxesAttrName);
+    if (!attr)
+      continue;
+    auto emit = [&] {
+      Location loc = fn.isExternal() ? fn.getLoc() : fn.getArgument(i).getLoc();
+      return emitError(loc) << "argument #" << i << " of '"
+                            << SymbolTable::getSymbolName(fn).getValue()
+                            << "': '" << kFsdpAxesAttrName << "' ";
+    };
+    auto axes = dyn_cast<DenseI64ArrayAttr>(attr);
+    if (!axes || axes.empty())
+      return emit() << "must be a non-empty array<i64> of mesh axes, got "
+                    << attr;
+    if (!fn.getArgAttrOfType<StringAttr>(i, LocalCallOp::getArgNameAttrName()))
+      return emit() << "is only meaningful on a parameter (an argument with "
+                       "a string 'dtensor.arg_name')";
+    auto type = dyn_cast<DTensorType>(fn.getArgumentTypes()[i]);
+    if (!type)
+      return emit() << "is only meaningful on a !dtensor.tensor argument";
+    ArrayRef<Attribute> placements = type.getPlacements().getValue();
+    llvm::SmallDenseSet<int64_t> seen;
+    for (int64_t axis : axes.asArrayRef()) {
+      if (axis < 0 || axis >= static_cast<int64_t>(placements.size()))
+        return emit() << "names axis " << axis << ", which the "
+                      << placements.size() << "-D mesh " << type.getMesh()
+                      << " does not have";
+      if (!seen.insert(axis).second)
+        return emit() << "names axis " << axis << " twice";
+      if (!isa<ShardAttr, StridedShardAttr>(placements[axis]))
+        return emit() << "names axis " << axis << ", which does not split "
+                      << "the argument (" << type << ")";
+    }
+  }
+  return success();
 }
 
 /// Rewrites one global_region in front of it.
@@ -124,6 +180,8 @@ private:
   /// The name of the function argument `v` holds every element of (through
   /// transposes, reshapes and casts), or null.
   StringAttr namedOrigin(Value v);
+  /// That function argument itself, or null.
+  Value namedArgument(Value v);
   Value dtensorOf(Value v, ArrayAttr placements, Operation *cause = nullptr,
                   const Twine &what = "");
   DTensorType typeOf(RankedTensorType global, ArrayAttr placements) {
@@ -168,8 +226,11 @@ int64_t RegionLowering::addValue(Value v, Placements source, int64_t producer,
   value.source = std::move(source);
   value.producer = producer;
   value.producerResult = producerResult;
-  if (settings.paramMemoryWeight > 0 && namedOrigin(v))
-    value.memoryWeight = settings.paramMemoryWeight;
+  if (settings.paramMemoryWeight > 0)
+    if (Value arg = namedArgument(v)) {
+      value.memoryWeight = settings.paramMemoryWeight;
+      value.memoryFreeAxes = llvm::to_vector(fsdpAxesOf(arg));
+    }
   valueIndex[v] = graph.values.size();
   graph.values.push_back(std::move(value));
   return graph.values.size() - 1;
@@ -275,7 +336,7 @@ LogicalResult RegionLowering::build() {
   return success();
 }
 
-StringAttr RegionLowering::namedOrigin(Value v) {
+Value RegionLowering::namedArgument(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto t = dyn_cast<linalg::TransposeOp>(def))
       v = t.getInput();
@@ -289,7 +350,12 @@ StringAttr RegionLowering::namedOrigin(Value v) {
       break;
   }
   Value o = outer.lookupOrNull(v);
-  return o ? argumentName(o) : nullptr;
+  return o && argumentName(o) ? o : Value();
+}
+
+StringAttr RegionLowering::namedOrigin(Value v) {
+  Value arg = namedArgument(v);
+  return arg ? argumentName(arg) : nullptr;
 }
 
 Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
@@ -952,6 +1018,12 @@ LogicalResult runOnRegions(Operation *root, StringRef pass,
   if (std::string why = plan::invalidOptions(settings.chooser.planner);
       !why.empty())
     return root->emitError() << pass << ": " << why;
+  WalkResult bad = root->walk([&](FunctionOpInterface fn) {
+    return failed(checkFsdpAxes(fn)) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+  });
+  if (bad.wasInterrupted())
+    return failure();
   SmallVector<GlobalRegionOp> regions;
   root->walk([&](GlobalRegionOp r) { regions.push_back(r); });
   SymbolTableCollection symbols;

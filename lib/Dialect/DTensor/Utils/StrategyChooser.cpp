@@ -69,9 +69,12 @@ double propagation::moveCost(const Graph::Value &value,
   if (value.memoryWeight <= 0 || from == to || !std::isfinite(c))
     return c;
   int64_t rank = value.tensor.globalShape.size();
-  double gain =
-      plan::localBytes(value.tensor, plan::State::fromPlacements(to, rank)) -
-      plan::localBytes(value.tensor, plan::State::fromPlacements(from, rank));
+  auto piece = [&](Placements p) {
+    for (int64_t axis : value.memoryFreeAxes)
+      p[axis] = plan::Placement::replicate();
+    return plan::localBytes(value.tensor, plan::State::fromPlacements(p, rank));
+  };
+  double gain = piece(to) - piece(from);
   return gain > 0 ? c + value.memoryWeight * gain : c;
 }
 

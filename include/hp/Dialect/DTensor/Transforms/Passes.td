@@ -87,6 +87,16 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     - `dtensor.constrain` and the boundary's placements are fixed; a
       `dtensor.local_region` in the body keeps its declared layouts.
 
+    `param-memory-weight` prices the growth of a parameter's piece (a
+    function argument with a `dtensor.arg_name`). A parameter's
+    `dtensor.fsdp_axes = array<i64: ...>` names the mesh axes that split it
+    only to store it (FSDP, ZeRO-3: every step gathers it along them, as
+    torch's `fully_shard` does): its piece is weighed as if gathered along
+    them, so FSDP's gather is priced by its bytes alone while a gather along
+    any other axis still pays for memory. Each named axis must split the
+    argument (`shard` or `strided_shard`); an empty list, or the attribute
+    on an unnamed or non-DTensor argument, is an error.
+
     When every op the region places already carries a `dtensor.strategy`
     (`dtensor-choose-strategies` leaves them), the pass rewrites by those
     instead of choosing, after checking that each is one of the op's

@@ -57,6 +57,10 @@ struct Graph {
     /// step), on top of the planner's cost (dtensor-propagate's
     /// param-memory-weight); 0 for anything else.
     double memoryWeight = 0;
+    /// The mesh axes a parameter is split along only to be stored (FSDP:
+    /// `dtensor.fsdp_axes`): its piece is weighed as if gathered along
+    /// them, since every step gathers it there anyway.
+    llvm::SmallVector<int64_t, 1> memoryFreeAxes;
   };
   struct Node {
     /// Value index of each tensor operand and result, in strategy order.
@@ -95,7 +99,8 @@ std::optional<Placements> viaReplicate(const Placements &from,
                                        const Placements &to);
 
 /// The cost of redistributing `value` from `from` to `to`: the planner's,
-/// plus its memoryWeight times the bytes a rank's piece grows by.
+/// plus its memoryWeight times the bytes a rank's piece grows by (both
+/// pieces taken gathered along its memoryFreeAxes).
 double moveCost(const Graph::Value &value, class RedistributeCosts &costs,
                 const Placements &from, const Placements &to);
 
