@@ -42,7 +42,7 @@ dtensor.mesh @tp shape = [4] names = ["tp"]
 // PRINT: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp; 2048 flops per device
 // PRINT: remark: strategy [S(0)], [S(0)] -> [S(0)]; arith.addf, loop 0 on tp; 32 flops per device
 // PRINT: remark: dtensor-choose-strategies: 3 ops; cost {{.*}} = redistributes 65920 + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy
-// CAP: remark: dtensor-choose-strategies: 3 ops; cost {{.*}}; window search (tables over the cap), lower bound {{.*}}, gap {{.*}}; greedy
+// CAP: remark: dtensor-choose-strategies: 3 ops; cost {{.*}}; window search (tables over the cap) from greedy, lower bound {{.*}}, gap {{.*}}; greedy
 func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
                 %w: !dtensor.tensor<32x8xf32, @tp, [replicate]>)
     -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {

@@ -25,4 +25,4 @@
 // FAN-NOT: collectives=1
 // FAN: remark: dtensor-propagate: 1999 ops, 2000 redistributes; cost 67532.6 = redistributes 67072 + compute 460.57 (flop-bytes 0.00045); variable elimination, optimal; greedy {{[0-9.e+]+}}
 
-// DAG: remark: dtensor-propagate: 4998 ops, 3575 redistributes; cost 5.57182e+07 = redistributes 5.56319e+07 + compute 86364.1 (flop-bytes 0.00045); window search (tables over the cap), optimal (meets the relaxation's lower bound); greedy {{[0-9.e+]+}}
+// DAG: remark: dtensor-propagate: 4998 ops, 3575 redistributes; cost 5.57182e+07 = redistributes 5.56319e+07 + compute 86364.1 (flop-bytes 0.00045); window search (tables over the cap) from greedy, optimal (meets the relaxation's lower bound); greedy {{[0-9.e+]+}}

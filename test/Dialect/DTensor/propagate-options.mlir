@@ -63,7 +63,7 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // exact table fits: the search starts from greedy, finds the same strategy,
 // and reports its gap to the per-factor lower bound.
 // CAP: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp
-// CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap), lower bound {{.*}}, gap {{.*}}; greedy
+// CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap) from greedy, lower bound {{.*}}, gap {{.*}}; greedy
 // Tables of more than 2^24 entries (and up to 4 of them held) would not fit
 // in memory: refused, not an out-of-memory abort halfway.
 // BADCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 0

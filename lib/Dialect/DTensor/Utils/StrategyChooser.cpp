@@ -200,6 +200,7 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
                             << "relaxation's bound " << solution.lowerBound
                             << ", greedy " << solution.greedyCost << "\n");
     solution.choice = greedy;
+    const char *start = "greedy";
     improveLocally(p, solution.choice);
     improveByWindows(p, solution.choice);
     improveByAxes(p, solution.choice);
@@ -211,16 +212,47 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
       improveByAxes(p, relaxed);
       LLVM_DEBUG(llvm::dbgs() << "dtensor-propagate: search from the "
                               << "relaxation " << p.total(relaxed) << "\n");
-      if (p.total(relaxed) < p.total(solution.choice))
+      if (p.total(relaxed) < p.total(solution.choice)) {
         solution.choice = std::move(relaxed);
+        start = "the relaxation";
+      }
     }
-    solution.method = "window search (tables over the cap)";
+    // A parameter's memory price makes each move that gathers one cost
+    // more than it saves alone, so layouts that gather several (FSDP's
+    // gathers with the activations split by tp, on the Llama layer's 2x2
+    // step) are out of the searches' reach: a third start is the node and
+    // per-axis search's result with memory free, searched again with it
+    // priced (windows add time here and nothing measured).
+    if (llvm::any_of(graph.values, [](const Graph::Value &v) {
+          return v.memoryWeight > 0;
+        })) {
+      Graph free = graph;
+      for (Graph::Value &v : free.values)
+        v.memoryWeight = 0;
+      Problem q(free, options, &p.costs);
+      SmallVector<int64_t> seed = chooseGreedily(free, p.costs, options);
+      improveLocally(q, seed);
+      improveByAxes(q, seed);
+      improveLocally(p, seed);
+      improveByAxes(p, seed);
+      LLVM_DEBUG(llvm::dbgs()
+                 << "dtensor-propagate: search from the "
+                 << "memory-free choice " << p.total(seed) << "\n");
+      if (p.total(seed) < p.total(solution.choice)) {
+        solution.choice = std::move(seed);
+        start = "the memory-free choice";
+      }
+    }
+    solution.method = "window search (tables over the cap) from ";
+    solution.method += start;
   }
   solution.cost = evaluate(graph, solution.choice, p.costs, options,
                            &solution.redistributeCost, &solution.computeCost);
   // Never worse than greedy (rounding in the tables aside).
   if (solution.greedyCost < solution.cost) {
     solution.choice = greedy;
+    if (!solution.exact)
+      solution.method = "greedy (the window search ended above it)";
     solution.cost = evaluate(graph, greedy, p.costs, options,
                              &solution.redistributeCost,
                              &solution.computeCost);
