@@ -288,3 +288,18 @@ func.func @nested(%x: !dtensor.tensor<8x4xf32, @tp, [shard<0>]>) -> !dtensor.ten
   }
   return %y : !dtensor.tensor<8x4xf32, @tp, [shard<0>]>
 }
+
+// -----
+
+// On a shard.grid no mesh op checks the function's DTensor types: the
+// region checks its operands' and results' placements against the grid.
+shard.grid @g(shape = 2x2)
+
+func.func @placements_past_the_grid(%x: !dtensor.tensor<64x8xf32, @g, [replicate, replicate, replicate]>) {
+  // expected-error @+1 {{dtensor type has 3 placements, but the mesh has rank 2}}
+  %y = dtensor.global_region on @g args(%x) : (!dtensor.tensor<64x8xf32, @g, [replicate, replicate, replicate]>) -> !dtensor.tensor<64x8xf32, @g, [replicate, replicate, replicate]> {
+  ^bb0(%gx: tensor<64x8xf32>):
+    dtensor.yield %gx : tensor<64x8xf32>
+  }
+  return
+}
