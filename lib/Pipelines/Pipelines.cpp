@@ -37,6 +37,7 @@ void addPartitionPasses(OpPassManager &pm,
   propagate.latencyBytes = options.latencyBytes;
   propagate.axisWeights = llvm::to_vector(options.axisWeights);
   propagate.flopBytes = options.flopBytes;
+  propagate.paramMemoryWeight = options.paramMemoryWeight;
   propagate.printStrategies = options.printStrategies;
   propagate.warnGatherBytes = options.warnGatherBytes;
   perFunction.addPass(dtensor::createDTensorPropagate(propagate));

@@ -42,6 +42,12 @@ struct PlanningOptions : mlir::PassPipelineOptions<Derived> {
       llvm::cl::desc("dtensor-propagate: bytes of communication worth one "
                      "flop"),
       llvm::cl::init(4.5e-4)};
+  OptionsBase::Option<double> paramMemoryWeight{
+      *this, "param-memory-weight",
+      llvm::cl::desc("dtensor-propagate: the cost of each byte a "
+                     "redistribute adds to a rank's piece of a parameter "
+                     "(0: none)"),
+      llvm::cl::init(4)};
   OptionsBase::Option<bool> printStrategies{
       *this, "print-strategies",
       llvm::cl::desc("dtensor-propagate: remark each op's strategy and each "
