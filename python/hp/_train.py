@@ -87,8 +87,8 @@ class Trainer:
             plan = _torch_plan._auto_plan(model)
         planned = _torch_plan._plan_modules(model, plan or {})
         placed = _torch_plan._state_placements(mesh, dim, state, canonical, planned, params)
-        fsdp_split = set() if fsdp is None else _split_rows(
-            placed, trained, state, _torch_plan._plan_dim(mesh, fsdp))
+        fsdp_dim = None if fsdp is None else _torch_plan._plan_dim(mesh, fsdp)
+        fsdp_split = set() if fsdp is None else _split_rows(placed, trained, state, fsdp_dim)
         keys = opt.state_keys()
         opt_names = [_state_name(k, n) for n in trained for k in keys]
         for n in trained:
@@ -120,8 +120,7 @@ class Trainer:
         first = len(xs) + len(ts) + 1
         # The parameters FSDP splits: each step gathers them along that dim,
         # which the chooser then does not count against their memory.
-        fsdp_axes = {first + i: [_torch_plan._plan_dim(mesh, fsdp)]
-                     for i, n in enumerate(names) if n in fsdp_split}
+        fsdp_axes = {first + i: [fsdp_dim] for i, n in enumerate(names) if n in fsdp_split}
         module = _torch_import._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
                                   [placed[n] for n in names], output_ps, pins, pin,
                                   [None] * first + names, fsdp_axes)
