@@ -101,6 +101,14 @@ bool clientIsGone(pid_t pid) {
          stat[paren + 2] == 'Z';
 }
 
+/// A request's number as the client writes it: decimal digits without a
+/// sign or a leading zero ("00" or "+1" name no request: a number has one
+/// spelling, so the reply that echoes it is the client's own).
+bool parseCanonical(const std::string &text, int64_t max, int64_t &value) {
+  return hp::runtime::parseInt(text, 0, max, value) &&
+         text == std::to_string(value);
+}
+
 int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
   ::remove(path);
   return 0;
@@ -166,15 +174,15 @@ int64_t nextRequest(const std::string &directory) {
   size_t space = number.find(' ');
   bool entryOk = true;
   if (!fetch && !memory && space != std::string::npos) {
-    entryOk = hp::runtime::parseInt(number.substr(space + 1), 0, INT32_MAX,
-                                    entryIndex);
+    entryOk = parseCanonical(number.substr(space + 1), INT32_MAX, entryIndex);
     number.resize(space);
   }
   int64_t call = 0;
-  if (!entryOk || !hp::runtime::parseInt(number, 0, INT64_MAX, call))
+  if (!entryOk || !parseCanonical(number, INT64_MAX, call))
     failWith("hp_session_next: a request is '<n>', '<n> <entry>', "
              "'state <n>', 'memory <n>' or 'stop' (n a request number, entry "
-             "an entry's index), got '" +
+             "an entry's index, both in decimal without a sign or a leading "
+             "zero), got '" +
              line + "'");
   current = call;
   currentEntry = entryIndex;
@@ -210,8 +218,11 @@ void writePeakMemory(const std::string &directory) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::vector<int64_t> peaks(rank == 0 ? size : 0);
+  hp::runtime::watchdogStart("hp_session_next (gathering peak memory)",
+                             "a rank is stopped or hung");
   MPI_Gather(&peak, 1, MPI_INT64_T, peaks.data(), 1, MPI_INT64_T, 0,
              MPI_COMM_WORLD);
+  hp::runtime::watchdogStop();
   if (rank != 0)
     return;
   std::string path = directory + "/memory.txt";
@@ -280,7 +291,14 @@ void hp_session_done() {
     failWith("hp_session_next: request " + std::to_string(current) +
              " names entry " + std::to_string(currentEntry) +
              ", but the program serves one entry (0)");
+  // Every rank is busy with the call until here, so a wait past
+  // HP_TIMEOUT_S means a rank stopped or hung (idle waits are the
+  // request's, in hp_session_next).
+  hp::runtime::watchdogStart(
+      "hp_session_done (waiting for every rank to finish the call)",
+      "a rank is stopped or hung");
   MPI_Barrier(MPI_COMM_WORLD);
+  hp::runtime::watchdogStop();
   if (hp::runtime::worldRank() != 0 || current == kStop)
     return;
   std::string line = std::to_string(current) + "\n";

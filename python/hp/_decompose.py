@@ -200,6 +200,14 @@ def _nll_loss_forward(x, target, weight, reduction, ignore_index):
     of the sum. Returns (loss, total weight) as the aten op does."""
     rows = x if x.dim() == 2 else x.unsqueeze(0)
     t = target.reshape(-1, 1)
+    # Each target is looked up in a table of zeros as an embedding's index
+    # is (torch-mlir's lookup asserts that it lies in the table), and the
+    # zero added to it: a target outside [0, classes) other than
+    # ignore_index stops the program, where the select below would quietly
+    # give it no loss.
+    looked_up = torch.where(t == ignore_index, 0, t).reshape(-1)
+    zeros = torch.zeros(rows.shape[-1], 1, dtype=t.dtype, device=t.device)
+    t = t + aten.embedding(zeros, looked_up)
     hits = (t == torch.arange(rows.shape[-1], device=x.device)) & (t != ignore_index)
     weights = hits.to(x.dtype)
     if weight is not None:
@@ -213,6 +221,54 @@ def _nll_loss_forward(x, target, weight, reduction, ignore_index):
     if reduction == 2:  # sum
         return per_row.sum(), total
     return per_row.sum() / total, total
+
+
+# Ops that hand their first argument's values on unchanged (the path from
+# an input to a loss's target), and the losses that read class indices:
+# (op, the argument position of ignore_index, its default).
+_SAME_VALUES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default,
+                aten.flatten.using_ints, aten.clone.default, aten.alias.default,
+                aten.contiguous.default, aten.squeeze.dim, aten.squeeze.default,
+                aten.unsqueeze.default, aten.detach.default}
+_CLASS_LOSSES = (aten.cross_entropy_loss.default, aten.nll_loss.default,
+                 aten.nll_loss_nd.default, aten.nll_loss_forward.default)
+
+
+def target_checks(program):
+    """[(input index, classes, ignore_index)] for each class-index loss
+    (cross entropy, nll) of ``program`` (an ExportedProgram whose
+    placeholders are its inputs in order) whose target is an input as it
+    is (through views): the client checks those targets before a call, as
+    torch does (``IndexError: Target 6 is out of bounds.``), and the call
+    is refused with the session going on. Targets computed in the program
+    are checked there (``_nll_loss_forward``)."""
+    graph = program.graph_module.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    checks = []
+    for node in graph.nodes:
+        if node.op != "call_function" or node.target not in _CLASS_LOSSES:
+            continue
+        x, target = node.args[0], node.args[1]
+        ignore = node.args[4] if len(node.args) > 4 else node.kwargs.get("ignore_index", -100)
+        while target.op == "call_function" and target.target in _SAME_VALUES:
+            target = target.args[0]
+        value, logits = target.meta.get("val"), x.meta.get("val")
+        if target.op != "placeholder" or value is None or logits is None or \
+                value.dtype.is_floating_point:
+            continue  # probabilities, or a target the program computes
+        classes = logits.shape[1] if logits.dim() > 1 else logits.shape[0]
+        checks.append((placeholders.index(target), int(classes), int(ignore)))
+    return checks
+
+
+def check_targets(values, checks):
+    """Raises torch's IndexError for the first target of ``checks`` (from
+    :func:`target_checks`) outside [0, classes) that is not ignore_index."""
+    for index, classes, ignore in checks:
+        t = values[index]
+        bad = (t != ignore) & ((t < 0) | (t >= classes))
+        if bool(bad.any()):
+            raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
 
 
 HP_DECOMPOSITIONS = {

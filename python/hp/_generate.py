@@ -81,16 +81,12 @@ class DecodeStep(nn.Module):
         super().__init__()
         self.model = model
         self.prefill = prefill
-        config = model.config.get_text_config(decoder=True)
-        self.layers = config.num_hidden_layers
-        kv_heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
-        head_dim = getattr(config, "head_dim", None) or \
-            config.hidden_size // config.num_attention_heads
-        dtype = next(model.parameters()).dtype
-        for i in range(self.layers):
-            for kind in "kv":
+        shapes = _cache_shapes(model)
+        self.layers = len(shapes)
+        for i, layer in enumerate(shapes):
+            for kind, (heads, dim, dtype) in zip("kv", layer):
                 self.register_buffer(f"cache_{kind}{i}",
-                                     torch.zeros(batch, kv_heads, max_len, head_dim, dtype=dtype))
+                                     torch.zeros(batch, heads, max_len, dim, dtype=dtype))
 
     def cache_names(self):
         """The cache buffers, in output order (after the logits)."""
@@ -111,6 +107,24 @@ class DecodeStep(nn.Module):
                          use_cache=True)
         return (out.logits[:, -1],) + tuple(l.keys for l in layers) + \
             tuple(l.values for l in layers)
+
+
+def _cache_shapes(model):
+    """Each layer's (heads, head dim, dtype) of its keys, then of its values,
+    as its attention computes them: one token run with transformers' own
+    cache. The config can say otherwise (Falcon's ``multi_query`` attention
+    shares one key/value head where its ``num_kv_heads`` says 8)."""
+    with torch.no_grad():
+        out = model(torch.zeros(1, 1, dtype=torch.int64), use_cache=True)
+    cache = out.get("cache")
+    if cache is None:
+        cache = out.get("past_key_values")
+    layers = getattr(cache, "layers", None)
+    if not layers or any(getattr(l, "keys", None) is None for l in layers):
+        raise ValueError(f"{type(model).__name__} keeps no key/value cache hp can hold (its "
+                         f"forward returned {type(cache).__name__}); hp decodes models whose "
+                         f"attention caches keys and values per layer")
+    return [[(t.shape[1], t.shape[-1], t.dtype) for t in (l.keys, l.values)] for l in layers]
 
 
 def _checked_model(model):
@@ -134,27 +148,74 @@ def _checked_length(model, max_len):
                          f"({limit})")
 
 
-# generation_config settings that change greedy tokens (logits processors),
-# with the values that leave them off; hp decodes plain argmax and refuses
-# the others rather than differ.
-_PROCESSORS = {
-    "repetition_penalty": (None, 1.0), "encoder_repetition_penalty": (None, 1.0),
-    "no_repeat_ngram_size": (None, 0), "min_length": (None, 0),
-    "min_new_tokens": (None, 0), "bad_words_ids": (None, []),
-    "suppress_tokens": (None, []), "begin_suppress_tokens": (None, []),
-    "forced_bos_token_id": (None,), "forced_eos_token_id": (None,),
-    "sequence_bias": (None, {}), "exponential_decay_length_penalty": (None,),
+# The generation_config fields hp's greedy decoding honours: the special
+# tokens (eos ends a sequence, pad fills ended ones), the lengths (generate's
+# max_new_tokens decides), and those that leave greedy tokens as they are:
+# the cache's and compilation's settings, sampling's warpers (applied only
+# when do_sample is set), beam search's and an assistant model's settings
+# (neither runs), bookkeeping. Every other field that differs from
+# transformers' default is refused by name, before anything compiles.
+_HONOURED = {
+    "bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id",
+    "max_length", "max_new_tokens", "use_cache", "cache_implementation", "cache_config",
+    "max_cache_len", "disable_compile", "low_memory", "temperature", "top_k", "top_p",
+    "min_p", "top_h", "typical_p", "epsilon_cutoff", "eta_cutoff", "early_stopping",
+    "length_penalty", "renormalize_logits", "output_scores", "output_logits",
+    "is_assistant", "num_assistant_tokens", "num_assistant_tokens_schedule",
+    "assistant_confidence_threshold", "assistant_lookbehind", "target_lookbehind",
+    "max_matching_ngram_size", "_from_model_config", "transformers_version",
 }
 
 
-def _check_processors(model):
+def _effective(config, field, defaults):
+    """What transformers' generate uses for ``field``: the config's value,
+    else its global default; a flag left unset is off (models' configs
+    write ``output_attentions: false``)."""
+    value = getattr(config, field, None)
+    if value is None or (isinstance(value, (list, dict, tuple)) and not value):
+        value = defaults.get(field)  # an empty list of suppressed tokens: none
+    return False if value is None else value
+
+
+def _same(a, b):
+    """Whether two settings are the same: numbers by value (1 is 1.0), a
+    flag only as a flag (token id 0 is not off)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return a == b
+
+
+def _check_generation_config(model):
+    """Refuses every generation_config field that differs from what
+    transformers' generate does by default and that hp does not honour."""
+    from transformers import GenerationConfig
     config = getattr(model, "generation_config", None)
-    changed = [k for k, off in _PROCESSORS.items()
-               if config is not None and getattr(config, k, None) not in off]
+    if config is None:
+        return
+    defaults = GenerationConfig._get_default_generation_params()
+    plain = GenerationConfig()
+    changed = [f for f in plain.to_dict() if f not in _HONOURED and
+               not _same(_effective(config, f, defaults), _effective(plain, f, defaults))]
     if changed:
-        raise ValueError(f"the model's generation_config sets {', '.join(changed)}, which "
-                         f"change greedy tokens; hp decodes plain greedy (argmax): reset "
-                         f"them to their defaults")
+        raise ValueError(f"the model's generation_config sets {', '.join(changed)}, which hp "
+                         f"does not implement: hp decodes plain greedy (argmax, one "
+                         f"sequence per prompt); reset them to their defaults")
+
+
+def _check_prompt(model, input_ids):
+    """``input_ids`` checked before anything compiles: a [batch, length]
+    integer tensor of at least one token, no padding in it (transformers
+    masks a pad_token_id it finds in the prompt; hp's step has no mask)."""
+    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or \
+            input_ids.dtype not in (torch.int64, torch.int32) or input_ids.shape[1] < 1 or \
+            input_ids.shape[0] < 1:
+        raise ValueError("input_ids must be a [batch, length] integer tensor with at "
+                         "least one token (every prompt the same length, no padding)")
+    pad = getattr(getattr(model, "generation_config", None), "pad_token_id", None)
+    if pad is not None and pad not in _eos_ids(model) and bool((input_ids == pad).any()):
+        raise ValueError(f"input_ids holds the pad_token_id {pad}: transformers' generate "
+                         f"masks those positions, and hp decodes unpadded prompts only "
+                         f"(give every prompt its full length)")
 
 
 def _eos_ids(model):
@@ -192,7 +253,7 @@ class Generator:
         from torch.distributed.tensor import Replicate, Shard
 
         _checked_model(model)
-        _check_processors(model)
+        _check_generation_config(model)
         hp._check_int(batch, "batch", 1)
         hp._check_int(max_len, "max_len", 2)
         _checked_length(model, max_len)
@@ -236,10 +297,7 @@ class Generator:
                                     entries=entries)
 
     def __call__(self, input_ids, max_new_tokens=16):
-        if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or \
-                input_ids.dtype not in (torch.int64, torch.int32) or input_ids.shape[1] < 1:
-            raise ValueError("input_ids must be a [batch, length] integer tensor with at "
-                             "least one token (every prompt the same length, no padding)")
+        _check_prompt(self._model, input_ids)
         hp._check_int(max_new_tokens, "max_new_tokens", 1)
         if input_ids.shape[0] != self.batch:
             raise ValueError(f"input_ids holds {input_ids.shape[0]} sequences; this "
@@ -305,9 +363,10 @@ def generate(model, input_ids, mesh, plan=None, max_new_tokens=16, np=None, para
     every sequence ended; ended ones padded as transformers pads them). One
     :class:`Generator` for this request (the prompt in one prefill step),
     closed after it."""
-    if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2:
-        raise ValueError("input_ids must be a [batch, length] integer tensor with at least "
-                         "one token (every prompt the same length, no padding)")
+    # Everything the request can get wrong is checked before compiling.
+    _checked_model(model)
+    _check_generation_config(model)
+    _check_prompt(model, input_ids)
     hp._check_int(max_new_tokens, "max_new_tokens", 1)
     prompt = input_ids.shape[1]
     with Generator(model, input_ids.shape[0], prompt + max_new_tokens, mesh,

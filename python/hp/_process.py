@@ -40,6 +40,13 @@ def _kill_session(proc):
     import os
     import signal
     import time
+    # A stopped process (SIGSTOP, a debugger let go) would hold a signal
+    # until it runs again: every member runs, to end.
+    for pid in _session_members(proc.pid):
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
     for sig, everyone in ((signal.SIGTERM, False), (signal.SIGTERM, True),
                           (signal.SIGKILL, True)):
         for pid in _session_members(proc.pid) if everyone else [proc.pid]:

@@ -8,11 +8,16 @@ inputs go into a directory of their own, announced by a line on
 ``requests``; rank 0 writes the results there and answers on ``replies``.
 """
 
+import fcntl
 import os
 import select
 import shutil
+import struct
 import subprocess
 import tempfile
+import termios
+import threading
+import time
 
 import hp
 from hp import _checkpoint
@@ -22,6 +27,16 @@ from hp import _torch_import, _torch_program
 # unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
 # a collective) is short for a person between calls.
 DEFAULT_IDLE_S = 600
+
+
+def _timeout_s(text):
+    """HP_TIMEOUT_S as seconds; a value the runtime refuses (its ranks
+    then fail at once, saying why) counts as the default here."""
+    try:
+        value = float(text)
+    except ValueError:
+        return DEFAULT_IDLE_S
+    return value if 0 < value < float("inf") else DEFAULT_IDLE_S
 
 
 class Session:
@@ -64,6 +79,11 @@ class Session:
         self._prog = prog
         self._np = prog._ranks(np)
         self._calls = 0
+        # One request at a time: calls from several threads take turns.
+        self._lock = threading.RLock()
+        # Requests whose caller stopped waiting (Ctrl-C): their directories
+        # go when their answers come.
+        self._abandoned = set()
         self._proc = None
         self._fds = []
         self._dir = None
@@ -101,6 +121,7 @@ class Session:
             env = dict(os.environ, HP_TENSOR_DIR=self._dir,
                        HP_SESSION_CLIENT=str(os.getpid()), HP_SESSION_REMOVE_DIR="1")
             env.setdefault("HP_TIMEOUT_S", str(DEFAULT_IDLE_S))
+            self._timeout = _timeout_s(env["HP_TIMEOUT_S"])
             self._out = open(os.path.join(self._dir, "stdout"), "w+")
             self._err = open(os.path.join(self._dir, "stderr"), "w+")
             self._proc = subprocess.Popen(
@@ -171,33 +192,32 @@ class Session:
         """Every rank's peak resident memory so far, in bytes (a list, rank
         0 first): what the rank's process has held at most, the compiled
         program and the runtime included."""
-        if self.closed:
-            raise RuntimeError("the hp.torch.Session is closed")
-        n = self._calls
-        self._calls += 1
-        where = self._request(n, [], f"memory {n}")
-        try:
-            with open(os.path.join(where, "memory.txt")) as f:
-                return [int(line) for line in f]
-        finally:
-            shutil.rmtree(where, ignore_errors=True)
+        with self._lock:
+            where = self._request([], "memory {n}")
+            try:
+                with open(os.path.join(where, "memory.txt")) as f:
+                    return [int(line) for line in f]
+            finally:
+                shutil.rmtree(where, ignore_errors=True)
 
     def state(self):
         """The resident state now, as {name: full tensor}."""
+        with self._lock:
+            where = self._request([], "state {n}")
+            try:
+                values = self._prog.read_results(where, self._resident.values())
+                return dict(zip(self._resident, values))
+            finally:
+                shutil.rmtree(where, ignore_errors=True)
+
+    def _request(self, values, line):
+        """Writes the next request's arguments into its own directory, sends
+        ``line`` (``{n}`` standing for the request's number) and waits for
+        the answer; the directory. The caller holds the lock."""
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
         n = self._calls
         self._calls += 1
-        where = self._request(n, [], f"state {n}")
-        try:
-            values = self._prog.read_results(where, self._resident.values())
-            return dict(zip(self._resident, values))
-        finally:
-            shutil.rmtree(where, ignore_errors=True)
-
-    def _request(self, n, values, line):
-        """Writes request ``n``'s arguments into its own directory, sends
-        ``line`` and waits for the answer; the directory."""
         work = os.path.join(self._dir, f"{n}.tmp")
         where = os.path.join(self._dir, str(n))
         try:
@@ -208,8 +228,20 @@ class Session:
             os.rename(work, where)  # the ranks never see half a request
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        self._send(line + "\n")
-        self._wait_for(n)
+        sent = False
+        try:
+            self._send(line.format(n=n) + "\n")
+            sent = True
+            self._wait_for(n)
+        except BaseException:
+            if self._dir is not None:
+                if sent:
+                    # Interrupted (Ctrl-C): the ranks may still be using the
+                    # directory; it goes when the answer comes.
+                    self._abandoned.add(n)
+                else:
+                    shutil.rmtree(where, ignore_errors=True)
+            raise
         return where
 
     def __enter__(self):
@@ -245,13 +277,14 @@ class Session:
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
         values = prog._inputs(args)
-        n = self._calls
-        self._calls += 1
-        call = self._request(n, values, f"{n} {index}" if index else str(n))
-        outs = prog.read_results(
-            call, [k for k in range(len(prog.output_specs))
-                   if k not in self._resident.values()])
-        shutil.rmtree(call, ignore_errors=True)
+        with self._lock:
+            call = self._request(values, f"{{n}} {index}" if index else "{n}")
+            try:
+                outs = prog.read_results(
+                    call, [k for k in range(len(prog.output_specs))
+                           if k not in self._resident.values()])
+            finally:
+                shutil.rmtree(call, ignore_errors=True)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self):
@@ -274,22 +307,42 @@ class Session:
 
     def _wait_for(self, n):
         """Reads answers until the one for request ``n`` (an interrupted
-        earlier request's answer may come first); a job that ends instead
-        fails."""
+        earlier request's answer may come first: its directory goes then); a
+        job that ends instead fails, and so does a rank 0 that has not taken
+        the request off the FIFO after HP_TIMEOUT_S (stopped or hung: the
+        other ranks wait for it without a bound while idle)."""
         pending = b""
+        start = time.monotonic()
         while True:
             ready, _, _ = select.select([self._fds[1]], [], [], 0.2)
             if ready:
                 pending += os.read(self._fds[1], 4096)
                 *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if line.isdigit() and int(line) in self._abandoned:
+                        self._abandoned.discard(int(line))
+                        shutil.rmtree(os.path.join(self._dir, line.decode()),
+                                      ignore_errors=True)
                 if str(n).encode() in lines:
                     return
             elif self._proc.poll() is not None:
                 self._fail("the ranks ended during the call")
+            elif time.monotonic() - start > self._timeout and self._unread_requests():
+                self._fail(f"rank 0 has not taken request {n} in {self._timeout:g} s "
+                           f"(HP_TIMEOUT_S): rank 0 is stopped or hung", ending=False)
 
-    def _fail(self, what):
+    def _unread_requests(self):
+        """Bytes the client wrote to the requests FIFO that rank 0 has not
+        read."""
+        buf = fcntl.ioctl(self._fds[0], termios.FIONREAD, b"\0" * 4)
+        return struct.unpack("i", buf)[0]
+
+    def _fail(self, what, ending=True):
+        """Ends the session with :class:`hp.RunError` saying ``what`` and
+        every rank's output; ``ending``: the job is ending by itself, and is
+        given 10 s to say why before it is ended."""
         try:
-            self._proc.wait(timeout=10)  # it is ending; the rest is ended
+            self._proc.wait(timeout=10 if ending else 0)
         except subprocess.TimeoutExpired:
             hp._kill_session(self._proc)
         outputs, errors, untagged = [""] * self._np, [""] * self._np, []
@@ -316,3 +369,4 @@ class Session:
         if self._dir:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+        self._abandoned.clear()

@@ -72,8 +72,9 @@ class _Exported(torch.nn.Module):
 
 def _import(importer, model, args, state, planned):
     """The model traced by torch.export and imported by torch-mlir's
-    ``importer`` (linalg on tensors) as @forward: its text, the outputs and
-    the plan's pins."""
+    ``importer`` (linalg on tensors) as @forward: its text, the outputs,
+    the plan's pins and the inputs to check as loss targets
+    (``_decompose.target_checks``)."""
     names = list(state)
     values = [t.detach() for t in state.values()]
     exported = _Exported(model, len(args), names, planned,
@@ -86,8 +87,9 @@ def _import(importer, model, args, state, planned):
             raise ValueError(exported.bad) from None
         raise
     _refuse_mutation(program, [f"input {i}" for i in range(len(args))] + names)
+    checks = [c for c in _decompose.target_checks(program) if c[0] < len(args)]
     return _lower(importer, program, len(exported.outs) + len(exported.pins)), \
-        exported.outs, exported.pins
+        exported.outs, exported.pins, checks
 
 
 def _lower(importer, program, n_results):

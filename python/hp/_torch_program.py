@@ -10,7 +10,7 @@ import tempfile
 import torch
 
 import hp
-from hp import _checkpoint
+from hp import _checkpoint, _decompose
 
 
 # torch.bool travels as i8 (0 or 1: the bytes torch stores); the traced
@@ -39,7 +39,7 @@ class Program:
     back replicated (so ``hp-runner`` runs the saved file too)."""
 
     def __init__(self, forward, mesh, input_specs, state_specs, output_specs,
-                 buffers, remarks, aliases=None):
+                 buffers, remarks, aliases=None, target_checks=()):
         self._forward = forward  # @forward alone, for other drivers
         self.module = forward.clone()
         self.module.run("builtin.module(dtensor-add-driver)")
@@ -50,6 +50,7 @@ class Program:
         self.buffers = buffers              # export-time buffer values
         self.remarks = remarks
         self.aliases = aliases or {}        # tied names -> the argument's name
+        self.target_checks = list(target_checks)  # _decompose.target_checks
 
     def __str__(self):
         return str(self.module)
@@ -106,8 +107,10 @@ class Program:
         if len(args) != len(self.input_specs):
             raise ValueError(f"the program takes {len(self.input_specs)} inputs, got "
                              f"{len(args)}")
-        return [_checked_tensor(t, shape, dtype, f"input {i}")
-                for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs))]
+        values = [_checked_tensor(t, shape, dtype, f"input {i}")
+                  for i, (t, (shape, dtype, _)) in enumerate(zip(args, self.input_specs))]
+        _decompose.check_targets(values, self.target_checks)
+        return values
 
     def _state(self, params):
         """The state's values in argument order: tensors, or for ``params``

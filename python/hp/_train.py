@@ -25,7 +25,7 @@ import torch
 
 import hp
 from hp._optimizer import _Optimizer, _state_name
-from hp import _torch_import, _torch_plan, _torch_program
+from hp import _decompose, _torch_import, _torch_plan, _torch_program
 
 
 class Trainer:
@@ -112,6 +112,8 @@ class Trainer:
                                       strict=False)
         from torch_mlir import fx
         n_out = 1 + len(trained) + len(opt_names)
+        checks = [c for c in _decompose.target_checks(program)
+                  if len(xs) <= c[0] < len(xs) + len(ts)]
         text = _torch_import._lower(fx.export_and_import, program, n_out + len(pins))
         pin = _torch_plan._Pin(mesh, dim, input_ps)
         updated = trained + opt_names
@@ -138,8 +140,9 @@ class Trainer:
         buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
         self.program = hpt.Program(module, mesh, input_specs, state_specs, output_specs,
                                    buffers, remarks,
-                                   {a: c for a, c in canonical.items() if a != c})
+                                   {a: c for a, c in canonical.items() if a != c}, checks)
         self._keys = keys
+        self._targets = len(ts)
         self._trained_set = set(trained)
         self._aliases = canonical
         self._param_names = params_by_id
@@ -186,6 +189,15 @@ class Trainer:
             raise RuntimeError("the hp.torch.Trainer is closed")
         xs = _torch_program._as_tuple(inputs, "inputs")
         ts = _torch_program._as_tuple(targets, "targets")
+        # Checked here so that errors name the user's inputs and targets,
+        # not the program's (which has the optimizer's scalars among them).
+        specs = self.program.input_specs
+        for what, given, want in (("inputs", xs, specs[:len(specs) - 1 - self._targets]),
+                                  ("targets", ts, specs[len(specs) - 1 - self._targets:-1])):
+            if len(given) != len(want):
+                raise ValueError(f"Trainer.step takes {len(want)} {what}, got {len(given)}")
+            for i, (t, (shape, dtype, _)) in enumerate(zip(given, want)):
+                _torch_program._checked_tensor(t, shape, dtype, f"{what}[{i}]")
         self._opt.check_shape()
         hyper = self._opt.scalars(self._step_count + 1, self._scalar_dtype)
         loss = self._session(*xs, *ts, hyper)

@@ -64,7 +64,8 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     input_ps = _input_placements(mesh, args, inputs)
     pin = _Pin(mesh, dim, input_ps)
     with _static_experts(model):
-        imported, outs, pins = _import(fx.export_and_import, model, args, state, planned)
+        imported, outs, pins, checks = _import(fx.export_and_import, model, args, state,
+                                               planned)
     output_ps = _output_placements(mesh, outs, pins, outputs, pin)
 
     ctx = context or hp.Context()
@@ -84,7 +85,7 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     output_specs = [(tuple(o.shape), o.dtype, ps) for o, ps in zip(outs, output_ps)]
     buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
     return Program(module, mesh, input_specs, state_specs, output_specs, buffers, remarks,
-                   {a: c for a, c in canonical.items() if a != c})
+                   {a: c for a, c in canonical.items() if a != c}, checks)
 
 
 def _checked_export_arguments(model, args, mesh, params, inputs, outputs, plan,

@@ -6,18 +6,24 @@ and by the ranks' peak memory.
 
 Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
 """
+import copy
 import json
 import os
+import random
+import signal
+import struct
 import sys
 
 import pytest
 import torch
+from safetensors import safe_open
 from safetensors.torch import save_file
 from torch import nn
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
 import hp
 import hp.torch
+from hp import _checkpoint
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "torch")
 sys.path.insert(0, os.path.abspath(EXAMPLES))
@@ -161,3 +167,161 @@ def test_checkpoint_errors(llama, tmp_path):
     with pytest.raises(TypeError, match="params must be a dict of name -> tensor or the "
                                         "path of a safetensors checkpoint"):
         hp.torch.run(prog, x, params=[1, 2])
+
+
+def _safetensors_with_header(path, header, data):
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + data)
+
+
+def _safe_open_accepts(path):
+    try:
+        with safe_open(str(path), "pt") as f:
+            f.keys()
+        return True
+    except Exception:  # pylint: disable=broad-except  (any refusal)
+        return False
+
+
+def _hp_accepts(path):
+    try:
+        _checkpoint._entries(str(path))
+        return True
+    except ValueError:
+        return False
+
+
+def test_a_mutated_header_is_read_exactly_when_safetensors_reads_it(tmp_path):
+    # The format's own reader is the definition: thousands of headers with
+    # one field changed (floats and strings for integers, overlapping,
+    # gapped and out-of-range offsets, lengths that disagree with the shape,
+    # unknown dtypes, a bad __metadata__), each accepted by hp exactly when
+    # safetensors.safe_open accepts it; then bytes of a header flipped.
+    base = tmp_path / "base.safetensors"
+    save_file({"a": torch.randn(4, 8), "b": torch.randn(16), "c": torch.zeros(0, 3)},
+              str(base))
+    raw = base.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header, data = json.loads(raw[8:8 + n]), raw[8 + n:]
+    rng = random.Random(0)
+    values = [0, 1, 16, 64, 128, 192, 16.0, 16.9, "8", -1, True, None, [1], 2**64, 1e3]
+    path = tmp_path / "mutant.safetensors"
+    accepted = refused = 0
+    for _ in range(1500):
+        h = copy.deepcopy(header)
+        name = rng.choice(["a", "b", "c"])
+        field = rng.choice(["shape", "data_offsets", "dtype", "extra", "meta", "del"])
+        if field in ("shape", "data_offsets"):
+            v = list(h[name][field])
+            if v and rng.random() < .8:
+                v[rng.randrange(len(v))] = rng.choice(values)
+            else:
+                v = rng.choice([[], [64], [2, 32], "x", [0, 1, 2], [0, 128]])
+            h[name][field] = v
+        elif field == "dtype":
+            h[name]["dtype"] = rng.choice(["F32", "F16", "I64", "U16", "F4", "float32", 3])
+        elif field == "extra":
+            h[name]["other"] = 1
+        elif field == "meta":
+            h["__metadata__"] = rng.choice([{"k": "v"}, {"k": 1}, None, "s", []])
+        else:
+            del h[name]
+        _safetensors_with_header(path, h, data)
+        want = _safe_open_accepts(path)
+        assert _hp_accepts(path) == want, h
+        accepted, refused = accepted + want, refused + (not want)
+    text = json.dumps(header).encode()
+    for _ in range(300):
+        flipped = bytearray(text)
+        flipped[rng.randrange(len(flipped))] = rng.randrange(256)
+        path.write_bytes(struct.pack("<Q", len(flipped)) + bytes(flipped) + data)
+        assert _hp_accepts(path) == _safe_open_accepts(path), bytes(flipped)
+    assert accepted > 100 and refused > 100  # both sides of the rule were tried
+
+
+def test_a_corrupt_header_is_refused_before_the_ranks_start(llama, tmp_path):
+    model, prog = llama
+    x = torch.randn(2, 16, 64)
+    good = tmp_path / "good.safetensors"
+    save_file(dict(model.state_dict()), str(good))
+    raw = good.read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header, data = json.loads(raw[8:8 + n]), raw[8 + n:]
+    first, second = sorted((k for k in header if k != "__metadata__"),
+                           key=lambda k: header[k]["data_offsets"])[:2]
+    overlapping = copy.deepcopy(header)
+    overlapping[second]["data_offsets"][0] -= 4
+    floats = copy.deepcopy(header)
+    floats[first]["shape"] = [float(d) + 0.9 for d in floats[first]["shape"]]
+    strings = copy.deepcopy(header)
+    strings[first]["shape"] = [str(d) for d in strings[first]["shape"]]
+    for bad in (overlapping, floats, strings):
+        path = tmp_path / "bad.safetensors"
+        _safetensors_with_header(path, bad, data)
+        assert not _safe_open_accepts(path)
+        with pytest.raises(ValueError, match="is not a safetensors file"):
+            hp.torch.run(prog, x, params=path)
+
+
+def _split_checkpoint(model, directory, stale_first):
+    """The model's state in two files, the index putting ``stale_first``'s
+    tensor in the second while the first holds an older copy of it."""
+    state = dict(model.state_dict())
+    names = sorted(state)
+    moved = [stale_first] + [n for n in names[len(names) // 2:] if n != stale_first]
+    kept = [n for n in names if n not in moved]
+    first = {n: state[n] for n in kept}
+    first[stale_first] = torch.zeros_like(state[stale_first])  # the stale copy
+    save_file(first, str(directory / "model-00001-of-00002.safetensors"))
+    save_file({n: state[n] for n in moved}, str(directory / "model-00002-of-00002.safetensors"))
+    weight_map = {n: "model-00001-of-00002.safetensors" for n in kept}
+    weight_map.update({n: "model-00002-of-00002.safetensors" for n in moved})
+    return weight_map
+
+
+def test_a_sharded_index_is_followed_and_two_copies_without_one_refused(llama, tmp_path):
+    model, prog = llama
+    x = torch.randn(2, 16, 64)
+    name = next(n for n, _ in model.named_parameters())
+    weight_map = _split_checkpoint(model, tmp_path, name)
+    # No index: the name is in both files and nothing says which is current.
+    with pytest.raises(ValueError, match=f"'{name}' is in both .* no index"):
+        hp.torch.run(prog, x, params=tmp_path)
+    with open(tmp_path / "model.safetensors.index.json", "w") as f:
+        json.dump({"metadata": {}, "weight_map": weight_map}, f)
+    with torch.no_grad():
+        check_close(hp.torch.run(prog, x, params=tmp_path), model(x))
+    # The index names a file that is not there, or one without the tensor.
+    weight_map[name] = "model-00003-of-00002.safetensors"
+    with open(tmp_path / "model.safetensors.index.json", "w") as f:
+        json.dump({"weight_map": weight_map}, f)
+    with pytest.raises(ValueError, match=f"params: .* puts '{name}' in "
+                                         "model-00003-of-00002.safetensors, and there is no"):
+        hp.torch.run(prog, x, params=tmp_path)
+    other = next(n for n, f in weight_map.items() if f.startswith("model-00002") and n != name)
+    weight_map[name], weight_map[other] = (weight_map[other],
+                                           "model-00001-of-00002.safetensors")
+    with open(tmp_path / "model.safetensors.index.json", "w") as f:
+        json.dump({"weight_map": weight_map}, f)
+    with pytest.raises(ValueError, match=f"puts '{other}' in model-00001-of-00002.safetensors, "
+                                         "which holds no tensor of that name"):
+        hp.torch.run(prog, x, params=tmp_path)
+
+
+@pytest.mark.parametrize("what", ["file", "index"])
+def test_a_fifo_is_refused_without_blocking(llama, tmp_path, what):
+    model, prog = llama
+    path = tmp_path / ("model.safetensors" if what == "file" else "x.safetensors.index.json")
+    os.mkfifo(path)
+
+    def hung(*_):
+        raise AssertionError("reading the FIFO blocked")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        with pytest.raises(ValueError, match="is not a regular file"):
+            hp.torch.Session(prog, path)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

@@ -7,6 +7,7 @@ Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
 """
 import os
 import sys
+import time
 
 import pytest
 import torch
@@ -112,9 +113,130 @@ def test_generate_errors():
     with pytest.raises(ValueError, match="max_new_tokens"):
         hp.torch.generate(model, torch.zeros(1, 2, dtype=torch.int64), TP4, max_new_tokens=0)
     model.generation_config.repetition_penalty = 1.3
-    with pytest.raises(ValueError, match="sets repetition_penalty, which change greedy tokens"):
+    with pytest.raises(ValueError, match="sets repetition_penalty, which hp does not "
+                                         "implement"):
         hp.torch.generate(model, torch.zeros(1, 2, dtype=torch.int64), TP4)
     model.generation_config.repetition_penalty = 1.0
     with pytest.raises(ValueError, match="exceed the model's max_position_embeddings \\(64\\)"):
         hp.torch.generate(model, torch.zeros(1, 60, dtype=torch.int64), TP4,
                           max_new_tokens=10)
+
+
+# A value other than transformers' default for every GenerationConfig field
+# (a field this table lacks fails the walk below: each new one is classified).
+NON_DEFAULT = {
+    "max_length": 30, "max_new_tokens": 9, "min_length": 3, "min_new_tokens": 2,
+    "early_stopping": True, "max_time": 100.0, "stop_strings": ["x"], "do_sample": True,
+    "num_beams": 3, "use_mtp": True, "use_cache": False, "cache_implementation": "static",
+    "cache_config": {"max_cache_len": 32}, "max_cache_len": 32, "temperature": 0.7,
+    "top_k": 20, "top_p": 0.9, "min_p": 0.1, "top_h": 0.5, "typical_p": 0.9,
+    "epsilon_cutoff": 3e-4, "eta_cutoff": 3e-4, "repetition_penalty": 1.3,
+    "encoder_repetition_penalty": 1.3, "length_penalty": 2.0, "no_repeat_ngram_size": 2,
+    "bad_words_ids": [[5]], "renormalize_logits": True, "forced_bos_token_id": 5,
+    "forced_eos_token_id": 5, "remove_invalid_values": True,
+    "exponential_decay_length_penalty": (2, 1.5), "suppress_tokens": [5],
+    "begin_suppress_tokens": [5], "sequence_bias": {(5,): 3.0}, "token_healing": True,
+    "guidance_scale": 1.5, "watermarking_config": {"greenlist_ratio": 0.5},
+    "num_return_sequences": 2, "output_attentions": True, "output_hidden_states": True,
+    "output_scores": True, "output_logits": True, "return_dict_in_generate": True,
+    "pad_token_id": 3, "bos_token_id": 1, "eos_token_id": 2,
+    "encoder_no_repeat_ngram_size": 2, "decoder_start_token_id": 1, "is_assistant": True,
+    "num_assistant_tokens": 5, "num_assistant_tokens_schedule": "heuristic",
+    "assistant_confidence_threshold": 0.2, "prompt_lookup_num_tokens": 3,
+    "max_matching_ngram_size": 3, "assistant_early_exit": 1, "assistant_lookbehind": 5,
+    "target_lookbehind": 5, "assistant_ensemble_weight": 0.5, "speculation_type": "x",
+    "compile_config": {"fullgraph": False}, "disable_compile": True,
+    "continuous_batching_config": {"x": 1}, "low_memory": True, "penalty_alpha": 0.6,
+    "dola_layers": "low", "diversity_penalty": 0.5, "num_beam_groups": 3,
+    "constraints": ["x"], "force_words_ids": [[5]], "prefill_chunk_size": 2,
+}
+# Fields whose tokens the walk does not compare through transformers: the
+# special tokens hp implements (tested above and below), transformers' own
+# bookkeeping, and settings whose generate needs more than a model (a
+# tokenizer, an assistant, compilation).
+NOT_COMPARED = {"pad_token_id", "bos_token_id", "eos_token_id", "_from_model_config",
+                "transformers_version", "cache_implementation", "cache_config",
+                "max_cache_len", "is_assistant", "decoder_start_token_id"}
+
+
+def test_every_generation_setting_is_honoured_or_refused_by_name():
+    # Walks GenerationConfig().to_dict(): a field set to a value other than
+    # its default is refused by name before anything compiles, or leaves
+    # transformers' greedy tokens as they are (so hp's greedy tokens, equal
+    # to transformers' above, stay right).
+    from transformers import GenerationConfig
+    from hp import _generate
+    model = make("llama")
+    torch.manual_seed(7)
+    ids = torch.randint(0, VOCAB, (1, 4))
+    plain = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=4).tolist()
+    fields = [f for f in GenerationConfig().to_dict() if f not in
+              ("_from_model_config", "transformers_version")]
+    assert set(fields) - set(NON_DEFAULT) == set(), "fields the table does not know"
+    refused = []
+    for field in fields:
+        model.generation_config = GenerationConfig()
+        setattr(model.generation_config, field, NON_DEFAULT[field])
+        try:
+            _generate._check_generation_config(model)
+        except ValueError as e:
+            assert f"sets {field}, which hp does not implement" in str(e)
+            assert field not in _generate._HONOURED
+            refused.append(field)
+            continue
+        assert field in _generate._HONOURED
+        if field not in NOT_COMPARED:
+            tokens = model.generate(ids, attention_mask=torch.ones_like(ids),
+                                    max_new_tokens=4).tolist()
+            assert tokens == plain, f"{field} changes greedy tokens but hp honours it"
+    # The public entry refuses before compiling.
+    model.generation_config = GenerationConfig(num_beams=3)
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="sets num_beams, which hp does not implement"):
+        hp.torch.generate(model, ids, TP4, plan=model_plan(model))
+    assert time.monotonic() - start < 2
+    for field in ("num_beams", "guidance_scale", "do_sample", "watermarking_config",
+                  "num_return_sequences", "return_dict_in_generate"):
+        assert field in refused
+
+
+def test_a_padded_prompt_is_refused_before_compiling():
+    # transformers infers an attention mask from the pad_token_id it finds
+    # in a prompt (left padding); hp's step has none: refused, not decoded
+    # as if the pads were tokens. A pad that is the eos token is no pad to
+    # transformers (no mask inferred) and none to hp.
+    model = make("llama")
+    model.generation_config.pad_token_id = 0
+    model.generation_config.eos_token_id = 2
+    ids = torch.tensor([[0, 0, 5, 6], [7, 8, 9, 10]])
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="input_ids holds the pad_token_id 0"):
+        hp.torch.generate(model, ids, TP4, plan=model_plan(model))
+    assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("ids", [torch.zeros(1, 0, dtype=torch.int64),
+                                 torch.zeros(0, 3, dtype=torch.int64),
+                                 torch.zeros(1, 3), torch.zeros(3, dtype=torch.int64)])
+def test_a_bad_prompt_is_refused_before_compiling(ids):
+    model = make("llama")
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="input_ids must be a \\[batch, length\\] integer"):
+        hp.torch.generate(model, ids, TP4, plan=model_plan(model))
+    assert time.monotonic() - start < 2
+
+
+def test_falcon_multi_query_generates_transformers_tokens():
+    # Falcon's multi_query attention shares one key/value head while its
+    # config reports num_kv_heads=8: the cache is sized from the attention.
+    import transformers
+    torch.manual_seed(0)
+    config = transformers.FalconConfig(hidden_size=64, num_attention_heads=8,
+                                       num_hidden_layers=2, vocab_size=VOCAB,
+                                       multi_query=True, new_decoder_architecture=False,
+                                       max_position_embeddings=64)
+    assert config.num_kv_heads == 8
+    model = transformers.FalconForCausalLM(config).eval()
+    ids = torch.randint(0, VOCAB, (2, 4))
+    out = hp.torch.generate(model, ids, hp.DeviceMesh("tp", [2]), max_new_tokens=NEW)
+    assert out.tolist() == eager_tokens(model, ids).tolist()

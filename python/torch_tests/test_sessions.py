@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 
 import pytest
@@ -239,3 +240,92 @@ def test_entry_errors(llama):
         hp.torch.Session(prog, params, entries={"main": prog})
     with pytest.raises(TypeError, match="expected an hp.torch.Program"):
         hp.torch.Session(prog, params, entries={"x": 3})
+
+
+def rank_pids(sess):
+    """{rank: pid} of the session's ranks (hp-runner's children under
+    mpirun, each with its Open MPI rank in its environment)."""
+    ranks = {}
+    from hp._process import _session_members
+    for pid in _session_members(sess._proc.pid):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+        except OSError:
+            continue
+        if b"OMPI_COMM_WORLD_RANK" in env and b"HP_SESSION_CLIENT" in env:
+            ranks.setdefault(int(env[b"OMPI_COMM_WORLD_RANK"]), pid)
+    return ranks
+
+
+def test_calls_from_two_threads_take_turns(lookup):
+    model, prog = lookup
+    failures = []
+
+    def caller(seed):
+        try:
+            g = torch.Generator().manual_seed(seed)
+            for _ in range(15):
+                ids = torch.randint(0, 10, (4,), generator=g)
+                check_close(sess(ids), model(ids).detach())
+        except BaseException as e:  # pylint: disable=broad-except
+            failures.append(e)
+
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        threads = [threading.Thread(target=caller, args=(s,)) for s in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert not any(t.is_alive() for t in threads), "a call hung"
+        assert not failures, failures
+        check_close(sess(torch.tensor([1, 2, 3, 4])), model(torch.tensor([1, 2, 3, 4])).detach())
+
+
+@pytest.mark.parametrize("stopped", [0, 1])
+def test_a_stopped_rank_fails_the_call_within_the_timeout(lookup, monkeypatch, stopped):
+    # Rank 0 stopped while idle never takes the request; rank 1 stopped
+    # never joins the call's collectives. Either way the call fails within
+    # about HP_TIMEOUT_S, naming the rank, and nothing is left behind.
+    model, prog = lookup
+    monkeypatch.setenv("HP_TIMEOUT_S", "5")
+    before = sessions_left()
+    sess = hp.torch.Session(prog, dict(model.named_parameters()))
+    ids = torch.tensor([1, 2, 3, 4])
+    check_close(sess(ids), model(ids).detach())
+    pid = rank_pids(sess)[stopped]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        # Rank 0 is named; with rank 1 stopped, the ranks that waited say
+        # what they waited for.
+        with pytest.raises(hp.RunError, match="rank 0 is stopped" if stopped == 0
+                           else "timed out after"):
+            sess(ids)
+        assert time.monotonic() - start < 5 + 15
+    finally:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except OSError:
+            pass
+    assert sess.closed and sessions_left() == before
+
+
+def test_an_interrupted_call_leaves_no_request_behind(lookup, monkeypatch):
+    # Ctrl-C while a call waits: the ranks still finish it, and its
+    # directory goes when its answer arrives (here during the next call).
+    model, prog = lookup
+    ids = torch.tensor([1, 2, 3, 4])
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        wait = sess._wait_for
+
+        def interrupted(n):
+            monkeypatch.setattr(sess, "_wait_for", wait)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(sess, "_wait_for", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            sess(ids)
+        check_close(sess(ids), model(ids).detach())
+        left = [e for e in os.listdir(sess._dir) if e[0].isdigit()]
+        assert left == [], left

@@ -406,3 +406,83 @@ def test_nll_loss_is_torchs(reduction, weighted, ignore_index, rank):
     check_close(got[0], expected[0])
     if reduction != 0:  # torch leaves the total weight unset without a reduction
         check_close(got[1], expected[1])
+
+
+def classifier_trainer(ignore_index=-100):
+    torch.manual_seed(0)
+    model = Tiny()
+    reference = copy.deepcopy(model)
+
+    def loss_fn(out, t):
+        return F.cross_entropy(out, t, ignore_index=ignore_index)
+
+    tr = hp.torch.Trainer(model, loss_fn, (torch.randn(4, 8),),
+                          (torch.tensor([0, 1, 2, 3]),), DDP2,
+                          optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+                          inputs=[[hp.Shard(0)]])
+    return tr, reference, loss_fn
+
+
+DDP2 = hp.DeviceMesh("dp", [2], mesh_dim_names=("dp",))
+
+
+def test_targets_outside_the_classes_are_refused_as_torch_refuses_them():
+    # torch: IndexError "Target 9 is out of bounds." (and for -5); hp the
+    # same, before the step runs: the weights are untouched and the Trainer
+    # goes on. ignore_index is no class and takes no loss, as in torch.
+    tr, reference, loss_fn = classifier_trainer(ignore_index=7)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    x = torch.randn(4, 8)
+    with tr:
+        for bad in (9, -5, 8):
+            t = torch.tensor([0, bad, 2, 3])
+            with pytest.raises(IndexError) as torch_error:
+                loss_fn(reference(x), t)
+            with pytest.raises(IndexError, match=f"^{torch_error.value}$"):
+                tr.step((x,), (t,))
+        for t in (torch.tensor([0, 7, 2, 3]), torch.tensor([1, 1, 5, 0])):
+            loss = tr.step((x,), (t,))
+            ref_opt.zero_grad()
+            expected = loss_fn(reference(x), t)
+            expected.backward()
+            ref_opt.step()
+            assert loss == pytest.approx(expected.item(), rel=1e-5)
+        params = tr.state_dict()
+    for name, value in reference.state_dict().items():
+        close_to_eager(params[name], value, name)
+
+
+def test_a_target_the_program_computes_is_checked_on_the_ranks():
+    # The target is an input reversed: the client cannot check it, the
+    # program does (the lookup of each target in a table of the classes).
+    class Loss(torch.nn.Module):
+        def forward(self, x, t):
+            return F.cross_entropy(x, t.flip(0))
+
+    x = torch.randn(4, 6)
+    prog = hp.torch.export(Loss(), (x, torch.tensor([0, 1, 2, 3])), DDP2)
+    good = torch.tensor([5, 0, 3, 1])
+    check_close(hp.torch.run(prog, (x, good)), Loss()(x, good))
+    for bad in (6, -5):
+        t = torch.tensor([1, bad, 2, 3])
+        with pytest.raises(IndexError):
+            Loss()(x, t)
+        with pytest.raises(hp.RunError, match="index must be (smaller than dim size|larger "
+                                              "or equal to 0)"):
+            hp.torch.run(prog, (x, t))
+
+
+def test_step_errors_name_the_users_inputs_and_targets():
+    with tiny_trainer() as tr:
+        x, y = torch.randn(4, 8), torch.randn(4, 8)
+        with pytest.raises(ValueError, match=r"^targets\[0\] is \(4, 9\) torch.float32"):
+            tr.step((x,), (torch.randn(4, 9),))
+        with pytest.raises(ValueError, match=r"^inputs\[0\] is \(4,\) torch.float32"):
+            tr.step((torch.randn(4),), (y,))
+        with pytest.raises(ValueError, match="^Trainer.step takes 1 targets, got 0"):
+            tr.step((x,), ())
+        with pytest.raises(ValueError, match="^Trainer.step takes 1 inputs, got 2"):
+            tr.step((x, x), (y,))
+        with pytest.raises(TypeError, match=r"^targets\[0\] must be a torch.Tensor"):
+            tr.step((x,), ("y",))
+        tr.step((x,), (y,))  # and the Trainer goes on

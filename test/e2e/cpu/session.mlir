@@ -27,8 +27,20 @@
 //
 // A request that is not a call number ends the job, naming it.
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/g garbage | FileCheck %s --check-prefix=GARBAGE
-// GARBAGE: hp_session_next: a request is '<n>', '<n> <entry>', 'state <n>', 'memory <n>' or 'stop' (n a request number, entry an entry's index), got 'seven'
+// GARBAGE: hp_session_next: a request is '<n>', '<n> <entry>', 'state <n>', 'memory <n>' or 'stop' (n a request number, entry an entry's index, both in decimal without a sign or a leading zero), got 'seven'
 // GARBAGE-NOT: exit 0
+//
+// A number has one spelling: '00', '+1' and an entry '01' are no requests
+// (a reply echoing '0' would answer another request than the client's).
+// RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/z garbage 00 | FileCheck %s --check-prefix=ZEROS
+// ZEROS: a request is {{.*}} got '00'
+// ZEROS-NOT: exit 0
+// RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/p garbage +1 | FileCheck %s --check-prefix=PLUS
+// PLUS: a request is {{.*}} got '+1'
+// PLUS-NOT: exit 0
+// RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/e garbage "0 01" | FileCheck %s --check-prefix=ENTRY
+// ENTRY: a request is {{.*}} got '0 01'
+// ENTRY-NOT: exit 0
 
 dtensor.mesh @tp shape = [2]
 

@@ -8,7 +8,8 @@ MODE calls: three calls with other inputs, every rank's peak memory
 MODE orphan: the client named to the ranks (HP_SESSION_CLIENT) is a child
 that ends at once; the ranks must end by themselves and remove DIR.
 MODE idle: no call at all under HP_TIMEOUT_S=1.
-MODE garbage: a request line that is not a call number.
+MODE garbage [LINE]: a request line that is not a call number (default
+'seven').
 MODE state: a program whose argument 1 (2x4 f32) is resident and updated
 by result 1 (session-state.mlir): three calls, the state fetched, one more
 call, the state again.
@@ -25,6 +26,7 @@ import sys
 import time
 
 runner, program, directory, mode = sys.argv[1:5]
+garbage = sys.argv[5] if len(sys.argv) > 5 else "seven"
 os.makedirs(directory)
 os.mkfifo(os.path.join(directory, "requests"))
 os.mkfifo(os.path.join(directory, "replies"))
@@ -116,7 +118,8 @@ if mode in ("calls", "state", "entries"):
               f"{all(p > 1 << 20 for p in peaks)}")
     os.write(requests, b"stop\n")
 elif mode == "garbage":
-    os.write(requests, b"seven\n")
+    os.makedirs(os.path.join(directory, "0"))  # what '00' would wrongly name
+    os.write(requests, f"{garbage}\n".encode())
 elif mode == "badentry":
     request(0, [0.0] * 8, line="0 1")
 output, _ = ranks.communicate(timeout=120)
