@@ -148,18 +148,19 @@ def _checked_length(model, max_len):
                          f"({limit})")
 
 
-# The generation_config fields hp's greedy decoding honours: the special
-# tokens (eos ends a sequence, pad fills ended ones), the lengths (generate's
-# max_new_tokens decides), and those that leave greedy tokens as they are:
-# the cache's and compilation's settings, sampling's warpers (applied only
-# when do_sample is set), beam search's and an assistant model's settings
+# The generation_config fields hp's decoding honours: the special tokens
+# (eos ends a sequence, pad fills ended ones), the lengths (generate's
+# max_new_tokens decides), sampling (do_sample and its warpers, applied to
+# the step's logits by transformers' own processors and drawn as its
+# sampler draws), and those that leave tokens as they are: the cache's and
+# compilation's settings, beam search's and an assistant model's settings
 # (neither runs), bookkeeping. Every other field that differs from
 # transformers' default is refused by name, before anything compiles.
 _HONOURED = {
     "bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id",
     "max_length", "max_new_tokens", "use_cache", "cache_implementation", "cache_config",
-    "max_cache_len", "disable_compile", "low_memory", "temperature", "top_k", "top_p",
-    "min_p", "top_h", "typical_p", "epsilon_cutoff", "eta_cutoff", "early_stopping",
+    "max_cache_len", "disable_compile", "low_memory", "do_sample", "temperature", "top_k",
+    "top_p", "min_p", "top_h", "typical_p", "epsilon_cutoff", "eta_cutoff", "early_stopping",
     "length_penalty", "renormalize_logits", "output_scores", "output_logits",
     "is_assistant", "num_assistant_tokens", "num_assistant_tokens_schedule",
     "assistant_confidence_threshold", "assistant_lookbehind", "target_lookbehind",
@@ -198,8 +199,9 @@ def _check_generation_config(model):
                not _same(_effective(config, f, defaults), _effective(plain, f, defaults))]
     if changed:
         raise ValueError(f"the model's generation_config sets {', '.join(changed)}, which hp "
-                         f"does not implement: hp decodes plain greedy (argmax, one "
-                         f"sequence per prompt); reset them to their defaults")
+                         f"does not implement: hp decodes greedily or samples, one "
+                         f"sequence per prompt, without other logits processors; reset "
+                         f"them to their defaults")
 
 
 def _check_prompt(model, input_ids):
@@ -216,6 +218,28 @@ def _check_prompt(model, input_ids):
         raise ValueError(f"input_ids holds the pad_token_id {pad}: transformers' generate "
                          f"masks those positions, and hp decodes unpadded prompts only "
                          f"(give every prompt its full length)")
+
+
+def _token_chooser(model, input_ids, max_new_tokens):
+    """How transformers' generate picks each next token for this request:
+    its own logits processors for the model's generation_config (sampling's
+    warpers when ``do_sample`` is set; _check_generation_config refused the
+    rest), then the argmax, or a draw from the softmax as its sampler draws
+    (``torch.multinomial``, so a seed gives transformers' tokens). A
+    function of (tokens so far, the step's logits)."""
+    config, _ = model._prepare_generation_config(None, max_new_tokens=max_new_tokens)
+    model._prepare_special_tokens(config, True, device=input_ids.device)
+    config.max_length = input_ids.shape[1] + max_new_tokens
+    processors = model._get_logits_processor(
+        config, input_ids_seq_length=input_ids.shape[1], encoder_input_ids=input_ids,
+        device=input_ids.device, model_kwargs={})
+
+    def choose(tokens, logits):
+        scores = processors(tokens, logits.to(torch.float32))
+        if config.do_sample:
+            return torch.multinomial(torch.softmax(scores, dim=-1), num_samples=1).squeeze(1)
+        return scores.argmax(-1)
+    return choose
 
 
 def _eos_ids(model):
@@ -240,8 +264,11 @@ class Generator:
     a prompt of at least P tokens has its first P run in one step, the rest
     a token per step, as are shorter prompts.
 
-    ``gen(input_ids, max_new_tokens)`` decodes greedily, as
-    ``model.generate(input_ids, do_sample=False, max_new_tokens=N)`` does;
+    ``gen(input_ids, max_new_tokens)`` decodes as
+    ``model.generate(input_ids, max_new_tokens=N)`` does under the model's
+    generation_config, read per request: greedily, or sampling
+    (``do_sample`` with temperature, top-k, top-p, ...: after the same
+    ``torch.manual_seed`` the same tokens);
     ``gen.program`` is the step's :class:`hp.torch.Program`;
     ``gen.peak_memory()`` every rank's peak resident bytes; ``close()``
     (or leaving a ``with`` block) stops the ranks."""
@@ -315,6 +342,7 @@ class Generator:
             pad = int(eos[0])
         tokens = input_ids.to(torch.int64)
         prompt = tokens.shape[1]
+        choose = _token_chooser(self._model, tokens, max_new_tokens)
         unfinished = torch.ones(self.batch, dtype=torch.bool)
         start = 0
         if self.prefill and prompt >= self.prefill:
@@ -327,7 +355,7 @@ class Generator:
                 logits = self._session(tokens[:, p:p + 1], torch.tensor([p]))
             if p < prompt - 1:
                 continue  # the prompt: the cache fills, the logits are not needed
-            nxt = logits.argmax(-1)
+            nxt = choose(tokens, logits)
             if len(eos):
                 nxt = torch.where(unfinished, nxt, torch.full_like(nxt, pad))
                 unfinished &= ~torch.isin(nxt, eos)
@@ -357,8 +385,9 @@ class Generator:
 
 
 def generate(model, input_ids, mesh, plan=None, max_new_tokens=16, np=None, params=None):
-    """Greedy decoding as ``model.generate(input_ids, do_sample=False,
-    max_new_tokens=N)`` computes it, on ``np`` ranks (default: the mesh's
+    """Decoding as ``model.generate(input_ids, max_new_tokens=N)`` computes
+    it under the model's generation_config (greedy, or sampling with the
+    same draws for the same seed), on ``np`` ranks (default: the mesh's
     size): the prompt and the new tokens, [batch, length + N] (fewer when
     every sequence ended; ended ones padded as transformers pads them). One
     :class:`Generator` for this request (the prompt in one prefill step),

@@ -156,7 +156,7 @@ NON_DEFAULT = {
 # tokenizer, an assistant, compilation).
 NOT_COMPARED = {"pad_token_id", "bos_token_id", "eos_token_id", "_from_model_config",
                 "transformers_version", "cache_implementation", "cache_config",
-                "max_cache_len", "is_assistant", "decoder_start_token_id"}
+                "max_cache_len", "is_assistant", "decoder_start_token_id", "do_sample"}
 
 
 def test_every_generation_setting_is_honoured_or_refused_by_name():
@@ -195,7 +195,7 @@ def test_every_generation_setting_is_honoured_or_refused_by_name():
     with pytest.raises(ValueError, match="sets num_beams, which hp does not implement"):
         hp.torch.generate(model, ids, TP4, plan=model_plan(model))
     assert time.monotonic() - start < 2
-    for field in ("num_beams", "guidance_scale", "do_sample", "watermarking_config",
+    for field in ("num_beams", "guidance_scale", "watermarking_config",
                   "num_return_sequences", "return_dict_in_generate"):
         assert field in refused
 
@@ -240,3 +240,26 @@ def test_falcon_multi_query_generates_transformers_tokens():
     ids = torch.randint(0, VOCAB, (2, 4))
     out = hp.torch.generate(model, ids, hp.DeviceMesh("tp", [2]), max_new_tokens=NEW)
     assert out.tolist() == eager_tokens(model, ids).tolist()
+
+
+def test_sampling_draws_transformers_tokens_for_the_same_seed():
+    # do_sample with temperature, top-k and top-p: transformers' own
+    # processors on hp's logits and its sampler's draws, so a seed gives
+    # transformers' tokens; 5 seeds x 32 tokens on one Generator.
+    model = make("qwen2")
+    config = model.generation_config
+    config.do_sample, config.temperature, config.top_k, config.top_p = True, 0.7, 20, 0.9
+    torch.manual_seed(8)
+    ids = torch.randint(0, VOCAB, (2, 4))
+    with hp.torch.Generator(model, batch=2, max_len=36, mesh=TP4, plan=model_plan(model),
+                            prefill=4) as gen:
+        for seed in range(5):
+            torch.manual_seed(seed)
+            expected = model.generate(ids, attention_mask=torch.ones_like(ids),
+                                      max_new_tokens=32)
+            torch.manual_seed(seed)
+            out = gen(ids, 32)
+            assert out.tolist() == expected.tolist(), seed
+        # Greedy again on the same Generator: the setting is read per request.
+        config.do_sample = False
+        assert gen(ids, 8).tolist() == eager_tokens(model, ids, 8).tolist()
