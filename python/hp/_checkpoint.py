@@ -29,7 +29,8 @@ _DTYPES = {
 # the tensors of _DTYPES; a checkpoint may hold others that it never asks for.
 _FORMAT_BITS = {
     "BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8,
-    "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "I16": 16, "U16": 16, "F16": 16,
+    "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8,
+    "I16": 16, "U16": 16, "F16": 16,
     "BF16": 16, "I32": 32, "U32": 32, "F32": 32, "F64": 64, "I64": 64, "U64": 64,
     "C64": 64,
 }
@@ -135,6 +136,19 @@ def _indexed(path):
             raise ValueError(f"params: {path} puts '{name}' in {file}, which holds no "
                              f"tensor of that name")
         entries[name] = headers[full][name]
+    # A tensor a shard holds that the index does not list is read too, as
+    # transformers reads every tensor of the shards it names, unless two
+    # shards hold it.
+    unlisted = {}
+    for full, header in headers.items():
+        for name, entry in header.items():
+            if name in weight_map:
+                continue
+            if name in unlisted:
+                raise ValueError(f"params: '{name}' is in both {unlisted[name][0]} and "
+                                 f"{entry[0]}, and {path} does not say which holds it")
+            unlisted[name] = entry
+    entries.update(unlisted)
     return entries
 
 
@@ -158,6 +172,42 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _unique_keys(pairs):
+    """A JSON object whose keys are all different (the format's reader
+    refuses a key given twice)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+# The format's reader nests objects and arrays at most this deep.
+_MAX_DEPTH = 127
+
+
+def _check_json_values(header):
+    """What Python's JSON reader takes and the format's does not: nesting
+    past _MAX_DEPTH, and strings that are not Unicode text (a lone
+    surrogate escaped as \\ud800)."""
+    todo = [(header, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (dict, list)):
+            if depth > _MAX_DEPTH:
+                raise ValueError(f"it nests deeper than {_MAX_DEPTH}")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                todo.append((key, depth))
+                todo.append((item, depth + 1))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"the string {value!r} is not Unicode text") from None
+
+
 def _header(path):
     """{name: (file, dtype name, shape, first byte, end byte)} of one
     safetensors file, offsets from the file's start. The header is checked
@@ -179,7 +229,11 @@ def _header(path):
             raise bad(f"its header length, {n} bytes, does not fit the file")
         raw = f.read(n)
     try:
-        header = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        header = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant,
+                            object_pairs_hook=_unique_keys)
+        _check_json_values(header)
+    except RecursionError:
+        raise bad(f"its header nests deeper than {_MAX_DEPTH}") from None
     except ValueError as e:
         raise bad(f"its header is not a JSON object: {e}") from None
     if not isinstance(header, dict):

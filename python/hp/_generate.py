@@ -150,13 +150,18 @@ def _checked_length(model, max_len):
 
 # The generation_config fields hp's decoding honours: the special tokens
 # (eos ends a sequence, pad fills ended ones), the lengths (generate's
-# max_new_tokens decides), sampling (do_sample and its warpers, applied to
-# the step's logits by transformers' own processors and drawn as its
-# sampler draws), and those that leave tokens as they are: the cache's and
-# compilation's settings, beam search's and an assistant model's settings
-# (neither runs), bookkeeping. Every other field that differs from
-# transformers' default is refused by name, before anything compiles.
+# max_new_tokens decides), the logits processors and sampling (do_sample
+# and its warpers), which transformers' own processors apply to the step's
+# logits before its argmax or its sampler's draw, and those that leave
+# tokens as they are: the cache's and compilation's settings, beam search's
+# and an assistant model's settings (neither runs), bookkeeping. Every
+# other field that differs from transformers' default is refused by name,
+# before anything compiles.
 _HONOURED = {
+    "repetition_penalty", "encoder_repetition_penalty", "no_repeat_ngram_size",
+    "bad_words_ids", "min_length", "min_new_tokens", "suppress_tokens",
+    "begin_suppress_tokens", "forced_bos_token_id", "forced_eos_token_id", "sequence_bias",
+    "exponential_decay_length_penalty", "remove_invalid_values",
     "bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id",
     "max_length", "max_new_tokens", "use_cache", "cache_implementation", "cache_config",
     "max_cache_len", "disable_compile", "low_memory", "do_sample", "temperature", "top_k",
@@ -200,8 +205,8 @@ def _check_generation_config(model):
     if changed:
         raise ValueError(f"the model's generation_config sets {', '.join(changed)}, which hp "
                          f"does not implement: hp decodes greedily or samples, one "
-                         f"sequence per prompt, without other logits processors; reset "
-                         f"them to their defaults")
+                         f"sequence per prompt (no beams, no guidance, no assistant, no "
+                         f"stop strings, tokens only); reset them to their defaults")
 
 
 def _check_prompt(model, input_ids):
@@ -223,13 +228,18 @@ def _check_prompt(model, input_ids):
 def _token_chooser(model, input_ids, max_new_tokens):
     """How transformers' generate picks each next token for this request:
     its own logits processors for the model's generation_config (sampling's
-    warpers when ``do_sample`` is set; _check_generation_config refused the
-    rest), then the argmax, or a draw from the softmax as its sampler draws
+    warpers too when ``do_sample`` is set; _check_generation_config refused
+    what they cannot do), then the argmax, or a draw from the softmax as its
+    sampler draws
     (``torch.multinomial``, so a seed gives transformers' tokens). A
     function of (tokens so far, the step's logits)."""
     config, _ = model._prepare_generation_config(None, max_new_tokens=max_new_tokens)
     model._prepare_special_tokens(config, True, device=input_ids.device)
+    # The lengths as generate sets them: max_new_tokens (the argument) and
+    # min_new_tokens count from the prompt's end.
     config.max_length = input_ids.shape[1] + max_new_tokens
+    if config.min_new_tokens is not None:
+        config.min_length = input_ids.shape[1] + config.min_new_tokens
     processors = model._get_logits_processor(
         config, input_ids_seq_length=input_ids.shape[1], encoder_input_ids=input_ids,
         device=input_ids.device, model_kwargs={})
@@ -324,6 +334,7 @@ class Generator:
                                     entries=entries)
 
     def __call__(self, input_ids, max_new_tokens=16):
+        _check_generation_config(self._model)  # read per request, so checked per request
         _check_prompt(self._model, input_ids)
         hp._check_int(max_new_tokens, "max_new_tokens", 1)
         if input_ids.shape[0] != self.batch:

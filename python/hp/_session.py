@@ -84,6 +84,7 @@ class Session:
         # Requests whose caller stopped waiting (Ctrl-C): their directories
         # go when their answers come.
         self._abandoned = set()
+        self._answered = False  # a call was answered: the ranks are up
         self._proc = None
         self._fds = []
         self._dir = None
@@ -230,8 +231,8 @@ class Session:
             shutil.rmtree(work, ignore_errors=True)
         sent = False
         try:
+            sent = True  # from here the ranks may read the directory
             self._send(line.format(n=n) + "\n")
-            sent = True
             self._wait_for(n)
         except BaseException:
             if self._dir is not None:
@@ -288,16 +289,18 @@ class Session:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self):
-        """Stops the ranks (they finish the call in flight first) and removes
-        the session's files. Closing twice does nothing."""
-        if self.closed:
-            return
-        try:
-            os.write(self._fds[0], b"stop\n")
-            self._proc.wait(timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        self._end()
+        """Stops the ranks (they finish the call in flight first: a call
+        another thread makes ends before) and removes the session's files.
+        Closing twice does nothing."""
+        with self._lock:
+            if self.closed:
+                return
+            try:
+                os.write(self._fds[0], b"stop\n")
+                self._proc.wait(timeout=60)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self._end()
 
     def _send(self, line):
         try:
@@ -323,11 +326,17 @@ class Session:
                         self._abandoned.discard(int(line))
                         shutil.rmtree(os.path.join(self._dir, line.decode()),
                                       ignore_errors=True)
+                        start = time.monotonic()  # rank 0 turns to this call now
                 if str(n).encode() in lines:
+                    self._answered = True
                     return
             elif self._proc.poll() is not None:
                 self._fail("the ranks ended during the call")
-            elif time.monotonic() - start > self._timeout and self._unread_requests():
+            # Rank 0 takes a request at once when idle: after it has
+            # answered one (before, it may still be compiling) and with no
+            # interrupted call of its own still running.
+            elif self._answered and not self._abandoned and \
+                    time.monotonic() - start > self._timeout and self._unread_requests():
                 self._fail(f"rank 0 has not taken request {n} in {self._timeout:g} s "
                            f"(HP_TIMEOUT_S): rank 0 is stopped or hung", ending=False)
 

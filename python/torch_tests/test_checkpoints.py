@@ -237,6 +237,19 @@ def test_a_mutated_header_is_read_exactly_when_safetensors_reads_it(tmp_path):
         path.write_bytes(struct.pack("<Q", len(flipped)) + bytes(flipped) + data)
         assert _hp_accepts(path) == _safe_open_accepts(path), bytes(flipped)
     assert accepted > 100 and refused > 100  # both sides of the rule were tried
+    # JSON that Python reads and the format does not: a key twice, a lone
+    # surrogate, nesting past 127; and every dtype the format knows.
+    entry = '"dtype": "F32", "shape": [0], "data_offsets": [0, 0]'
+    texts = ['{"x": {' + entry + ', "dtype": "F32"}}', '{"__metadata__": {}, "__metadata__": {}}',
+             '{"\\ud800": {' + entry + '}}', '{"x": {' + entry + ', "dtype": "F8_XX"}}']
+    texts += ['{"x": {' + entry + ', "o": ' + "[" * d + "]" * d + '}}'
+              for d in (125, 126, 100000)]
+    texts += ['{"x": {"dtype": "%s", "shape": [0], "data_offsets": [0, 0]}}' % d
+              for d in _checkpoint._FORMAT_BITS]
+    for text in texts:
+        raw = text.encode("utf-8", "surrogatepass")
+        path.write_bytes(struct.pack("<Q", len(raw)) + raw)
+        assert _hp_accepts(path) == _safe_open_accepts(path), text[:80]
 
 
 def test_a_corrupt_header_is_refused_before_the_ranks_start(llama, tmp_path):
@@ -290,6 +303,19 @@ def test_a_sharded_index_is_followed_and_two_copies_without_one_refused(llama, t
     with open(tmp_path / "model.safetensors.index.json", "w") as f:
         json.dump({"metadata": {}, "weight_map": weight_map}, f)
     with torch.no_grad():
+        check_close(hp.torch.run(prog, x, params=tmp_path), model(x))
+        # A tensor of a shard the index does not list is read from its shard,
+        # as transformers reads it.
+        listed = {n: f for n, f in weight_map.items() if n != name}
+        with open(tmp_path / "model.safetensors.index.json", "w") as f:
+            json.dump({"weight_map": listed}, f)
+        with pytest.raises(ValueError, match=f"'{name}' is in both"):
+            hp.torch.run(prog, x, params=tmp_path)  # unlisted and in two shards
+        other = next(n for n, f in weight_map.items() if f.startswith("model-00002")
+                     and n != name)
+        listed = {n: f for n, f in weight_map.items() if n != other}
+        with open(tmp_path / "model.safetensors.index.json", "w") as f:
+            json.dump({"weight_map": listed}, f)
         check_close(hp.torch.run(prog, x, params=tmp_path), model(x))
     # The index names a file that is not there, or one without the tensor.
     weight_map[name] = "model-00003-of-00002.safetensors"

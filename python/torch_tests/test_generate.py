@@ -5,6 +5,7 @@ transformers' own model.generate(do_sample=False) tokens.
 
 Run by scripts/test.sh in the environment scripts/torch-env.sh makes.
 """
+import copy
 import os
 import sys
 import time
@@ -112,11 +113,11 @@ def test_generate_errors():
         hp.torch.generate(model, torch.zeros(4), TP4)
     with pytest.raises(ValueError, match="max_new_tokens"):
         hp.torch.generate(model, torch.zeros(1, 2, dtype=torch.int64), TP4, max_new_tokens=0)
-    model.generation_config.repetition_penalty = 1.3
-    with pytest.raises(ValueError, match="sets repetition_penalty, which hp does not "
+    model.generation_config.guidance_scale = 1.5
+    with pytest.raises(ValueError, match="sets guidance_scale, which hp does not "
                                          "implement"):
         hp.torch.generate(model, torch.zeros(1, 2, dtype=torch.int64), TP4)
-    model.generation_config.repetition_penalty = 1.0
+    model.generation_config.guidance_scale = None
     with pytest.raises(ValueError, match="exceed the model's max_position_embeddings \\(64\\)"):
         hp.torch.generate(model, torch.zeros(1, 60, dtype=torch.int64), TP4,
                           max_new_tokens=10)
@@ -150,10 +151,10 @@ NON_DEFAULT = {
     "dola_layers": "low", "diversity_penalty": 0.5, "num_beam_groups": 3,
     "constraints": ["x"], "force_words_ids": [[5]], "prefill_chunk_size": 2,
 }
-# Fields whose tokens the walk does not compare through transformers: the
-# special tokens hp implements (tested above and below), transformers' own
-# bookkeeping, and settings whose generate needs more than a model (a
-# tokenizer, an assistant, compilation).
+# Honoured fields whose tokens the walk does not compare: the special
+# tokens (tested above and below, with their effect on ending sequences),
+# and settings whose transformers generate would take another path (a
+# static cache of its own, an encoder-decoder's start token).
 NOT_COMPARED = {"pad_token_id", "bos_token_id", "eos_token_id", "_from_model_config",
                 "transformers_version", "cache_implementation", "cache_config",
                 "max_cache_len", "is_assistant", "decoder_start_token_id", "do_sample"}
@@ -161,43 +162,54 @@ NOT_COMPARED = {"pad_token_id", "bos_token_id", "eos_token_id", "_from_model_con
 
 def test_every_generation_setting_is_honoured_or_refused_by_name():
     # Walks GenerationConfig().to_dict(): a field set to a value other than
-    # its default is refused by name before anything compiles, or leaves
-    # transformers' greedy tokens as they are (so hp's greedy tokens, equal
-    # to transformers' above, stay right).
+    # its default is either refused by name before anything compiles, or
+    # honoured: hp's tokens equal transformers' with it set (one Generator;
+    # the config is read, and checked, per request).
     from transformers import GenerationConfig
     from hp import _generate
     model = make("llama")
     torch.manual_seed(7)
     ids = torch.randint(0, VOCAB, (1, 4))
-    plain = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=4).tolist()
     fields = [f for f in GenerationConfig().to_dict() if f not in
               ("_from_model_config", "transformers_version")]
     assert set(fields) - set(NON_DEFAULT) == set(), "fields the table does not know"
-    refused = []
-    for field in fields:
-        model.generation_config = GenerationConfig()
-        setattr(model.generation_config, field, NON_DEFAULT[field])
-        try:
-            _generate._check_generation_config(model)
-        except ValueError as e:
-            assert f"sets {field}, which hp does not implement" in str(e)
-            assert field not in _generate._HONOURED
-            refused.append(field)
-            continue
-        assert field in _generate._HONOURED
-        if field not in NOT_COMPARED:
-            tokens = model.generate(ids, attention_mask=torch.ones_like(ids),
-                                    max_new_tokens=4).tolist()
-            assert tokens == plain, f"{field} changes greedy tokens but hp honours it"
+    refused, compared = [], []
+    base = copy.deepcopy(model.generation_config)  # the model's own (its eos token)
+    with hp.torch.Generator(model, batch=1, max_len=8, mesh=TP4,
+                            plan=model_plan(model)) as gen:
+        for field in fields:
+            model.generation_config = copy.deepcopy(base)
+            setattr(model.generation_config, field, NON_DEFAULT[field])
+            try:
+                _generate._check_generation_config(model)
+            except ValueError as e:
+                assert f"sets {field}, which hp does not implement" in str(e)
+                assert field not in _generate._HONOURED
+                with pytest.raises(ValueError, match=f"sets {field}"):
+                    gen(ids, 4)
+                refused.append(field)
+                continue
+            assert field in _generate._HONOURED
+            if field in NOT_COMPARED:
+                continue
+            torch.manual_seed(0)
+            expected = model.generate(ids, attention_mask=torch.ones_like(ids),
+                                      max_new_tokens=4).tolist()
+            torch.manual_seed(0)
+            assert gen(ids, 4).tolist() == expected, field
+            compared.append(field)
+    for field in ("num_beams", "guidance_scale", "watermarking_config",
+                  "num_return_sequences", "return_dict_in_generate"):
+        assert field in refused
+    for field in ("repetition_penalty", "no_repeat_ngram_size", "min_new_tokens",
+                  "bad_words_ids", "suppress_tokens", "temperature"):
+        assert field in compared
     # The public entry refuses before compiling.
     model.generation_config = GenerationConfig(num_beams=3)
     start = time.monotonic()
     with pytest.raises(ValueError, match="sets num_beams, which hp does not implement"):
         hp.torch.generate(model, ids, TP4, plan=model_plan(model))
     assert time.monotonic() - start < 2
-    for field in ("num_beams", "guidance_scale", "watermarking_config",
-                  "num_return_sequences", "return_dict_in_generate"):
-        assert field in refused
 
 
 def test_a_padded_prompt_is_refused_before_compiling():
@@ -260,6 +272,10 @@ def test_sampling_draws_transformers_tokens_for_the_same_seed():
             torch.manual_seed(seed)
             out = gen(ids, 32)
             assert out.tolist() == expected.tolist(), seed
-        # Greedy again on the same Generator: the setting is read per request.
+        # Greedy again on the same Generator: the setting is read per request,
+        # and so checked per request.
         config.do_sample = False
         assert gen(ids, 8).tolist() == eager_tokens(model, ids, 8).tolist()
+        config.num_beams = 3
+        with pytest.raises(ValueError, match="sets num_beams, which hp does not implement"):
+            gen(ids, 4)
