@@ -70,12 +70,16 @@ def _static_layer():
 
 class DecodeStep(nn.Module):
     """``model`` (a transformers causal LM) advanced by one token per
-    sequence: ``forward(ids [B, 1], position [1])`` returns the next-token
-    logits [B, vocab] and every layer's updated keys, then values. Buffers
-    ``cache_k<i>``, ``cache_v<i>`` [B, kv heads, max_len, head dim] hold the
-    cache (zeros at the start). With ``prefill=True`` it is the prefill
-    step instead: ``forward(ids [B, n])`` takes the first n tokens at
-    positions 0 to n - 1, the same buffers and outputs."""
+    sequence: ``forward(ids [B, 1], position [1], mask [B, max_len],
+    positions [B, 1])`` writes the token's keys and values at cache column
+    ``position`` and returns the next-token logits [B, vocab] and every
+    layer's updated keys, then values; ``mask`` is transformers' 2-D
+    attention mask over the cache's columns (0 at a left pad) and
+    ``positions`` each sequence's position id. Buffers ``cache_k<i>``,
+    ``cache_v<i>`` [B, kv heads, max_len, head dim] hold the cache (zeros at
+    the start). With ``prefill=True`` it is the prefill step instead:
+    ``forward(ids [B, n], mask [B, max_len], positions [B, n])`` takes the
+    first n tokens into columns 0 to n - 1, the same buffers and outputs."""
 
     def __init__(self, model, batch, max_len, prefill=False):
         super().__init__()
@@ -92,19 +96,19 @@ class DecodeStep(nn.Module):
         """The cache buffers, in output order (after the logits)."""
         return [f"cache_{kind}{i}" for kind in "kv" for i in range(self.layers)]
 
-    def forward(self, ids, position=None):
+    def forward(self, ids, *rest):
         from transformers.cache_utils import Cache
         blend, fill = _static_layer()
         caches = [(getattr(self, f"cache_k{i}"), getattr(self, f"cache_v{i}"))
                   for i in range(self.layers)]
         if self.prefill:
+            mask, positions = rest
             layers = [fill(k, v) for k, v in caches]
-            positions = torch.arange(ids.shape[1], device=ids.device).view(1, -1)
         else:
+            position, mask, positions = rest
             layers = [blend(k, v, position) for k, v in caches]
-            positions = position.view(1, -1)
-        out = self.model(ids, position_ids=positions, cache=Cache(layers=layers),
-                         use_cache=True)
+        out = self.model(ids, attention_mask=mask, position_ids=positions,
+                         cache=Cache(layers=layers), use_cache=True)
         return (out.logits[:, -1],) + tuple(l.keys for l in layers) + \
             tuple(l.values for l in layers)
 
@@ -209,20 +213,33 @@ def _check_generation_config(model):
                          f"stop strings, tokens only); reset them to their defaults")
 
 
-def _check_prompt(model, input_ids):
+def _check_prompt(input_ids):
     """``input_ids`` checked before anything compiles: a [batch, length]
-    integer tensor of at least one token, no padding in it (transformers
-    masks a pad_token_id it finds in the prompt; hp's step has no mask)."""
+    integer tensor of at least one token."""
     if not isinstance(input_ids, torch.Tensor) or input_ids.dim() != 2 or \
             input_ids.dtype not in (torch.int64, torch.int32) or input_ids.shape[1] < 1 or \
             input_ids.shape[0] < 1:
         raise ValueError("input_ids must be a [batch, length] integer tensor with at "
-                         "least one token (every prompt the same length, no padding)")
-    pad = getattr(getattr(model, "generation_config", None), "pad_token_id", None)
-    if pad is not None and pad not in _eos_ids(model) and bool((input_ids == pad).any()):
-        raise ValueError(f"input_ids holds the pad_token_id {pad}: transformers' generate "
-                         f"masks those positions, and hp decodes unpadded prompts only "
-                         f"(give every prompt its full length)")
+                         "least one token")
+
+
+def _prompt_mask(model, input_ids, attention_mask):
+    """The prompt's attention mask (int64, 1 at a token, 0 at a pad) as
+    generate takes or infers it: ``attention_mask`` as given, else
+    ``input_ids != pad_token_id`` where the prompt holds the pad token and
+    it is not an eos token, else ones."""
+    _check_prompt(input_ids)
+    if attention_mask is None:
+        pad = getattr(getattr(model, "generation_config", None), "pad_token_id", None)
+        if pad is not None and pad not in _eos_ids(model) and bool((input_ids == pad).any()):
+            return (input_ids != pad).to(torch.int64)
+        return torch.ones(input_ids.shape, dtype=torch.int64)
+    if not isinstance(attention_mask, torch.Tensor) or \
+            attention_mask.shape != input_ids.shape or attention_mask.dtype.is_floating_point \
+            or bool(((attention_mask != 0) & (attention_mask != 1)).any()):
+        raise ValueError(f"attention_mask must be a tensor of 0 and 1 shaped as input_ids "
+                         f"{tuple(input_ids.shape)}")
+    return attention_mask.to(torch.int64)
 
 
 def _token_chooser(model, input_ids, max_new_tokens):
@@ -274,8 +291,10 @@ class Generator:
     a prompt of at least P tokens has its first P run in one step, the rest
     a token per step, as are shorter prompts.
 
-    ``gen(input_ids, max_new_tokens)`` decodes as
-    ``model.generate(input_ids, max_new_tokens=N)`` does under the model's
+    ``gen(input_ids, max_new_tokens, attention_mask=None)`` decodes as
+    ``model.generate(input_ids, attention_mask=..., max_new_tokens=N)``
+    does (left-padded prompts: the mask given, or inferred from
+    pad_token_id as transformers infers it) under the model's
     generation_config, read per request: greedily, or sampling
     (``do_sample`` with temperature, top-k, top-p, ...: after the same
     ``torch.manual_seed`` the same tokens);
@@ -310,18 +329,22 @@ class Generator:
         names = step.cache_names()
         ids = torch.zeros(batch, 1, dtype=torch.int64)
         position = torch.zeros(1, dtype=torch.int64)
+        mask = torch.ones(batch, max_len, dtype=torch.int64)
         placements = dict(params={n: split for n in names},
                           outputs=[[Replicate()] * len(mesh.shape)] + [split] * len(names))
         placements["context"] = hp.Context()  # one for both entries
-        self.program = hpt.export(step, (ids, position), mesh, plan=plan, **placements)
+        self.program = hpt.export(step, (ids, position, mask, torch.zeros_like(ids)), mesh,
+                                  plan=plan, **placements)
         entries = {}
         if prefill:
             # The prompt's first `prefill` tokens in one step: an entry of
             # the same session, sharing the parameters and the cache.
             fill = DecodeStep(model, batch, max_len, prefill=True).eval()
-            entries["prefill"] = hpt.export(
-                fill, (torch.zeros(batch, prefill, dtype=torch.int64),), mesh, plan=plan,
-                **placements)
+            # Distinct tensors: torch.export takes one tensor passed twice as
+            # one input.
+            prompt = torch.zeros(batch, prefill, dtype=torch.int64)
+            entries["prefill"] = hpt.export(fill, (prompt, mask, torch.zeros_like(prompt)),
+                                            mesh, plan=plan, **placements)
         if params is None:
             params = dict(model.named_parameters())
         if is_checkpoint(params):
@@ -333,9 +356,9 @@ class Generator:
                                     state={n: 1 + k for k, n in enumerate(names)},
                                     entries=entries)
 
-    def __call__(self, input_ids, max_new_tokens=16):
+    def __call__(self, input_ids, max_new_tokens=16, attention_mask=None):
         _check_generation_config(self._model)  # read per request, so checked per request
-        _check_prompt(self._model, input_ids)
+        mask = _prompt_mask(self._model, input_ids, attention_mask)
         hp._check_int(max_new_tokens, "max_new_tokens", 1)
         if input_ids.shape[0] != self.batch:
             raise ValueError(f"input_ids holds {input_ids.shape[0]} sequences; this "
@@ -354,16 +377,28 @@ class Generator:
         tokens = input_ids.to(torch.int64)
         prompt = tokens.shape[1]
         choose = _token_chooser(self._model, tokens, max_new_tokens)
+        # The cache's mask (left pads 0, the rest 1: later columns are
+        # hidden by causality) and the position ids as generate makes them:
+        # the prompt's count its real tokens (1 at a pad), each new token
+        # the last one's plus 1.
+        full = torch.ones(self.batch, self.max_len, dtype=torch.int64)
+        full[:, :prompt] = mask
+        positions = mask.cumsum(-1) - 1
+        positions = positions.masked_fill(mask == 0, 1)
+        after = positions[:, -1:] + torch.arange(1, self.max_len - prompt + 1)
+        positions = torch.cat([positions, after], 1)
         unfinished = torch.ones(self.batch, dtype=torch.bool)
         start = 0
         if self.prefill and prompt >= self.prefill:
             # The first `prefill` tokens in one step; the rest of the prompt,
             # if any, a token per step.
-            logits = self._session.call("prefill", tokens[:, :self.prefill])
+            logits = self._session.call("prefill", tokens[:, :self.prefill], full,
+                                        positions[:, :self.prefill].contiguous())
             start = self.prefill
         for p in range(start - 1, length - 1):
             if p >= start:
-                logits = self._session(tokens[:, p:p + 1], torch.tensor([p]))
+                logits = self._session(tokens[:, p:p + 1], torch.tensor([p]), full,
+                                       positions[:, p:p + 1].contiguous())
             if p < prompt - 1:
                 continue  # the prompt: the cache fills, the logits are not needed
             nxt = choose(tokens, logits)
@@ -395,7 +430,8 @@ class Generator:
         return False
 
 
-def generate(model, input_ids, mesh, plan=None, max_new_tokens=16, np=None, params=None):
+def generate(model, input_ids, mesh, plan=None, max_new_tokens=16, np=None, params=None,
+             attention_mask=None):
     """Decoding as ``model.generate(input_ids, max_new_tokens=N)`` computes
     it under the model's generation_config (greedy, or sampling with the
     same draws for the same seed), on ``np`` ranks (default: the mesh's
@@ -406,10 +442,10 @@ def generate(model, input_ids, mesh, plan=None, max_new_tokens=16, np=None, para
     # Everything the request can get wrong is checked before compiling.
     _checked_model(model)
     _check_generation_config(model)
-    _check_prompt(model, input_ids)
+    _prompt_mask(model, input_ids, attention_mask)
     hp._check_int(max_new_tokens, "max_new_tokens", 1)
     prompt = input_ids.shape[1]
     with Generator(model, input_ids.shape[0], prompt + max_new_tokens, mesh,
                    plan=plan, np=np, params=params,
                    prefill=prompt if prompt > 1 else None) as gen:
-        return gen(input_ids, max_new_tokens)
+        return gen(input_ids, max_new_tokens, attention_mask)

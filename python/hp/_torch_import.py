@@ -10,7 +10,7 @@ import torch
 import hp
 from hp import _decompose
 from hp._torch_plan import _pin_hook, _placements
-from hp._torch_program import _DTYPES, _from_wire, _to_wire
+from hp._torch_program import _DTYPES, _distinct, _from_wire, _to_wire
 
 
 # What torch-mlir's output becomes before globalizing: elementwise chains
@@ -77,6 +77,7 @@ def _import(importer, model, args, state, planned):
     (``_decompose.target_checks``)."""
     names = list(state)
     values = [t.detach() for t in state.values()]
+    args = _distinct(args)
     exported = _Exported(model, len(args), names, planned,
                          [t.dtype for t in (*args, *values)])
     try:

@@ -23,6 +23,23 @@ _DTYPES = {
 }
 
 
+def _distinct(tensors):
+    """``tensors`` with every one that shares its memory with an earlier one
+    (the same tensor passed twice: ``export(model, (x, x))``, a target that
+    is the input) copied. torch.export and make_fx trace one tensor given
+    for two inputs as one input, and the program would then read the first
+    input's value for both."""
+    seen, out = set(), []
+    for t in tensors:
+        key = t.untyped_storage().data_ptr() if t.numel() else id(t)
+        if key in seen:
+            t = t.clone()
+            key = t.untyped_storage().data_ptr() if t.numel() else id(t)
+        seen.add(key)
+        out.append(t)
+    return out
+
+
 def _to_wire(t):
     return t.to(torch.int8) if t.dtype == torch.bool else t
 

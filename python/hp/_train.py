@@ -70,6 +70,10 @@ class Trainer:
         xs = hpt._checked_export_arguments(model, example_inputs, mesh, params, inputs,
                                            None, plan, None)
         ts = _checked_targets(example_targets, targets)
+        # A target that is the input (an autoencoder) is traced as its own
+        # argument.
+        flat = _torch_program._distinct([*xs, *ts])
+        xs, ts = tuple(flat[:len(xs)]), tuple(flat[len(xs):])
         state, canonical = _torch_plan._state(model)
         params_by_id = {id(t): n for n, t in model.named_parameters()}
         opt = _Optimizer(optimizer, params_by_id)

@@ -212,18 +212,52 @@ def test_every_generation_setting_is_honoured_or_refused_by_name():
     assert time.monotonic() - start < 2
 
 
-def test_a_padded_prompt_is_refused_before_compiling():
-    # transformers infers an attention mask from the pad_token_id it finds
-    # in a prompt (left padding); hp's step has none: refused, not decoded
-    # as if the pads were tokens. A pad that is the eos token is no pad to
-    # transformers (no mask inferred) and none to hp.
-    model = make("llama")
+def left_padded(rows, length, pads, pad_id, seed):
+    """``rows`` prompts of ``length`` with pads[i] pad tokens on the left."""
+    torch.manual_seed(seed)
+    ids = torch.randint(3, VOCAB, (rows, length))
+    for i, n in enumerate(pads):
+        ids[i, :n] = pad_id
+    return ids
+
+
+@pytest.mark.parametrize("name,kv_heads", [("llama", 4), ("llama", 8), ("qwen2", 4)])
+def test_left_padded_batches_equal_transformers(name, kv_heads):
+    # Rows with 0 to 5 pads, the mask inferred from pad_token_id as
+    # transformers infers it, or given; batches of 1 to 4 rows (the rows a
+    # Generator does not use are padding of its own).
+    model = make(name, kv_heads)
     model.generation_config.pad_token_id = 0
-    model.generation_config.eos_token_id = 2
-    ids = torch.tensor([[0, 0, 5, 6], [7, 8, 9, 10]])
+    with hp.torch.Generator(model, batch=4, max_len=14, mesh=TP4, plan=model_plan(model),
+                            prefill=6) as gen:
+        for seed, pads in enumerate([(0, 1, 3, 5), (2, 2, 0, 4), (5, 0, 0, 0)]):
+            ids = left_padded(4, 6, pads, 0, seed)
+            mask = (ids != 0).long()
+            expected = model.generate(ids, attention_mask=mask, do_sample=False,
+                                      max_new_tokens=8)
+            assert gen(ids, 8).tolist() == expected.tolist(), pads
+            assert gen(ids, 8, attention_mask=mask).tolist() == expected.tolist(), pads
+        # A prompt longer than the prefill: its last tokens a step each.
+        ids = left_padded(4, 8, (3, 0, 1, 7), 0, 9)
+        expected = model.generate(ids, attention_mask=(ids != 0).long(), do_sample=False,
+                                  max_new_tokens=6)
+        assert gen(ids, 6).tolist() == expected.tolist()
+    for rows in (1, 2):
+        ids = left_padded(rows, 5, (2, 0)[:rows], 0, 20 + rows)
+        expected = model.generate(ids, attention_mask=(ids != 0).long(), do_sample=False,
+                                  max_new_tokens=4)
+        out = hp.torch.generate(model, ids, TP4, plan=model_plan(model), max_new_tokens=4)
+        assert out.tolist() == expected.tolist()
+
+
+def test_a_bad_attention_mask_is_refused_before_compiling():
+    model = make("llama")
+    ids = torch.ones(2, 4, dtype=torch.int64)
     start = time.monotonic()
-    with pytest.raises(ValueError, match="input_ids holds the pad_token_id 0"):
-        hp.torch.generate(model, ids, TP4, plan=model_plan(model))
+    for mask in (torch.ones(2, 3, dtype=torch.int64), torch.full((2, 4), 2),
+                 torch.ones(2, 4)):
+        with pytest.raises(ValueError, match="attention_mask must be a tensor of 0 and 1"):
+            hp.torch.generate(model, ids, TP4, plan=model_plan(model), attention_mask=mask)
     assert time.monotonic() - start < 2
 
 

@@ -475,3 +475,17 @@ def test_run_error_holds_the_programs_own_failure_text():
     check_close(hp.torch.run(prog, (ids,), params), model(ids))
     with pytest.raises(hp.RunError, match="index must be smaller than dim size"):
         hp.torch.run(prog, (torch.tensor([1, 2, 30, 4]),), params)
+
+
+def test_one_tensor_given_for_two_inputs_stays_two_inputs():
+    # torch.export traces one tensor passed twice as one input: exported so,
+    # the program read the first input for both (a silent wrong number).
+    class Difference(torch.nn.Module):
+        def forward(self, x, y):
+            return x - 2 * y
+
+    x = torch.randn(4, 3)
+    for example in ((x, x), (x, x[:])):
+        prog = hp.torch.export(Difference(), example, hp.DeviceMesh("tp", [2]))
+        a, b = torch.randn(4, 3), torch.randn(4, 3)
+        check_close(hp.torch.run(prog, (a, b)), a - 2 * b)

@@ -486,3 +486,18 @@ def test_step_errors_name_the_users_inputs_and_targets():
         with pytest.raises(TypeError, match=r"^targets\[0\] must be a torch.Tensor"):
             tr.step((x,), ("y",))
         tr.step((x,), (y,))  # and the Trainer goes on
+
+
+def test_a_target_that_is_the_input_stays_its_own_argument():
+    # An autoencoder's examples: the target tensor is the input tensor.
+    # Traced as one argument, every later step would compare the output
+    # with the input, whatever target it is given.
+    torch.manual_seed(0)
+    model = Tiny()
+    reference = copy.deepcopy(model)
+    x = torch.randn(4, 8)
+    with tiny_trainer(model=model, example_inputs=(x,), example_targets=(x,),
+                      optimizer=torch.optim.SGD(model.parameters(), lr=0.1)) as tr:
+        a, b = torch.randn(4, 8), torch.randn(4, 8)
+        loss = tr.step((a,), (b,))
+    assert loss == pytest.approx(F.mse_loss(reference(a), b).item(), rel=1e-5)
