@@ -193,18 +193,25 @@ int64_t nextRequest(const std::string &directory) {
 /// for the client's next call, which may take seconds, and a busy MPI_Bcast
 /// would burn their cores meanwhile (on a shared or oversubscribed machine,
 /// the cores the client and rank 0 need). They test the broadcast and sleep
-/// in between, from a few microseconds up to 0.2 ms, so a call that
-/// follows at once is still seen at once.
+/// in between, from 2 us growing to 20 us for the first few milliseconds (a
+/// client calling in a loop sends its next request within about a
+/// millisecond: short sleeps keep that wait short), then up to 0.2 ms (an
+/// idle session wakes a few thousand times a second and costs no core).
 void waitForBroadcast(int64_t request[3]) {
+  constexpr long kHotNs = 20000, kIdleNs = 200000;
+  constexpr double kHotSeconds = 0.005;
   MPI_Request pending;
   MPI_Ibcast(request, 3, MPI_INT64_T, 0, MPI_COMM_WORLD, &pending);
+  double start = MPI_Wtime();
   int done = 0;
-  for (long sleepNs = 2000;; sleepNs = std::min(sleepNs * 2, 200000L)) {
+  for (long sleepNs = 2000;;) {
     MPI_Test(&pending, &done, MPI_STATUS_IGNORE);
     if (done)
       return;
     struct timespec t = {0, sleepNs};
     ::nanosleep(&t, nullptr);
+    long cap = MPI_Wtime() - start < kHotSeconds ? kHotNs : kIdleNs;
+    sleepNs = std::min(sleepNs * 2, cap);
   }
 }
 

@@ -23,6 +23,7 @@ import hf_causal_lm  # noqa: E402
 from hf_causal_lm import VOCAB  # noqa: E402
 
 TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
+TP2 = hp.DeviceMesh("tp", [2], mesh_dim_names=("tp",))
 NEW = 6
 
 
@@ -224,11 +225,12 @@ def left_padded(rows, length, pads, pad_id, seed):
 @pytest.mark.parametrize("name,kv_heads", [("llama", 4), ("llama", 8), ("qwen2", 4)])
 def test_left_padded_batches_equal_transformers(name, kv_heads):
     # Rows with 0 to 5 pads, the mask inferred from pad_token_id as
-    # transformers infers it, or given; batches of 1 to 4 rows (the rows a
-    # Generator does not use are padding of its own).
+    # transformers infers it, or given; batches of 4 rows and of 1.
+    # On 2 ranks: the masks and positions are the client's and the same on
+    # any mesh, and 2 ranks compile in half the time of 4.
     model = make(name, kv_heads)
     model.generation_config.pad_token_id = 0
-    with hp.torch.Generator(model, batch=4, max_len=14, mesh=TP4, plan=model_plan(model),
+    with hp.torch.Generator(model, batch=4, max_len=14, mesh=TP2, plan=model_plan(model),
                             prefill=6) as gen:
         for seed, pads in enumerate([(0, 1, 3, 5), (2, 2, 0, 4), (5, 0, 0, 0)]):
             ids = left_padded(4, 6, pads, 0, seed)
@@ -242,11 +244,11 @@ def test_left_padded_batches_equal_transformers(name, kv_heads):
         expected = model.generate(ids, attention_mask=(ids != 0).long(), do_sample=False,
                                   max_new_tokens=6)
         assert gen(ids, 6).tolist() == expected.tolist()
-    for rows in (1, 2):
-        ids = left_padded(rows, 5, (2, 0)[:rows], 0, 20 + rows)
+    if name == "qwen2":  # one row, through generate (a Generator of its own)
+        ids = left_padded(1, 5, (2,), 0, 21)
         expected = model.generate(ids, attention_mask=(ids != 0).long(), do_sample=False,
                                   max_new_tokens=4)
-        out = hp.torch.generate(model, ids, TP4, plan=model_plan(model), max_new_tokens=4)
+        out = hp.torch.generate(model, ids, TP2, plan=model_plan(model), max_new_tokens=4)
         assert out.tolist() == expected.tolist()
 
 
