@@ -224,8 +224,8 @@ def _nll_loss_forward(x, target, weight, reduction, ignore_index):
 
 
 # Ops that hand their first argument's values on unchanged (the path from
-# an input to a loss's target), and the losses that read class indices:
-# (op, the argument position of ignore_index, its default).
+# an input to a loss's target), and the losses that read class indices
+# (each takes input, target, weight, reduction, ignore_index).
 _SAME_VALUES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default,
                 aten.flatten.using_ints, aten.clone.default, aten.alias.default,
                 aten.contiguous.default, aten.squeeze.dim, aten.squeeze.default,

@@ -229,19 +229,15 @@ class Session:
             os.rename(work, where)  # the ranks never see half a request
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        sent = False
         try:
-            sent = True  # from here the ranks may read the directory
             self._send(line.format(n=n) + "\n")
             self._wait_for(n)
         except BaseException:
             if self._dir is not None:
-                if sent:
-                    # Interrupted (Ctrl-C): the ranks may still be using the
-                    # directory; it goes when the answer comes.
-                    self._abandoned.add(n)
-                else:
-                    shutil.rmtree(where, ignore_errors=True)
+                # Interrupted (Ctrl-C): the ranks may be reading or writing
+                # the directory (even a line cut short may have reached
+                # them); it goes when the answer comes.
+                self._abandoned.add(n)
             raise
         return where
 
