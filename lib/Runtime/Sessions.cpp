@@ -28,6 +28,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -114,6 +115,14 @@ int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
   return 0;
 }
 
+/// Where the requests' own directories are: $HP_SESSION_CALLS when set (a
+/// client may keep them apart from the parameters, on a RAM file system),
+/// else the session directory.
+std::string callsDirectory(const std::string &sessionDirectory) {
+  const char *calls = std::getenv("HP_SESSION_CALLS");
+  return calls && *calls ? std::string(calls) : sessionDirectory;
+}
+
 /// Rank 0: the next request line (`<n>`: call n; `state <n>`: write the
 /// resident state into <n>/; `stop`), waiting at most HP_TIMEOUT_S; sets
 /// `current` to n. A client that ended without stopping the session stops
@@ -141,14 +150,19 @@ int64_t nextRequest(const std::string &directory) {
         hp::runtime::watchdogStop();
         const char *remove = std::getenv("HP_SESSION_REMOVE_DIR");
         bool removing = remove && std::string(remove) == "1";
+        std::string calls = callsDirectory(directory);
+        std::string removed =
+            calls == directory ? directory : directory + " and " + calls;
         std::fprintf(stderr,
                      "hp: the session's client (pid %d) ended without "
                      "closing it: the ranks end%s%s\n",
                      static_cast<int>(client),
                      removing ? " and remove " : "",
-                     removing ? directory.c_str() : "");
-        if (removing)
+                     removing ? removed.c_str() : "");
+        if (removing) {
           ::nftw(directory.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+          ::nftw(calls.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+        }
         return kStop;
       }
       continue;
@@ -200,6 +214,10 @@ int64_t nextRequest(const std::string &directory) {
 void waitForBroadcast(int64_t request[3]) {
   constexpr long kHotNs = 20000, kIdleNs = 200000;
   constexpr double kHotSeconds = 0.005;
+  // Linux stretches each sleep by the thread's timer slack (50 us by
+  // default), which would dwarf the short ones: 1 us instead.
+  static const bool slackSet = ::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
+  (void)slackSet;
   MPI_Request pending;
   MPI_Ibcast(request, 3, MPI_INT64_T, 0, MPI_COMM_WORLD, &pending);
   double start = MPI_Wtime();
@@ -247,7 +265,8 @@ extern "C" {
 void hp_session_done();
 
 /// The next request, the same on every rank: a call's number (its
-/// arguments are in $HP_TENSOR_DIR/<n>/, where its results go), -2 to write
+/// arguments are in <calls>/<n>/, where its results go; <calls> is
+/// $HP_SESSION_CALLS, by default $HP_TENSOR_DIR), -2 to write
 /// the resident state into the request's directory, or -1 when the session
 /// ends. Peak-memory requests are answered here.
 int64_t hp_session_next() {
@@ -262,7 +281,8 @@ int64_t hp_session_next() {
     current = request[1];
     currentEntry = request[2];
     entryAsked = false;
-    std::string callDirectory = directory + "/" + std::to_string(current);
+    std::string callDirectory =
+        callsDirectory(directory) + "/" + std::to_string(current);
     hp::runtime::setCallDirectory(request[0] == kStop ? std::string()
                                                       : callDirectory);
     if (request[0] == kStop)

@@ -6,6 +6,8 @@ lib/Runtime/Sessions.cpp); this is one client of its protocol
 the parameters as argument files read once, and two FIFOs; each call's
 inputs go into a directory of their own, announced by a line on
 ``requests``; rank 0 writes the results there and answers on ``replies``.
+Those per-call directories live on a RAM file system when one has room
+(``_calls_directory``).
 """
 
 import fcntl
@@ -27,6 +29,62 @@ from hp import _torch_import, _torch_program
 # unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
 # a collective) is short for a person between calls.
 DEFAULT_IDLE_S = 600
+
+
+# Room /dev/shm keeps free besides a session's calls: other programs use
+# it too, and so do the ranks' MPI (its shared-memory segments, a few MiB
+# per rank, made after the choice).
+SHM_SPARE_BYTES = 16 << 20
+SHM_SPARE_BYTES_PER_RANK = 8 << 20
+
+
+def _calls_directory(need, ranks):
+    """A new directory on /dev/shm for a session's per-call directories
+    when it has room for ``need`` bytes twice over (and some to spare),
+    else None (the session directory). On a disk, creating and removing a
+    call's files leaves the kernel work (journal, writeback) that slows the
+    ranks' next step by a third on a small model; in RAM it costs nothing
+    and the parameters stay on disk."""
+    shm = "/dev/shm"
+    try:
+        stats = os.statvfs(shm)
+        spare = SHM_SPARE_BYTES + ranks * SHM_SPARE_BYTES_PER_RANK
+        if stats.f_bavail * stats.f_frsize < 2 * need + spare or \
+                not os.access(shm, os.W_OK | os.X_OK):
+            return None
+        return tempfile.mkdtemp(prefix="hp-session-calls-", dir=shm)
+    except OSError:
+        return None
+
+
+def _spec_bytes(specs):
+    total = 0
+    for shape, dtype, _ in specs:
+        n = dtype.itemsize
+        for d in shape:
+            n *= d
+        total += n
+    return total
+
+
+def _remove_call(directory, names=()):
+    """Removes a call's directory, holding the files ``names`` (any others
+    are found): bare system calls, as this runs on every call."""
+    try:
+        for name in names:
+            os.unlink(f"{directory}/{name}")
+        os.rmdir(directory)
+    except OSError:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _write_file(path, data):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def _timeout_s(text):
@@ -88,6 +146,7 @@ class Session:
         self._proc = None
         self._fds = []
         self._dir = None
+        self._calls_dir = None
         self._entries = self._checked_entries(prog, entries)
         values = prog._state(params)  # checked before anything starts
         n_inputs = len(prog.input_specs)
@@ -121,6 +180,12 @@ class Session:
                 os.mkfifo(os.path.join(self._dir, name))
             env = dict(os.environ, HP_TENSOR_DIR=self._dir,
                        HP_SESSION_CLIENT=str(os.getpid()), HP_SESSION_REMOVE_DIR="1")
+            env.pop("HP_SESSION_CALLS", None)
+            self._calls_dir = _calls_directory(self._request_bytes(prog), self._np)
+            if self._calls_dir:
+                env["HP_SESSION_CALLS"] = self._calls_dir
+            else:
+                self._calls_dir = self._dir
             env.setdefault("HP_TIMEOUT_S", str(DEFAULT_IDLE_S))
             self._timeout = _timeout_s(env["HP_TIMEOUT_S"])
             self._out = open(os.path.join(self._dir, "stdout"), "w+")
@@ -134,6 +199,14 @@ class Session:
         except BaseException:
             self._end()
             raise
+
+    def _request_bytes(self, prog):
+        """The most bytes one request's directory holds: a call's inputs and
+        results, or the resident state."""
+        calls = [_spec_bytes(p.input_specs) + _spec_bytes(p.output_specs)
+                 for p in [prog, *self._entries.values()]]
+        state = _spec_bytes(prog.state_specs[n] for n in self._resident)
+        return max(calls + [state])
 
     @staticmethod
     def _checked_entries(prog, entries):
@@ -199,7 +272,7 @@ class Session:
                 with open(os.path.join(where, "memory.txt")) as f:
                     return [int(line) for line in f]
             finally:
-                shutil.rmtree(where, ignore_errors=True)
+                _remove_call(where, ["memory.txt"])
 
     def state(self):
         """The resident state now, as {name: full tensor}."""
@@ -209,28 +282,31 @@ class Session:
                 values = self._prog.read_results(where, self._resident.values())
                 return dict(zip(self._resident, values))
             finally:
-                shutil.rmtree(where, ignore_errors=True)
+                _remove_call(where, [f"result{k}.bin" for k in self._resident.values()])
 
-    def _request(self, values, line):
+    def _request(self, values, line, meanwhile=None):
         """Writes the next request's arguments into its own directory, sends
-        ``line`` (``{n}`` standing for the request's number) and waits for
-        the answer; the directory. The caller holds the lock."""
+        ``line`` (``{n}`` standing for the request's number), calls
+        ``meanwhile`` and waits for the answer; the directory. The caller
+        holds the lock."""
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
         n = self._calls
         self._calls += 1
-        work = os.path.join(self._dir, f"{n}.tmp")
-        where = os.path.join(self._dir, str(n))
+        work = f"{self._calls_dir}/{n}.tmp"
+        where = f"{self._calls_dir}/{n}"
         try:
             os.mkdir(work)
             for slot, t in enumerate(values):
-                with open(os.path.join(work, f"arg{slot}.bin"), "wb") as f:
-                    f.write(_torch_program._tensor_bytes(t))
+                _write_file(f"{work}/arg{slot}.bin", _torch_program._tensor_bytes(t))
             os.rename(work, where)  # the ranks never see half a request
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        except BaseException:
+            _remove_call(work)
+            raise
         try:
             self._send(line.format(n=n) + "\n")
+            if meanwhile:
+                meanwhile()
             self._wait_for(n)
         except BaseException:
             if self._dir is not None:
@@ -274,14 +350,21 @@ class Session:
         if self.closed:
             raise RuntimeError("the hp.torch.Session is closed")
         values = prog._inputs(args)
+        results = [k for k in range(len(prog.output_specs))
+                   if k not in self._resident.values()]
+        files = [f"arg{k}.bin" for k in range(len(values))] + \
+            [f"result{k}.bin" for k in results]
+        outs = []
         with self._lock:
-            call = self._request(values, f"{{n}} {index}" if index else "{n}")
+            # The results' tensors are made while the ranks compute: after
+            # the answer, only the reads are left.
+            call = self._request(values, f"{{n}} {index}" if index else "{n}",
+                                 lambda: outs.extend(prog.result_buffers(results)))
             try:
-                outs = prog.read_results(
-                    call, [k for k in range(len(prog.output_specs))
-                           if k not in self._resident.values()])
+                prog.read_results_into(call, results, outs)
             finally:
-                shutil.rmtree(call, ignore_errors=True)
+                _remove_call(call, files)
+        outs = [t for t, _ in outs]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def close(self):
@@ -320,8 +403,7 @@ class Session:
                 for line in lines:
                     if line.isdigit() and int(line) in self._abandoned:
                         self._abandoned.discard(int(line))
-                        shutil.rmtree(os.path.join(self._dir, line.decode()),
-                                      ignore_errors=True)
+                        _remove_call(os.path.join(self._calls_dir, line.decode()))
                         start = time.monotonic()  # rank 0 turns to this call now
                 if str(n).encode() in lines:
                     self._answered = True
@@ -371,6 +453,9 @@ class Session:
         for f in (getattr(self, "_out", None), getattr(self, "_err", None)):
             if f is not None:
                 f.close()
+        if self._calls_dir and self._calls_dir != self._dir:
+            shutil.rmtree(self._calls_dir, ignore_errors=True)
+        self._calls_dir = None
         if self._dir:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None

@@ -33,7 +33,8 @@ TP4 = hp.DeviceMesh("tp", [4], mesh_dim_names=("tp",))
 
 
 def sessions_left():
-    return glob.glob(os.path.join(tempfile.gettempdir(), "hp-session-*"))
+    return glob.glob(os.path.join(tempfile.gettempdir(), "hp-session-*")) + \
+        glob.glob("/dev/shm/hp-session-calls-*")
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +66,33 @@ def lookup():
     model = Lookup()
     prog = hp.torch.export(model, (torch.tensor([1, 2, 3, 4]),), hp.DeviceMesh("tp", [2]))
     return model, prog
+
+
+@pytest.mark.parametrize("room", [True, False])
+def test_calls_go_through_ram_when_it_has_room(lookup, monkeypatch, room):
+    # Each call's files go to /dev/shm (no disk work to slow the ranks'
+    # next step), or, without room there, to the session directory.
+    from hp import _session
+    if not room:
+        monkeypatch.setattr(_session, "SHM_SPARE_BYTES", 1 << 62)
+    model, prog = lookup
+    before = sessions_left()
+    seen = []
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        real = sess._wait_for
+
+        def watched(n):
+            seen.append("arg0.bin" in os.listdir(os.path.join(sess._calls_dir, str(n))))
+            real(n)
+
+        monkeypatch.setattr(sess, "_wait_for", watched)
+        for ids in ([1, 2, 3, 4], [4, 3, 2, 1]):
+            ids = torch.tensor(ids)
+            check_close(sess(ids), model(ids).detach())
+        calls = sess._calls_dir
+        assert calls.startswith("/dev/shm/hp-session-calls-") if room else calls == sess._dir
+    assert seen == [True, True]
+    assert sessions_left() == before
 
 
 def test_bad_inputs_are_refused_and_the_session_goes_on(lookup):
@@ -123,7 +151,7 @@ CLIENT = textwrap.dedent("""
     prog = hp.torch.export(model, (torch.tensor([1, 2, 3, 4]),), hp.DeviceMesh("tp", [2]))
     sess = hp.torch.Session(prog, dict(model.named_parameters()))
     sess(torch.tensor([1, 2, 3, 4]))
-    print(sess._dir, sess._proc.pid, flush=True)
+    print(sess._dir, sess._calls_dir, sess._proc.pid, flush=True)
     time.sleep(600)
 """)
 
@@ -141,15 +169,16 @@ def test_a_client_that_dies_ends_its_ranks_and_leaves_no_files(sig):
     client = subprocess.Popen(
         [sys.executable, "-c", CLIENT.format(test_dir=os.path.dirname(__file__))],
         stdout=subprocess.PIPE, text=True, env=os.environ)
-    directory, runner = client.stdout.readline().split()
-    assert os.path.isdir(directory)
+    directory, calls, runner = client.stdout.readline().split()
+    assert os.path.isdir(directory) and calls.startswith("/dev/shm/")
     client.send_signal(sig)
     client.wait()
     deadline = time.monotonic() + 30
-    while (alive(int(runner)) or os.path.exists(directory)) and time.monotonic() < deadline:
+    while (alive(int(runner)) or os.path.exists(directory) or os.path.exists(calls)) and \
+            time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(int(runner)), "hp-runner outlived its client"
-    assert not os.path.exists(directory)
+    assert not os.path.exists(directory) and not os.path.exists(calls)
 
 
 class Accumulate(torch.nn.Module):
@@ -327,5 +356,5 @@ def test_an_interrupted_call_leaves_no_request_behind(lookup, monkeypatch):
         with pytest.raises(KeyboardInterrupt):
             sess(ids)
         check_close(sess(ids), model(ids).detach())
-        left = [e for e in os.listdir(sess._dir) if e[0].isdigit()]
+        left = [e for e in os.listdir(sess._calls_dir) if e[0].isdigit()]
         assert left == [], left

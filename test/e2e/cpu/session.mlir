@@ -13,12 +13,27 @@
 // CHECK: memory: 2 ranks, each above 1 MiB: True
 // CHECK: exit 0
 //
+// The requests' own directories apart from the session directory
+// (HP_SESSION_CALLS, where hp.torch puts them on /dev/shm): the same calls.
+// RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/a calls-apart | FileCheck %s --check-prefix=APART
+// APART: call 0: (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0) (7, 8, 9)
+// APART: call 2: (40.0, 42.0, 44.0, 46.0, 48.0, 50.0, 52.0, 54.0) (7, 8, 9)
+// APART: memory: 2 ranks, each above 1 MiB: True
+// APART: requests in DIR-calls: ['0', '1', '2', '3'], in DIR: []
+// APART: exit 0
+//
 // A client that ends without stopping the session: the ranks see it, end,
 // and remove the session directory (the client asked: HP_SESSION_REMOVE_DIR=1).
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/o orphan | FileCheck %s --check-prefix=ORPHAN
 // ORPHAN: hp: the session's client (pid {{[0-9]+}}) ended without closing it: the ranks end and remove {{.*}}/o
 // ORPHAN: exit 0
 // ORPHAN: directory removed
+// Both directories go when they are apart.
+// RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/oa orphan-apart | FileCheck %s --check-prefix=ORPHAN-APART
+// ORPHAN-APART: hp: the session's client (pid {{[0-9]+}}) ended without closing it: the ranks end and remove {{.*}}/oa and {{.*}}/oa-calls
+// ORPHAN-APART: exit 0
+// ORPHAN-APART: directory removed
+// ORPHAN-APART: calls directory removed
 //
 // Idle past HP_TIMEOUT_S: the job ends, saying why.
 // RUN: %python %S/Inputs/session_client.py %hp-runner %t/p.mlir %t/i idle | FileCheck %s --check-prefix=IDLE

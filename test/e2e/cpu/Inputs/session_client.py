@@ -17,6 +17,8 @@ MODE entries: that program with an extra entry 1 (session-entries.mlir):
 three calls, a call of entry 1 ('<n> 1'), the state, then a call naming
 entry 7.
 MODE badentry: a call naming entry 1 of a program with one entry.
+A MODE ending in '-apart' (calls-apart, orphan-apart) keeps the requests'
+own directories apart from DIR, in DIR-calls (HP_SESSION_CALLS).
 """
 import os
 import select
@@ -27,6 +29,11 @@ import time
 
 runner, program, directory, mode = sys.argv[1:5]
 garbage = sys.argv[5] if len(sys.argv) > 5 else "seven"
+calls = directory
+if mode.endswith("-apart"):
+    mode = mode[:-len("-apart")]
+    calls = directory + "-calls"
+    os.makedirs(calls)
 os.makedirs(directory)
 os.mkfifo(os.path.join(directory, "requests"))
 os.mkfifo(os.path.join(directory, "replies"))
@@ -38,6 +45,8 @@ with open(os.path.join(directory, "arg1.bin"), "wb") as f:
         f.write(struct.pack("<3q", 7, 8, 9))
 
 env = dict(os.environ, HP_TENSOR_DIR=directory)
+if calls != directory:
+    env["HP_SESSION_CALLS"] = calls
 client = None
 if mode == "orphan":
     client = subprocess.Popen(["true"])
@@ -59,12 +68,12 @@ def request(name, values=None, line=None):
     """Sends request number `name` (the line `line`, by default the number),
     its argument 0 in its directory, and waits for the answer; the
     directory."""
-    work = os.path.join(directory, f"{name}.tmp")
+    work = os.path.join(calls, f"{name}.tmp")
     os.mkdir(work)
     if values is not None:
         with open(os.path.join(work, "arg0.bin"), "wb") as f:
             f.write(struct.pack("<8f", *values))
-    os.rename(work, os.path.join(directory, str(name)))
+    os.rename(work, os.path.join(calls, str(name)))
     os.write(requests, f"{line or name}\n".encode())
     answer = b""
     while not answer.endswith(b"\n"):
@@ -74,7 +83,7 @@ def request(name, values=None, line=None):
         if ready:
             answer += os.read(replies, 64)
     assert answer == f"{name}\n".encode(), answer
-    return os.path.join(directory, str(name))
+    return os.path.join(calls, str(name))
 
 
 def read(path, fmt):
@@ -118,11 +127,16 @@ if mode in ("calls", "state", "entries"):
               f"{all(p > 1 << 20 for p in peaks)}")
     os.write(requests, b"stop\n")
 elif mode == "garbage":
-    os.makedirs(os.path.join(directory, "0"))  # what '00' would wrongly name
+    os.makedirs(os.path.join(calls, "0"))  # what '00' would wrongly name
     os.write(requests, f"{garbage}\n".encode())
 elif mode == "badentry":
     request(0, [0.0] * 8, line="0 1")
 output, _ = ranks.communicate(timeout=120)
+if calls != directory and os.path.exists(directory):
+    print(f"requests in DIR-calls: {sorted(os.listdir(calls), key=int)}, in DIR: "
+          f"{[n for n in os.listdir(directory) if n[0].isdigit()]}")
 print(output.strip())
 print(f"exit {ranks.returncode}")
 print("directory left" if os.path.exists(directory) else "directory removed")
+if calls != directory:
+    print("calls directory left" if os.path.exists(calls) else "calls directory removed")
