@@ -23,9 +23,40 @@
 
 #include "HPModule.h"
 
+#include "hp/Runtime/Runtime.h"
+
 using namespace hpbind;
 
 namespace {
+
+/// The runtime ABI's names (hp/Runtime/Runtime.h) for Python, which never
+/// spells them itself: the functions a driver calls (each name checked to be
+/// a declared function, without linking to it), the file names of tensor
+/// and session directories and the environment variables.
+nb::dict runtimeAbi() {
+#define HP_ABI_NAME(FN) ((void)sizeof(&FN), #FN)
+  nb::dict abi;
+  abi["driver_functions"] = std::vector<std::string>{
+      HP_ABI_NAME(hp_read_tensor),  HP_ABI_NAME(hp_read_tensor_block),
+      HP_ABI_NAME(hp_write_tensor), HP_ABI_NAME(rtclock),
+      HP_ABI_NAME(hp_session_next), HP_ABI_NAME(hp_session_done),
+      HP_ABI_NAME(hp_session_entry)};
+#undef HP_ABI_NAME
+  abi["argument_prefix"] = HP_ARGUMENT_PREFIX;
+  abi["result_prefix"] = HP_RESULT_PREFIX;
+  abi["tensor_suffix"] = HP_TENSOR_SUFFIX;
+  abi["reference_suffix"] = HP_REFERENCE_SUFFIX;
+  abi["partial_suffix"] = HP_PARTIAL_SUFFIX;
+  abi["requests"] = HP_SESSION_REQUESTS;
+  abi["replies"] = HP_SESSION_REPLIES;
+  abi["staging_suffix"] = HP_SESSION_STAGING_SUFFIX;
+  abi["peak_memory_file"] = HP_SESSION_PEAK_MEMORY_FILE;
+  abi["env_tensor_dir"] = HP_ENV_TENSOR_DIR;
+  abi["env_session_calls"] = HP_ENV_SESSION_CALLS;
+  abi["env_session_client"] = HP_ENV_SESSION_CLIENT;
+  abi["env_session_remove_dir"] = HP_ENV_SESSION_REMOVE_DIR;
+  return abi;
+}
 
 /// The file position and the first name a location holds: a named location
 /// gives its name and its child's position, a call site its callee's, a
@@ -410,6 +441,10 @@ void bindPlacementsAndTypes(nb::module_ &m) {
       "The first of hp-runner's arguments `args` that sets the rank count, "
       "where ranks run or the entry point (hp/Support/LaunchFlags.h), or "
       "None.");
+  m.def("runtime_abi", &runtimeAbi,
+        "The names of the runtime's C ABI (hp/Runtime/Runtime.h): the "
+        "functions a driver calls, tensor and session file names and "
+        "environment variables, as a dict.");
   m.def("dtensor_type", &dtensorType);
   m.def("local_type", &localType);
 }

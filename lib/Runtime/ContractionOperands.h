@@ -11,6 +11,7 @@
 #define HP_RUNTIME_CONTRACTIONOPERANDS_H
 
 #include "hp/Runtime/ContractionPlan.h"
+#include "hp/Runtime/Runtime.h"
 
 #include <cstdint>
 #include <optional>
@@ -62,14 +63,15 @@ std::optional<Plan> planFor(const Operands<T> &operands, int64_t numLoops,
 } // namespace hp::runtime::contraction
 
 /// Defines the C entry points `_mlir_ciface_<NAME>_f32` and `..._f64` that
-/// convert-linalg-to-blas calls, each forwarding its arguments to the
-/// template `CONTRACT` for its element type.
+/// convert-linalg-to-blas calls (declared in hp/Runtime/Runtime.h), each
+/// forwarding its arguments to the template `CONTRACT` for its element type.
 #define HP_CONTRACTION_ENTRY_POINT(NAME, T, CONTRACT)                          \
-  void _mlir_ciface_##NAME(hp::runtime::contraction::UnrankedMemRef<T> *a,     \
-                           hp::runtime::contraction::UnrankedMemRef<T> *b,     \
-                           hp::runtime::contraction::UnrankedMemRef<T> *c,     \
-                           int64_t numLoops, int64_t word0, int64_t word1) {   \
-    CONTRACT(a, b, c, numLoops, word0, word1);                                 \
+  void _mlir_ciface_##NAME(hp_unranked_memref *a, hp_unranked_memref *b,       \
+                           hp_unranked_memref *c, int64_t numLoops,            \
+                           int64_t word0, int64_t word1) {                     \
+    using Memref = hp::runtime::contraction::UnrankedMemRef<T>;                \
+    CONTRACT(reinterpret_cast<Memref *>(a), reinterpret_cast<Memref *>(b),     \
+             reinterpret_cast<Memref *>(c), numLoops, word0, word1);           \
   }
 #define HP_CONTRACTION_ENTRY_POINTS(NAME, CONTRACT)                            \
   extern "C" {                                                                 \

@@ -12,6 +12,8 @@
 
 #include "TensorFiles.h"
 
+#include "hp/Runtime/Runtime.h"
+
 #include "EnsureMPI.h"
 #include "EnvParse.h"
 #include "Watchdog.h"
@@ -38,13 +40,12 @@
 namespace {
 using hp::runtime::failWith;
 
-/// What `hp_session_next` broadcasts besides call numbers: "no more calls",
-/// and "write the resident state" (into the directory `state`).
-constexpr int64_t kStop = -1;
-constexpr int64_t kFetchState = -2;
+/// What `hp_session_next` broadcasts besides call numbers (Runtime.h).
+constexpr int64_t kStop = HP_SESSION_STOP;
+constexpr int64_t kFetchState = HP_SESSION_FETCH_STATE;
 /// Answered inside the runtime, never seen by the driver: every rank's peak
 /// resident memory, written by rank 0 into the request's directory.
-constexpr int64_t kPeakMemory = -3;
+constexpr int64_t kPeakMemory = HP_SESSION_PEAK_MEMORY;
 
 /// Rank 0's ends of the two FIFOs, opened on the first request.
 int requests = -1, replies = -1;
@@ -74,7 +75,7 @@ int openFifo(const std::string &directory, const char *name) {
 
 /// The client's process id (HP_SESSION_CLIENT), or 0 when none is named.
 pid_t clientPid() {
-  const char *env = std::getenv("HP_SESSION_CLIENT");
+  const char *env = std::getenv(HP_ENV_SESSION_CLIENT);
   int64_t pid = 0;
   if (env && !hp::runtime::parseInt(env, 1, INT32_MAX, pid))
     failWith(std::string("HP_SESSION_CLIENT must be a process id, got '") +
@@ -119,7 +120,7 @@ int removeEntry(const char *path, const struct stat *, int, struct FTW *) {
 /// client may keep them apart from the parameters, on a RAM file system),
 /// else the session directory.
 std::string callsDirectory(const std::string &sessionDirectory) {
-  const char *calls = std::getenv("HP_SESSION_CALLS");
+  const char *calls = std::getenv(HP_ENV_SESSION_CALLS);
   return calls && *calls ? std::string(calls) : sessionDirectory;
 }
 
@@ -130,8 +131,8 @@ std::string callsDirectory(const std::string &sessionDirectory) {
 /// that (HP_SESSION_REMOVE_DIR=1).
 int64_t nextRequest(const std::string &directory) {
   if (requests < 0) {
-    requests = openFifo(directory, "requests");
-    replies = openFifo(directory, "replies");
+    requests = openFifo(directory, HP_SESSION_REQUESTS);
+    replies = openFifo(directory, HP_SESSION_REPLIES);
   }
   pid_t client = clientPid();
   hp::runtime::watchdogStart(
@@ -148,7 +149,7 @@ int64_t nextRequest(const std::string &directory) {
     if (ready <= 0) {
       if (clientIsGone(client)) {
         hp::runtime::watchdogStop();
-        const char *remove = std::getenv("HP_SESSION_REMOVE_DIR");
+        const char *remove = std::getenv(HP_ENV_SESSION_REMOVE_DIR);
         bool removing = remove && std::string(remove) == "1";
         std::string calls = callsDirectory(directory);
         std::string removed =
@@ -250,7 +251,7 @@ void writePeakMemory(const std::string &directory) {
   hp::runtime::watchdogStop();
   if (rank != 0)
     return;
-  std::string path = directory + "/memory.txt";
+  std::string path = directory + "/" HP_SESSION_PEAK_MEMORY_FILE;
   std::FILE *f = std::fopen(path.c_str(), "w");
   if (!f)
     failWith("cannot create " + path + ": " + std::strerror(errno));
@@ -262,8 +263,6 @@ void writePeakMemory(const std::string &directory) {
 } // namespace
 
 extern "C" {
-void hp_session_done();
-
 /// The next request, the same on every rank: a call's number (its
 /// arguments are in <calls>/<n>/, where its results go; <calls> is
 /// $HP_SESSION_CALLS, by default $HP_TENSOR_DIR), -2 to write

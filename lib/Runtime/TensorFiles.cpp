@@ -13,6 +13,8 @@
 
 #include "TensorFiles.h"
 
+#include "hp/Runtime/Runtime.h"
+
 #include "EnvParse.h"
 #include "Watchdog.h"
 
@@ -37,7 +39,7 @@ std::string callDirectory;
 std::string tensorPath(const char *kind, int64_t slot) {
   std::string dir = callDirectory.empty() ? hp::runtime::tensorDirectory()
                                           : callDirectory;
-  return dir + "/" + kind + std::to_string(slot) + ".bin";
+  return dir + "/" + kind + std::to_string(slot) + HP_TENSOR_SUFFIX;
 }
 
 void checkBuffer(const char *call, int64_t ptr, int64_t bytes) {
@@ -91,10 +93,12 @@ int openRegular(const std::string &path, const std::string &holding,
 /// place).
 void openArgument(int64_t slot, int64_t bytes, Source &src) {
   std::string what = "argument " + std::to_string(slot);
-  std::string path = tensorPath("arg", slot);
+  std::string path = tensorPath(HP_ARGUMENT_PREFIX, slot);
   struct stat st;
   if (::access(path.c_str(), F_OK) != 0) {
-    std::string ref = path.substr(0, path.size() - 4) + ".ref";
+    std::string ref =
+        path.substr(0, path.size() - std::strlen(HP_TENSOR_SUFFIX)) +
+        HP_REFERENCE_SUFFIX;
     if (::access(ref.c_str(), F_OK) == 0) {
       int fd = openRegular(ref, "a reference to " + what, st);
       // One short line: a larger file is not a reference.
@@ -156,7 +160,7 @@ void readAt(const Source &src, char *buffer, int64_t bytes, int64_t offset) {
 } // namespace
 
 std::string hp::runtime::tensorDirectory() {
-  const char *dir = std::getenv("HP_TENSOR_DIR");
+  const char *dir = std::getenv(HP_ENV_TENSOR_DIR);
   if (!dir || !*dir)
     failWith(std::string("HP_TENSOR_DIR is not set: this program's driver "
                          "reads its arguments and writes its results there "
@@ -246,8 +250,8 @@ void hp_write_tensor(int64_t slot, int64_t ptr, int64_t bytes) {
   checkBuffer("hp_write_tensor", ptr, bytes);
   if (hp::runtime::worldRank() != 0)
     return;
-  std::string path = tensorPath("result", slot);
-  std::string partial = path + ".part";
+  std::string path = tensorPath(HP_RESULT_PREFIX, slot);
+  std::string partial = path + HP_PARTIAL_SUFFIX;
   // A stalled file system must not hang the job either.
   hp::runtime::watchdogStart("hp_write_tensor",
                              "is the directory on a file system that "

@@ -16,6 +16,8 @@ import sys
 
 import torch
 
+from hp import _runtime_abi
+
 # safetensors' dtype names.
 _DTYPES = {
     "F64": torch.float64, "F32": torch.float32, "F16": torch.float16,
@@ -333,8 +335,8 @@ def write_argument(directory, slot, value, tensor_bytes):
     """Writes argument ``slot`` for the driver: a tensor as ``arg<k>.bin``,
     a :class:`FileRange` as ``arg<k>.ref``."""
     if isinstance(value, FileRange):
-        with open(os.path.join(directory, f"arg{slot}.ref"), "w") as f:
+        with open(os.path.join(directory, _runtime_abi.argument_reference(slot)), "w") as f:
             f.write(f"{value.offset} {value.path}\n")
         return
-    with open(os.path.join(directory, f"arg{slot}.bin"), "wb") as f:
+    with open(os.path.join(directory, _runtime_abi.argument_file(slot)), "wb") as f:
         f.write(tensor_bytes(value))

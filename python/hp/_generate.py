@@ -19,6 +19,8 @@ from torch import nn
 
 import hp
 from hp import _torch_plan
+from hp._session import Session
+from hp._torch_export import export
 
 
 def _static_layer():
@@ -304,7 +306,6 @@ class Generator:
 
     def __init__(self, model, batch, max_len, mesh, plan=None, np=None, params=None,
                  prefill=None):
-        from hp import torch as hpt
         from hp._checkpoint import Checkpoint, is_checkpoint
         from torch.distributed.tensor import Replicate, Shard
 
@@ -333,8 +334,8 @@ class Generator:
         placements = dict(params={n: split for n in names},
                           outputs=[[Replicate()] * len(mesh.shape)] + [split] * len(names))
         placements["context"] = hp.Context()  # one for both entries
-        self.program = hpt.export(step, (ids, position, mask, torch.zeros_like(ids)), mesh,
-                                  plan=plan, **placements)
+        self.program = export(step, (ids, position, mask, torch.zeros_like(ids)), mesh,
+                              plan=plan, **placements)
         entries = {}
         if prefill:
             # The prompt's first `prefill` tokens in one step: an entry of
@@ -343,8 +344,8 @@ class Generator:
             # Distinct tensors: torch.export takes one tensor passed twice as
             # one input.
             prompt = torch.zeros(batch, prefill, dtype=torch.int64)
-            entries["prefill"] = hpt.export(fill, (prompt, mask, torch.zeros_like(prompt)),
-                                            mesh, plan=plan, **placements)
+            entries["prefill"] = export(fill, (prompt, mask, torch.zeros_like(prompt)),
+                                        mesh, plan=plan, **placements)
         if params is None:
             params = dict(model.named_parameters())
         if is_checkpoint(params):
@@ -352,9 +353,9 @@ class Generator:
             params = Checkpoint(ckpt.path, "model." + ckpt.prefix)
         elif isinstance(params, dict):
             params = {"model." + k: v for k, v in params.items()}
-        self._session = hpt.Session(self.program, params, np=np,
-                                    state={n: 1 + k for k, n in enumerate(names)},
-                                    entries=entries)
+        self._session = Session(self.program, params, np=np,
+                                state={n: 1 + k for k, n in enumerate(names)},
+                                entries=entries)
 
     def __call__(self, input_ids, max_new_tokens=16, attention_mask=None):
         _check_generation_config(self._model)  # read per request, so checked per request

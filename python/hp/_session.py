@@ -23,6 +23,7 @@ import time
 
 import hp
 from hp import _checkpoint
+from hp import _runtime_abi as abi
 from hp import _torch_import, _torch_program
 
 # Seconds the ranks wait for the next call before they end the session,
@@ -131,8 +132,7 @@ class Session:
     """
 
     def __init__(self, prog, params=None, np=None, state=None, entries=None):
-        from hp import torch as hpt
-        if not isinstance(prog, hpt.Program):
+        if not isinstance(prog, _torch_program.Program):
             raise TypeError(f"expected an hp.torch.Program, got {type(prog).__name__}")
         self._prog = prog
         self._np = prog._ranks(np)
@@ -176,14 +176,15 @@ class Session:
             program = os.path.join(self._dir, "program.mlir")
             with open(program, "w") as f:
                 f.write(str(module))
-            for name in ("requests", "replies"):
+            for name in (abi.REQUESTS, abi.REPLIES):
                 os.mkfifo(os.path.join(self._dir, name))
-            env = dict(os.environ, HP_TENSOR_DIR=self._dir,
-                       HP_SESSION_CLIENT=str(os.getpid()), HP_SESSION_REMOVE_DIR="1")
-            env.pop("HP_SESSION_CALLS", None)
+            env = dict(os.environ)
+            env.update({abi.ENV_TENSOR_DIR: self._dir, abi.ENV_SESSION_CLIENT: str(os.getpid()),
+                        abi.ENV_SESSION_REMOVE_DIR: "1"})
+            env.pop(abi.ENV_SESSION_CALLS, None)
             self._calls_dir = _calls_directory(self._request_bytes(prog), self._np)
             if self._calls_dir:
-                env["HP_SESSION_CALLS"] = self._calls_dir
+                env[abi.ENV_SESSION_CALLS] = self._calls_dir
             else:
                 self._calls_dir = self._dir
             env.setdefault("HP_TIMEOUT_S", str(DEFAULT_IDLE_S))
@@ -195,7 +196,7 @@ class Session:
                 stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
                 start_new_session=True, env=env)
             self._fds = [os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CLOEXEC)
-                         for name in ("requests", "replies")]
+                         for name in (abi.REQUESTS, abi.REPLIES)]
         except BaseException:
             self._end()
             raise
@@ -212,7 +213,6 @@ class Session:
     def _checked_entries(prog, entries):
         """``entries`` as {name: Program}, each on the same mesh with the same
         parameters, buffers and placements as ``prog``."""
-        from hp import torch as hpt
         if entries is None:
             return {}
         if not isinstance(entries, dict):
@@ -223,7 +223,7 @@ class Session:
                     name in _torch_import._RESERVED:
                 raise ValueError(f"entries: {name!r} is not a name an entry can take (an "
                                  f"identifier other than {', '.join(_torch_import._RESERVED)})")
-            if not isinstance(extra, hpt.Program):
+            if not isinstance(extra, _torch_program.Program):
                 raise TypeError(f"entries['{name}']: expected an hp.torch.Program, got "
                                 f"{type(extra).__name__}")
             if str(extra.mesh) != str(prog.mesh):
@@ -269,10 +269,10 @@ class Session:
         with self._lock:
             where = self._request([], "memory {n}")
             try:
-                with open(os.path.join(where, "memory.txt")) as f:
+                with open(os.path.join(where, abi.PEAK_MEMORY_FILE)) as f:
                     return [int(line) for line in f]
             finally:
-                _remove_call(where, ["memory.txt"])
+                _remove_call(where, [abi.PEAK_MEMORY_FILE])
 
     def state(self):
         """The resident state now, as {name: full tensor}."""
@@ -282,7 +282,7 @@ class Session:
                 values = self._prog.read_results(where, self._resident.values())
                 return dict(zip(self._resident, values))
             finally:
-                _remove_call(where, [f"result{k}.bin" for k in self._resident.values()])
+                _remove_call(where, [abi.result_file(k) for k in self._resident.values()])
 
     def _request(self, values, line, meanwhile=None):
         """Writes the next request's arguments into its own directory, sends
@@ -293,12 +293,13 @@ class Session:
             raise RuntimeError("the hp.torch.Session is closed")
         n = self._calls
         self._calls += 1
-        work = f"{self._calls_dir}/{n}.tmp"
+        work = f"{self._calls_dir}/{n}{abi.STAGING_SUFFIX}"
         where = f"{self._calls_dir}/{n}"
         try:
             os.mkdir(work)
             for slot, t in enumerate(values):
-                _write_file(f"{work}/arg{slot}.bin", _torch_program._tensor_bytes(t))
+                _write_file(f"{work}/{abi.argument_file(slot)}",
+                            _torch_program._tensor_bytes(t))
             os.rename(work, where)  # the ranks never see half a request
         except BaseException:
             _remove_call(work)
@@ -352,8 +353,8 @@ class Session:
         values = prog._inputs(args)
         results = [k for k in range(len(prog.output_specs))
                    if k not in self._resident.values()]
-        files = [f"arg{k}.bin" for k in range(len(values))] + \
-            [f"result{k}.bin" for k in results]
+        files = [abi.argument_file(k) for k in range(len(values))] + \
+            [abi.result_file(k) for k in results]
         outs = []
         with self._lock:
             # The results' tensors are made while the ranks compute: after

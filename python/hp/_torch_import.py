@@ -8,7 +8,7 @@ import re
 import torch
 
 import hp
-from hp import _decompose
+from hp import _decompose, _runtime_abi
 from hp._torch_plan import _pin_hook, _placements
 from hp._torch_program import _DTYPES, _distinct, _from_wire, _to_wire
 
@@ -225,9 +225,9 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names,
     return module
 
 
-# Symbols the program defines itself.
-_RESERVED = ("forward", "main", "hp_read_tensor", "hp_read_tensor_block", "hp_write_tensor",
-             "rtclock", "hp_session_next", "hp_session_done", "hp_session_entry")
+# Symbols the program defines itself: hp.torch's function, the driver's
+# entry point and the runtime functions it calls.
+_RESERVED = ("forward", "main") + _runtime_abi.DRIVER_FUNCTIONS
 
 
 def _refuse_mutation(program, flat_names):

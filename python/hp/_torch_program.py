@@ -12,7 +12,7 @@ import numpy
 import torch
 
 import hp
-from hp import _checkpoint, _decompose
+from hp import _checkpoint, _decompose, _runtime_abi
 
 
 # torch.bool travels as i8 (0 or 1: the bytes torch stores); the traced
@@ -109,8 +109,10 @@ class Program:
         for slot in slots:
             shape, dtype, _ = self.output_specs[slot]
             buffer = numpy.empty(math.prod(shape) * dtype.itemsize, numpy.uint8)
-            outs.append((torch.from_numpy(buffer).view(dtype).reshape(shape),
-                         memoryview(buffer)))
+            # (An empty array's stride is 0, which view() refuses.)
+            tensor = torch.from_numpy(buffer).view(dtype).reshape(shape) if buffer.size \
+                else torch.empty(shape, dtype=dtype)
+            outs.append((tensor, memoryview(buffer)))
         return outs
 
     @staticmethod
@@ -118,7 +120,7 @@ class Program:
         """Reads each result of ``slots`` into its bytes of ``outs``, with
         bare system calls (a session call's latency counts each call)."""
         for slot, (_, view) in zip(slots, outs):
-            path = f"{directory}/result{slot}.bin"
+            path = f"{directory}/{_runtime_abi.result_file(slot)}"
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             try:
                 size = os.fstat(fd).st_size
@@ -281,11 +283,11 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
             path = os.path.join(tmp, "program.mlir")
             prog.save(path, repeat)
             hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
-                   env={"HP_TENSOR_DIR": tmp})
+                   env={_runtime_abi.ENV_TENSOR_DIR: tmp})
             outs = prog.read_results(tmp)
             step = None
             if repeat > 1:
-                with open(os.path.join(tmp, f"result{len(outs)}.bin"), "rb") as f:
+                with open(os.path.join(tmp, _runtime_abi.result_file(len(outs))), "rb") as f:
                     step = float(torch.frombuffer(bytearray(f.read()),
                                                   dtype=torch.float64)[0])
         finally:

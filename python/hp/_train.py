@@ -26,6 +26,8 @@ import torch
 import hp
 from hp._optimizer import _Optimizer, _state_name
 from hp import _decompose, _torch_import, _torch_plan, _torch_program
+from hp._session import Session
+from hp._torch_export import _checked_export_arguments
 
 
 class Trainer:
@@ -60,15 +62,14 @@ class Trainer:
     def __init__(self, model, loss_fn, example_inputs, example_targets, mesh,
                  optimizer=None, plan=None, params=None, inputs=None, targets=None,
                  fsdp=None, np=None, plan_dim=None):
-        from hp import torch as hpt
         self._session = None
         if not callable(loss_fn):
             raise TypeError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
         if optimizer is None:
             raise TypeError("hp.torch.Trainer needs optimizer= (a torch.optim.SGD, Adam or "
                             "AdamW over the model's parameters)")
-        xs = hpt._checked_export_arguments(model, example_inputs, mesh, params, inputs,
-                                           None, plan, None)
+        xs = _checked_export_arguments(model, example_inputs, mesh, params, inputs,
+                                       None, plan, None)
         ts = _checked_targets(example_targets, targets)
         # A target that is the input (an autoencoder) is traced as its own
         # argument.
@@ -142,7 +143,7 @@ class Trainer:
         loss_dtype = _loss_dtype(gm)
         output_specs = [((), loss_dtype, rep)] + [state_specs[n] for n in updated]
         buffers = {n: b.detach().clone() for n, b in model.named_buffers()}
-        self.program = hpt.Program(module, mesh, input_specs, state_specs, output_specs,
+        self.program = _torch_program.Program(module, mesh, input_specs, state_specs, output_specs,
                                    buffers, remarks,
                                    {a: c for a, c in canonical.items() if a != c}, checks)
         self._keys = keys
@@ -153,8 +154,8 @@ class Trainer:
         self._fixed = {n: init[n] for n in state if n not in trained}
         self._model_names = list(model.state_dict(keep_vars=True))
         try:
-            self._session = hpt.Session(self.program, params={n: init[n] for n in names},
-                                        np=np, state={n: 1 + i for i, n in enumerate(updated)})
+            self._session = Session(self.program, params={n: init[n] for n in names},
+                                    np=np, state={n: 1 + i for i, n in enumerate(updated)})
         finally:
             partition.join()
         if partition.error is not None:

@@ -596,3 +596,26 @@ func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
     with pytest.raises(ValueError, match="another hp.Context"):
         dest.import_function(hp.Module.parse(hp.Context(), IMPORT_SOURCE), "forward", "h")
     assert "func.func @g" not in str(dest) and "@wide" not in str(dest)
+
+
+def test_runtime_names_come_from_the_runtime_header(ctx):
+    # The driver functions Python reserves (from _hp, which reads
+    # hp/Runtime/Runtime.h) are exactly those dtensor-add-driver declares:
+    # a session over a split argument, timed, declares all of them but the
+    # clock, a timed run the clock.
+    from hp import _runtime_abi as abi
+    source = """
+      dtensor.mesh @tp shape = [2]
+      func.func @forward(%x: tensor<4xf32>, %w: !dtensor.tensor<4xf32, @tp, [shard<0>]>)
+          -> tensor<4xf32> {
+        return %x : tensor<4xf32>
+      }"""
+    declared = set()
+    for options in ("session-inputs=1", "repeat=3"):
+        module = hp.Module.parse(ctx, source)
+        module.run(f"builtin.module(dtensor-add-driver{{{options}}})")
+        declared |= {line.split("@")[1].split("(")[0] for line in str(module).splitlines()
+                     if "func.func private @" in line}
+    assert declared == set(abi.DRIVER_FUNCTIONS)
+    assert (abi.argument_file(3), abi.argument_reference(3), abi.result_file(0)) == \
+        ("arg3.bin", "arg3.ref", "result0.bin")

@@ -19,6 +19,7 @@
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Pipelines/Pipelines.h"
+#include "hp/Runtime/Runtime.h"
 #include "hp/Support/LaunchFlags.h"
 #include "hp/Support/NestingDepth.h"
 #include "hp/Version.h"
@@ -400,15 +401,17 @@ LogicalResult checkEntrySignature(ModuleOp module, llvm::StringRef name,
 /// is not a regular file (a directory, a FIFO that would block every rank
 /// in open()), when the program reads arguments.
 LogicalResult checkArgumentFiles(ModuleOp module) {
-  const char *dir = std::getenv("HP_TENSOR_DIR");
+  const char *dir = std::getenv(HP_ENV_TENSOR_DIR);
   if (!dir || !*dir || !SymbolTable::lookupSymbolIn(module, "hp_read_tensor"))
     return success();
+  (void)sizeof(&hp_read_tensor); // the name above is the ABI's
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     llvm::StringRef slot = name;
-    if (!slot.consume_front("arg") || !slot.consume_back(".bin") ||
+    if (!slot.consume_front(HP_ARGUMENT_PREFIX) ||
+        !slot.consume_back(HP_TENSOR_SUFFIX) ||
         slot.empty() || !llvm::all_of(slot, llvm::isDigit))
       continue;
     llvm::sys::fs::file_status status;
@@ -420,7 +423,7 @@ LogicalResult checkArgumentFiles(ModuleOp module) {
                                                          : "not a regular "
                                                            "file")
                  << ": argument " << slot
-                 << " must be a regular file (HP_TENSOR_DIR)\n";
+                 << " must be a regular file (" HP_ENV_TENSOR_DIR ")\n";
     return failure();
   }
   return success();

@@ -13,6 +13,7 @@
 
 #include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Transforms/RankPiece.h"
+#include "hp/Runtime/Runtime.h"
 #include "hp/Support/IRArith.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,13 +29,41 @@ using namespace hp::dtensor;
 
 namespace {
 
-constexpr StringLiteral kRead = "hp_read_tensor";
-constexpr StringLiteral kReadBlock = "hp_read_tensor_block";
-constexpr StringLiteral kWrite = "hp_write_tensor";
-constexpr StringLiteral kClock = "rtclock";
-constexpr StringLiteral kNext = "hp_session_next";
-constexpr StringLiteral kDone = "hp_session_done";
-constexpr StringLiteral kEntry = "hp_session_entry";
+/// The MLIR type of a C type of the runtime ABI.
+template <typename T> Type abiType(MLIRContext *ctx);
+template <> Type abiType<int64_t>(MLIRContext *ctx) {
+  return IntegerType::get(ctx, 64);
+}
+template <> Type abiType<double>(MLIRContext *ctx) {
+  return Float64Type::get(ctx);
+}
+
+/// The MLIR signature of a C function type of the runtime ABI.
+template <typename F> struct AbiSignature;
+template <typename R, typename... A> struct AbiSignature<R(A...)> {
+  static FunctionType get(MLIRContext *ctx) {
+    SmallVector<Type> results;
+    if constexpr (!std::is_void_v<R>)
+      results.push_back(abiType<R>(ctx));
+    return FunctionType::get(ctx, {abiType<A>(ctx)...}, results);
+  }
+};
+
+/// A function of hp/Runtime/Runtime.h the driver calls: its name and
+/// signature both come from the C declaration (decltype: no link to it).
+struct AbiFunction {
+  StringLiteral name;
+  FunctionType (*type)(MLIRContext *);
+};
+#define HP_ABI_FUNCTION(FN) AbiFunction{#FN, &AbiSignature<decltype(FN)>::get}
+
+constexpr AbiFunction kRead = HP_ABI_FUNCTION(hp_read_tensor);
+constexpr AbiFunction kReadBlock = HP_ABI_FUNCTION(hp_read_tensor_block);
+constexpr AbiFunction kWrite = HP_ABI_FUNCTION(hp_write_tensor);
+constexpr AbiFunction kClock = HP_ABI_FUNCTION(rtclock);
+constexpr AbiFunction kNext = HP_ABI_FUNCTION(hp_session_next);
+constexpr AbiFunction kDone = HP_ABI_FUNCTION(hp_session_done);
+constexpr AbiFunction kEntry = HP_ABI_FUNCTION(hp_session_entry);
 
 /// The whole tensor a value of `type` holds: a DTensor's global tensor, a
 /// ranked tensor as is, else null.
@@ -76,8 +105,9 @@ std::optional<int64_t> fileBytes(func::FuncOp fn, Type type,
 
 /// The private declaration `name` of type `type` in `module`, added when
 /// missing; null after an error when `name` is something else.
-func::FuncOp runtimeFunction(ModuleOp module, StringRef name,
-                             FunctionType type) {
+func::FuncOp runtimeFunction(ModuleOp module, AbiFunction abi) {
+  StringRef name = abi.name;
+  FunctionType type = abi.type(module.getContext());
   Operation *existing = SymbolTable::lookupSymbolIn(module, name);
   if (auto fn = dyn_cast_or_null<func::FuncOp>(existing)) {
     if (fn.getFunctionType() == type)
@@ -352,29 +382,20 @@ LogicalResult DTensorAddDriverPass::addDriver() {
   };
 
   MLIRContext *ctx = module.getContext();
-  Type i64 = IntegerType::get(ctx, 64);
-  auto io = FunctionType::get(ctx, {i64, i64, i64}, {});
-  func::FuncOp read = runtimeFunction(module, kRead, io);
-  // (slot, address, dims: per dim global size, offset, size; rank, bytes
-  // per element)
+  func::FuncOp read = runtimeFunction(module, kRead);
   func::FuncOp readBlock;
   bool blocks = anyInput(isSplitArgument);
   if (blocks)
-    readBlock =
-        runtimeFunction(module, kReadBlock,
-                        FunctionType::get(ctx, {i64, i64, i64, i64, i64}, {}));
-  func::FuncOp write = runtimeFunction(module, kWrite, io);
+    readBlock = runtimeFunction(module, kReadBlock);
+  func::FuncOp write = runtimeFunction(module, kWrite);
   func::FuncOp clock, next, done, which;
   if (repeat > 1)
-    clock = runtimeFunction(
-        module, kClock, FunctionType::get(ctx, {}, {Float64Type::get(ctx)}));
+    clock = runtimeFunction(module, kClock);
   if (session) {
-    next = runtimeFunction(module, kNext, FunctionType::get(ctx, {}, {i64}));
-    done = runtimeFunction(module, kDone, FunctionType::get(ctx, {}, {}));
+    next = runtimeFunction(module, kNext);
+    done = runtimeFunction(module, kDone);
+    which = runtimeFunction(module, kEntry);
   }
-  if (session)
-    which =
-        runtimeFunction(module, kEntry, FunctionType::get(ctx, {i64}, {i64}));
   if (!read || (blocks && !readBlock) || !write || (repeat > 1 && !clock) ||
       (session && (!next || !done || !which)))
     return failure();
@@ -519,7 +540,8 @@ void DTensorAddDriverPass::buildSessionLoop(
   int64_t perCall = entries[0].perCall;
   // Calls until the client says stop: hp_session_next gives a call number
   // (read the per-call arguments from the call's directory, call, write
-  // the results there), -2 (write the resident state there) or -1 (stop).
+  // the results there), HP_SESSION_FETCH_STATE (write the resident state
+  // there) or HP_SESSION_STOP.
   // Resident state is carried by the loop: each call's state results are
   // the next call's state arguments (docs/Runtime.md, "Sessions").
   SmallVector<Value> state;
@@ -534,7 +556,7 @@ void DTensorAddDriverPass::buildSessionLoop(
   Block *before = b.createBlock(&loop.getBefore(), {}, stateTypes,
                                 SmallVector<Location>(state.size(), loc));
   Value n = func::CallOp::create(b, loc, next, ValueRange{}).getResult(0);
-  Value stop = arith::ConstantIntOp::create(b, loc, i64, -1);
+  Value stop = arith::ConstantIntOp::create(b, loc, i64, HP_SESSION_STOP);
   Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, n, stop);
   SmallVector<Value> forward = {n};
   llvm::append_range(forward, before->getArguments());
@@ -542,6 +564,9 @@ void DTensorAddDriverPass::buildSessionLoop(
   Block *after = b.createBlock(&loop.getAfter(), {}, carried,
                                SmallVector<Location>(carried.size(), loc));
   Value zero = arith::ConstantIntOp::create(b, loc, i64, 0);
+  static_assert(HP_SESSION_FETCH_STATE < 0 && HP_SESSION_STOP < 0,
+                "the loop takes a negative request other than stop for a "
+                "state fetch");
   Value fetch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                       after->getArgument(0), zero);
   ValueRange current = after->getArguments().drop_front();
