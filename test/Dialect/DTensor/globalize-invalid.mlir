@@ -43,24 +43,16 @@ func.func @blocks(%a: tensor<4xf32>) attributes {dtensor.mesh = @tp} {
 // -----
 
 dtensor.mesh @tp shape = [2]
-// expected-error @below {{argument #0: 'dtensor.placements' must be an array of placements}}
-func.func @not_array(%a: tensor<4xf32> {dtensor.placements = 3}) attributes {dtensor.mesh = @tp} {
-  return
-}
-
-// -----
-
-dtensor.mesh @tp shape = [2]
-// expected-error @below {{argument #0 has placements but type 'f32', not a ranked tensor}}
-func.func @scalar(%a: f32 {dtensor.placements = [#dtensor.replicate]}) attributes {dtensor.mesh = @tp} {
-  return
-}
-
-// -----
-
-dtensor.mesh @tp shape = [2]
 // expected-error @below {{argument #0 has element type 'i1', which a DTensor cannot hold}}
 func.func @mask(%a: tensor<4xi1> {dtensor.placements = [#dtensor.replicate]}) attributes {dtensor.mesh = @tp} {
+  return
+}
+
+// -----
+
+dtensor.mesh @tp shape = [2]
+// expected-error @below {{argument #0 has the dynamic shape 'tensor<?x4xf32>': placements need a static shape}}
+func.func @dynamic(%a: tensor<?x4xf32> {dtensor.placements = [#dtensor.shard<1>]}) attributes {dtensor.mesh = @tp} {
   return
 }
 
@@ -78,14 +70,6 @@ dtensor.mesh @tp shape = [2]
 // expected-error @below {{result #0: placements}}
 func.func @count(%a: tensor<4xf32>) -> (tensor<4xf32> {dtensor.placements = [#dtensor.replicate, #dtensor.replicate]}) attributes {dtensor.mesh = @tp} {
   return %a : tensor<4xf32>
-}
-
-// -----
-
-dtensor.mesh @tp shape = [2]
-// expected-error @below {{argument #0: 'dtensor.constrain' applies to results only}}
-func.func @pin_arg(%a: tensor<4xf32> {dtensor.constrain = [#dtensor.replicate]}) attributes {dtensor.mesh = @tp} {
-  return
 }
 
 // -----

@@ -83,3 +83,18 @@ func.func @mask(%m: tensor<4xi1>, %x: tensor<4xf32>)
     attributes {dtensor.mesh = @tp} {
   return %m, %x : tensor<4xi1>, tensor<4xf32>
 }
+
+// -----
+
+// So does a tensor of dynamic shape: the rule is the dialect's one
+// (isPlaceableTensorType), which dtensor-propagate follows too, so no pass
+// makes a DTensor that the next cannot place.
+dtensor.mesh @tp shape = [2]
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %{{.*}}: tensor<?x4xf32>, %{{.*}}: !dtensor.tensor<4xf32, @tp, [replicate]>)
+// CHECK-SAME: -> (tensor<?x4xf32>, !dtensor.tensor<4xf32, @tp, [replicate]>)
+// CHECK: dtensor.global_region on @tp args(%{{.*}}, %{{.*}}) : (tensor<?x4xf32>, !dtensor.tensor<4xf32, @tp, [replicate]>)
+func.func @dynamic(%d: tensor<?x4xf32>, %x: tensor<4xf32>) -> (tensor<?x4xf32>, tensor<4xf32>)
+    attributes {dtensor.mesh = @tp} {
+  return %d, %x : tensor<?x4xf32>, tensor<4xf32>
+}

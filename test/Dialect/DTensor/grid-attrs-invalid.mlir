@@ -64,8 +64,14 @@ shard.grid @g(shape = 2x2) {dtensor.devices = array<i64: 0, 1, 4, 3>}
 
 // -----
 
-// Valid, and other dtensor attributes are left to the passes that use them.
+// Valid.
 shard.grid @g(shape = 2x2) {dtensor.axis_names = ["dp", "tp"], dtensor.devices = array<i64: 3, 1, 2, 0>}
+
+// -----
+
+// A dtensor attribute the dialect does not have is refused (a misspelt
+// one would otherwise be ignored).
+// expected-error @below {{'dtensor.other' is not an attribute of the dtensor dialect (on operations: dtensor.mesh, dtensor.axis_names, dtensor.devices, dtensor.p2p_group, dtensor.strategy)}}
 func.func @other() attributes {dtensor.other = 1} {
   return
 }

@@ -79,11 +79,12 @@ func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
 
 // -----
 
-// local_call: an empty argument name.
+// local_call: an empty argument name (the dialect's rule for
+// dtensor.arg_name, wherever it appears).
 dtensor.mesh @m shape = [4] names = ["tp"]
+// expected-error @below {{argument #0 of 'empty': 'dtensor.arg_name' must be a non-empty string, got ""}}
 func.func private @empty(tensor<2x8xf32> {dtensor.arg_name = ""}) -> tensor<2x8xf32>
 func.func @c(%x: !dtensor.tensor<8x8xf32, @m, [shard<0>]>) {
-  // expected-error @+1 {{callee argument #0 has an empty dtensor.arg_name}}
   %y = dtensor.local_call @empty(%x) on @m out_placements = [shard<0>] : (!dtensor.tensor<8x8xf32, @m, [shard<0>]>) -> !dtensor.tensor<8x8xf32, @m, [shard<0>]>
   return
 }

@@ -52,62 +52,6 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
   return info;
 }
 
-/// dtensor.axis_names and dtensor.devices describe a shard.grid converted
-/// from a dtensor.mesh, by the mesh's rules; dtensor.p2p_group names the
-/// group of a shard.send or shard.recv; other dtensor attributes on
-/// operations are checked where they are used.
-LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
-                                                       NamedAttribute attr) {
-  MLIRContext *ctx = op->getContext();
-  StringRef name = attr.getName().getValue();
-  bool isNames = attr.getName() == AxisNamesAttrHelper(ctx).getName();
-  bool isDevices = attr.getName() == DevicesAttrHelper(ctx).getName();
-  if (attr.getName() == P2pGroupAttrHelper(ctx).getName()) {
-    if (!isa<shard::SendOp, shard::RecvOp>(op))
-      return op->emitOpError()
-             << "'" << name << "' is only meaningful on a shard.send or "
-             << "shard.recv";
-    auto id = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!id || !id.getType().isSignlessInteger(64) || id.getInt() < 0)
-      return op->emitOpError()
-             << "'" << name << "' must be a non-negative i64 group id";
-    return success();
-  }
-  if (attr.getName() == StrategyAttrHelper(ctx).getName()) {
-    if (!isa<StrategyAttr>(attr.getValue()))
-      return op->emitOpError()
-             << "'" << name << "' must be a #dtensor.strategy, got "
-             << attr.getValue();
-    if (!isa_and_nonnull<GlobalRegionOp>(op->getParentOp()))
-      return op->emitOpError()
-             << "'" << name
-             << "' is only meaningful on an op of a dtensor.global_region "
-                "body";
-    return success();
-  }
-  if (!isNames && !isDevices)
-    return success();
-  auto grid = dyn_cast<shard::GridOp>(op);
-  if (!grid)
-    return op->emitOpError()
-           << "'" << name << "' is only meaningful on a shard.grid";
-  auto emitError = [&] { return op->emitOpError(); };
-  if (isNames) {
-    auto names = dyn_cast<ArrayAttr>(attr.getValue());
-    if (!names)
-      return emitError() << "'" << name << "' must be an array of strings";
-    return hp::verifyAxisNames(emitError, "grid", names, grid.getRank());
-  }
-  auto devices = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-  if (!devices)
-    return emitError() << "'" << name << "' must be a DenseI64ArrayAttr";
-  if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
-    return emitError() << "'" << name << "' needs a grid of static shape";
-  return hp::verifyDeviceList(emitError, "grid", devices.asArrayRef(),
-                              ShapedType::getNumElements(grid.getShape()));
-}
-
-
 /// "'@mesh' does not name a dtensor.mesh or a static shard.grid", with the
 /// closest mesh or grid of the symbol table `scope` as a suggestion.
 static void emitUnknownMesh(InFlightDiagnostic &&diag, Operation *scope,
@@ -756,9 +700,6 @@ LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
     auto name =
         callee.getArgAttrOfType<StringAttr>(i, getArgNameAttrName());
-    if (name && name.getValue().empty())
-      return emitOpError() << "callee argument #" << i
-                           << " has an empty dtensor.arg_name";
     if (name && !seen.insert(name.getValue()).second)
       return emitOpError() << "duplicate argument name '" << name.getValue()
                            << "' in the callee's dtensor.arg_name attributes";

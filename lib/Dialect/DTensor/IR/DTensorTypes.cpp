@@ -23,6 +23,12 @@ bool hp::dtensor::isMovableElementType(Type type) {
   return integer && llvm::is_contained({8u, 32u, 64u}, integer.getWidth());
 }
 
+bool hp::dtensor::isPlaceableTensorType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         isMovableElementType(tensor.getElementType());
+}
+
 void DTensorDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST

@@ -27,25 +27,22 @@ constexpr StringLiteral kMeshAttr = "dtensor.mesh";
 constexpr StringLiteral kPlacementsAttr = "dtensor.placements";
 constexpr StringLiteral kConstrainAttr = "dtensor.constrain";
 
-/// The placement list `attr` (an array of placements) for a tensor of type
-/// `type` on `mesh`, checked; null after an error on `fn`.
+/// The placement list `attr` for a tensor of type `type` on `mesh`, checked
+/// against the mesh and the type; null after an error on `fn`. (That it is
+/// a list of placements on a ranked tensor is the dialect's rule, which the
+/// verified input holds.)
 ArrayAttr checkedPlacements(func::FuncOp fn, Attribute attr, Type type,
                             const MeshInfo &mesh, const Twine &what) {
-  auto list = dyn_cast<ArrayAttr>(attr);
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!list) {
-    fn.emitError() << what << ": '" << kPlacementsAttr
-                   << "' must be an array of placements";
-    return {};
-  }
-  if (!tensor) {
-    fn.emitError() << what << " has placements but type " << type
-                   << ", not a ranked tensor";
-    return {};
-  }
+  auto list = cast<ArrayAttr>(attr);
+  auto tensor = cast<RankedTensorType>(type);
   if (!isMovableElementType(tensor.getElementType())) {
     fn.emitError() << what << " has element type " << tensor.getElementType()
                    << ", which a DTensor cannot hold";
+    return {};
+  }
+  if (!tensor.hasStaticShape()) {
+    fn.emitError() << what << " has the dynamic shape " << tensor
+                   << ": placements need a static shape";
     return {};
   }
   if (failed(verifyPlacements([&] { return fn.emitError() << what << ": "; },
@@ -62,11 +59,9 @@ ArrayAttr replicated(MLIRContext *ctx, const MeshInfo &mesh) {
 }
 
 /// Whether an unannotated value of `type` becomes a (replicated) DTensor;
-/// anything else passes through unchanged, as global_region allows.
-bool isPlaceable(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && isMovableElementType(tensor.getElementType());
-}
+/// anything else (a dynamic shape included) passes through unchanged, as
+/// global_region allows.
+bool isPlaceable(Type type) { return isPlaceableTensorType(type); }
 
 /// The DTensor type of the tensor type `type` on `mesh`.
 Type dtensorOf(Type type, FlatSymbolRefAttr mesh, ArrayAttr placements) {
@@ -129,9 +124,6 @@ LogicalResult globalArguments(func::FuncOp fn, FlatSymbolRefAttr meshRef,
                               const MeshInfo &mesh, GlobalSignature &sig) {
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
     Attribute attr = fn.getArgAttr(i, kPlacementsAttr);
-    if (fn.getArgAttr(i, kConstrainAttr))
-      return fn.emitError() << "argument #" << i << ": '" << kConstrainAttr
-                            << "' applies to results only";
     if (!attr && !isPlaceable(type)) {
       sig.argTypes.push_back(type);
       continue;

@@ -92,42 +92,19 @@ ArrayRef<int64_t> fsdpAxesOf(Value v) {
   return axes ? axes.asArrayRef() : ArrayRef<int64_t>();
 }
 
-/// Every `dtensor.fsdp_axes` of `fn`'s arguments: on a named DTensor
-/// argument, one or more distinct axes of its mesh, each splitting it.
+/// Every `dtensor.fsdp_axes` of `fn`'s arguments is on a DTensor by now
+/// (the dialect checks the rest of its rules wherever it appears).
 LogicalResult checkFsdpAxes(FunctionOpInterface fn) {
   for (int64_t i = 0, e = fn.getNumArguments(); i < e; ++i) {
-    Attribute attr = fn.getArgAttr(i, kFsdpAxesAttrName);
-    if (!attr)
+    if (!fn.getArgAttr(i, kFsdpAxesAttrName) ||
+        isa<DTensorType>(fn.getArgumentTypes()[i]))
       continue;
-    auto emit = [&] {
-      Location loc = fn.isExternal() ? fn.getLoc() : fn.getArgument(i).getLoc();
-      return emitError(loc) << "argument #" << i << " of '"
-                            << SymbolTable::getSymbolName(fn).getValue()
-                            << "': '" << kFsdpAxesAttrName << "' ";
-    };
-    auto axes = dyn_cast<DenseI64ArrayAttr>(attr);
-    if (!axes || axes.empty())
-      return emit() << "must be a non-empty array<i64> of mesh axes, got "
-                    << attr;
-    if (!fn.getArgAttrOfType<StringAttr>(i, LocalCallOp::getArgNameAttrName()))
-      return emit() << "is only meaningful on a parameter (an argument with "
-                       "a string 'dtensor.arg_name')";
-    auto type = dyn_cast<DTensorType>(fn.getArgumentTypes()[i]);
-    if (!type)
-      return emit() << "is only meaningful on a !dtensor.tensor argument";
-    ArrayRef<Attribute> placements = type.getPlacements().getValue();
-    llvm::SmallDenseSet<int64_t> seen;
-    for (int64_t axis : axes.asArrayRef()) {
-      if (axis < 0 || axis >= static_cast<int64_t>(placements.size()))
-        return emit() << "names axis " << axis << ", which the "
-                      << placements.size() << "-D mesh " << type.getMesh()
-                      << " does not have";
-      if (!seen.insert(axis).second)
-        return emit() << "names axis " << axis << " twice";
-      if (!isa<ShardAttr, StridedShardAttr>(placements[axis]))
-        return emit() << "names axis " << axis << ", which does not split "
-                      << "the argument (" << type << ")";
-    }
+    Location loc = fn.isExternal() ? fn.getLoc() : fn.getArgument(i).getLoc();
+    return emitError(loc) << "argument #" << i << " of '"
+                          << SymbolTable::getSymbolName(fn).getValue()
+                          << "': '" << kFsdpAxesAttrName
+                          << "' is only meaningful on a !dtensor.tensor "
+                             "argument";
   }
   return success();
 }
@@ -258,11 +235,11 @@ int64_t RegionLowering::addNode(Operation *op,
   return n;
 }
 
-/// Whether a tensor can cross between ops as a DTensor: static shape, an
-/// element type NCCL moves.
+/// Whether a value of `type` can cross between ops: anything but a tensor
+/// the dialect cannot place (isPlaceableTensorType, the rule
+/// dtensor-globalize follows too).
 bool isPlaceable(Type type) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  return !t || (t.hasStaticShape() && isMovableElementType(t.getElementType()));
+  return !isa<RankedTensorType>(type) || isPlaceableTensorType(type);
 }
 
 LogicalResult RegionLowering::build() {

@@ -78,6 +78,12 @@ struct MeshInfo {
 /// with a narrower list checks that itself, as convert-shard-to-nccl does.
 bool isMovableElementType(mlir::Type type);
 
+/// Whether the passes that place values (dtensor-globalize,
+/// dtensor-propagate) can make a value of `type` a DTensor: a ranked tensor
+/// of static shape with an element type a DTensor holds. The one rule both
+/// follow: what one pass makes a DTensor, the next can place.
+bool isPlaceableTensorType(mlir::Type type);
+
 /// Checks every DTensor type in `scope` that no dtensor op verifies (function
 /// signatures, block arguments, results of other dialects' ops) against its
 /// mesh: the mesh exists and has one placement per dim.

@@ -37,6 +37,8 @@ def DTensor_Dialect : Dialect {
     "::mlir::Attribute":$strategy
   );
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

@@ -266,7 +266,10 @@ def DTensorGlobalize : Pass<"dtensor-globalize", "::mlir::ModuleOp"> {
     - gets DTensor argument and result types on that mesh, with the
       placements of the argument or result attribute `dtensor.placements`
       (an array of placements), replicated where there is none; arguments
-      and results that are not tensors of a type a DTensor holds pass through;
+      and results that are not tensors of static shape and of a type a
+      DTensor holds pass through (the dialect's `isPlaceableTensorType`,
+      which `dtensor-propagate` follows too), and placements on one are an
+      error;
     - has its body moved into one `dtensor.global_region` on the mesh;
     - turns each result carrying `dtensor.constrain = [placements]` into a
       `dtensor.constrain` of the returned value, read by every other use of
