@@ -49,8 +49,7 @@ int main(int argc, char **argv) {
   volatile float sink = 0;
   auto once = [&] {
     if (gather)
-      MPI_Allgather(in.data(), n, MPI_FLOAT, out.data(), n, MPI_FLOAT,
-                    comm);
+      MPI_Allgather(in.data(), n, MPI_FLOAT, out.data(), n, MPI_FLOAT, comm);
     else if (reduce)
       MPI_Allreduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, comm);
     else if (scatter)

@@ -24,11 +24,11 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <chrono>
-#include <string>
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace hp::dtensor::plan;
@@ -173,7 +173,8 @@ double receiveBound(const Problem &p) {
   double most = 0;
   for (int64_t d = 0; d < devices; ++d) {
     std::vector<int64_t> coord(p.meshShape.size());
-    for (int64_t m = static_cast<int64_t>(coord.size()) - 1, r = d; m >= 0; --m) {
+    for (int64_t m = static_cast<int64_t>(coord.size()) - 1, r = d; m >= 0;
+         --m) {
       coord[m] = r % p.meshShape[m];
       r /= p.meshShape[m];
     }
@@ -190,7 +191,6 @@ double receiveBound(const Problem &p) {
   }
   return most;
 }
-
 
 } // namespace
 
@@ -240,8 +240,8 @@ int main(int argc, char **argv) {
   double sumColl = 0, sumBound = 0, worstBound = 0;
   long cases = 0, greedyCases = 0, boundCases = 0;
   std::printf("%-10s %4s %7s %8s %8s %10s %8s %10s %8s %9s %8s %8s\n", "mesh",
-              "rank", "pairs", "hp/opt", "max", "greedy/opt", "max",
-              "coll/opt", "hp/recv", "max", "plan us", "max us");
+              "rank", "pairs", "hp/opt", "max", "greedy/opt", "max", "coll/opt",
+              "hp/recv", "max", "plan us", "max us");
   for (const auto &mesh : meshes)
     for (int64_t rank : {2, 3}) {
       std::vector<int64_t> shape = rank == 2 ? std::vector<int64_t>{10, 7}
@@ -318,8 +318,9 @@ int main(int argc, char **argv) {
       cases += cellCases;
       greedyCases += cellGreedyCases;
     }
-  std::printf("\nmean hp/optimum      %.4f (worst %.4f) over %ld redistributes\n",
-              sumHp / cases, worstHp, cases);
+  std::printf(
+      "\nmean hp/optimum      %.4f (worst %.4f) over %ld redistributes\n",
+      sumHp / cases, worstHp, cases);
   std::printf("mean greedy/optimum  %.4f over %ld redistributes (%ld it "
               "cannot plan)\n",
               sumGreedy / greedyCases, greedyCases, cases - greedyCases);
@@ -329,16 +330,17 @@ int main(int argc, char **argv) {
   std::printf("mean hp/receive bound %.4f (worst %.4f) over %ld pairs "
               "without partials\n",
               sumBound / boundCases, worstBound, boundCases);
-  std::printf("planning time        mean %.1f us, max %.1f us (target < 1000 us)\n",
-              sumPlanUs / cases, maxPlanUs);
+  std::printf(
+      "planning time        mean %.1f us, max %.1f us (target < 1000 us)\n",
+      sumPlanUs / cases, maxPlanUs);
 
   // Planning time on 4-D meshes, rank-4 tensors: random pairs, fixed seed.
   std::printf("\n4-D meshes, rank-4 tensors (random pairs, seed 20261202):\n");
   std::printf("%-14s %7s %10s %10s\n", "mesh", "pairs", "mean us", "max us");
   double worst4dMean = 0, worst4dMax = 0;
-  for (std::vector<int64_t> mesh : {std::vector<int64_t>{8, 16, 8, 4},
-                                    std::vector<int64_t>{2, 2, 2, 2},
-                                    std::vector<int64_t>{4, 4, 4, 4}}) {
+  for (std::vector<int64_t> mesh :
+       {std::vector<int64_t>{8, 16, 8, 4}, std::vector<int64_t>{2, 2, 2, 2},
+        std::vector<int64_t>{4, 4, 4, 4}}) {
     std::mt19937_64 rng(20261202);
     auto pick = [&] {
       std::vector<Placement> pl;

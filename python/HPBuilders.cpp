@@ -39,8 +39,8 @@ MlirAttribute placementList(const ContextRef &context,
 }
 
 using PlacementList = std::vector<Attribute>;
-using InPlacements =
-    std::optional<std::vector<std::pair<std::string, std::optional<PlacementList>>>>;
+using InPlacements = std::optional<
+    std::vector<std::pair<std::string, std::optional<PlacementList>>>>;
 using OutPlacements = std::optional<std::vector<std::optional<PlacementList>>>;
 
 /// `in_placements` as a dictionary (null when absent); `none` is unit.
@@ -77,8 +77,8 @@ MlirOperation created(const ContextRef &c, MlirOperation op, const char *what) {
 /// region, so building is bounded as parsing is.
 size_t regionDepth(MlirBlock block) {
   size_t depth = 0;
-  for (MlirOperation op = mlirBlockGetParentOperation(block); !mlirOperationIsNull(op);
-       op = mlirOperationGetParentOperation(op))
+  for (MlirOperation op = mlirBlockGetParentOperation(block);
+       !mlirOperationIsNull(op); op = mlirOperationGetParentOperation(op))
     ++depth;
   return depth;
 }
@@ -96,34 +96,41 @@ Operation addMesh(const ModuleRef &module, const std::string &name,
       refs.push_back(toRef(n));
   MlirOperation op = created(
       owner.context(),
-      hpDTensorMeshOpCreate(loc, toRef(name), shape.size(),
-                            shape.data(), names ? refs.data() : nullptr, nullptr),
+      hpDTensorMeshOpCreate(loc, toRef(name), shape.size(), shape.data(),
+                            names ? refs.data() : nullptr, nullptr),
       "dtensor.mesh");
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(module->module), op);
   return {owner, op};
 }
 
-Block addFunction(const ModuleRef &module, const std::string &name,
-                  const std::vector<Type> &args, const std::vector<Type> &results,
-                  std::optional<std::vector<std::optional<std::string>>> argNames) {
+Block addFunction(
+    const ModuleRef &module, const std::string &name,
+    const std::vector<Type> &args, const std::vector<Type> &results,
+    std::optional<std::vector<std::optional<std::string>>> argNames) {
   MlirLocation loc = callerLocation(module->context->ctx);
   Owner owner(module);
   checkSymbolName(name, "function name");
   if (argNames && argNames->size() != args.size())
     throw nb::value_error("arg_names needs one entry (or None) per argument");
   MlirContext ctx = owner.ctx();
-  std::vector<MlirType> a = raw(owner.context(), args), r = raw(owner.context(), results);
+  std::vector<MlirType> a = raw(owner.context(), args),
+                        r = raw(owner.context(), results);
   std::vector<MlirLocation> locs(a.size(), loc);
-  MlirType fnType = mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
+  MlirType fnType =
+      mlirFunctionTypeGet(ctx, a.size(), a.data(), r.size(), r.data());
   MlirNamedAttribute attrs[2] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("sym_name")),
-                            mlirStringAttrGet(ctx, toRef(name))),
-      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("function_type")),
-                            mlirTypeAttrGet(fnType))};
+      mlirNamedAttributeGet(
+          mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("sym_name")),
+          mlirStringAttrGet(ctx, toRef(name))),
+      mlirNamedAttributeGet(
+          mlirIdentifierGet(ctx,
+                            mlirStringRefCreateFromCString("function_type")),
+          mlirTypeAttrGet(fnType))};
   MlirRegion body = mlirRegionCreate();
   MlirBlock entry = mlirBlockCreate(a.size(), a.data(), locs.data());
   mlirRegionAppendOwnedBlock(body, entry);
-  MlirOperationState state = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), loc);
+  MlirOperationState state =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), loc);
   mlirOperationStateAddAttributes(&state, 2, attrs);
   mlirOperationStateAddOwnedRegions(&state, 1, &body);
   MlirOperation fn = mlirOperationCreate(&state);
@@ -137,13 +144,15 @@ Block addFunction(const ModuleRef &module, const std::string &name,
 }
 
 Operation addOp(const Block &block, const std::string &name,
-                const std::vector<Value> &operands, const std::vector<Type> &results,
+                const std::vector<Value> &operands,
+                const std::vector<Type> &results,
                 std::optional<std::string> attributes) {
   const Owner &owner = block.owner;
   MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
   const ContextRef &c = owner.context();
-  if (name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.')
+  if (name.find('.') == std::string::npos || name.front() == '.' ||
+      name.back() == '.')
     throw nb::value_error(("op name '" + name + "' is not dialect.op").c_str());
   std::vector<MlirValue> ops = raw(owner, operands);
   std::vector<MlirType> types = raw(c, results);
@@ -152,7 +161,8 @@ Operation addOp(const Block &block, const std::string &name,
     MlirAttribute dict = parseAttribute(c, *attributes);
     if (!mlirAttributeIsADictionary(dict))
       throw nb::value_error(("attributes must be a dictionary such as "
-                             "'{value = 1 : i64}', got '" + *attributes + "'")
+                             "'{value = 1 : i64}', got '" +
+                             *attributes + "'")
                                 .c_str());
     for (intptr_t i = 0, e = mlirDictionaryAttrGetNumElements(dict); i < e; ++i)
       named.push_back(mlirDictionaryAttrGetElement(dict, i));
@@ -170,12 +180,15 @@ Operation addOp(const Block &block, const std::string &name,
 
 /// The type a local_region body sees for `value`: its local block, or the
 /// local block of its declared in_placements.
-MlirType localArgType(const ContextRef &c, MlirValue value, const std::string &name,
-                      const std::vector<int64_t> &meshShape, const InPlacements &in) {
+MlirType localArgType(const ContextRef &c, MlirValue value,
+                      const std::string &name,
+                      const std::vector<int64_t> &meshShape,
+                      const InPlacements &in) {
   MlirType t = mlirValueGetType(value);
   if (!hpTypeIsADTensorType(t))
     return t;
-  MlirType local = hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
+  MlirType local =
+      hpDTensorTypeGetLocalType(t, meshShape.size(), meshShape.data());
   if (mlirTypeIsNull(local))
     c->fail("operand '" + name + "' does not fit the mesh");
   if (!in)
@@ -187,12 +200,13 @@ MlirType localArgType(const ContextRef &c, MlirValue value, const std::string &n
     for (intptr_t i = 0, e = hpDTensorTypeGetRank(t); i < e; ++i)
       shape.push_back(hpDTensorTypeGetDimSize(t, i));
     std::vector<MlirAttribute> attrs = raw(c, *list);
-    MlirType declared =
-        hpDTensorTypeGet(c->ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
-                         hpDTensorTypeGetMesh(t), attrs.size(), attrs.data());
+    MlirType declared = hpDTensorTypeGet(
+        c->ctx, shape.size(), shape.data(), hpDTensorTypeGetElementType(t),
+        hpDTensorTypeGetMesh(t), attrs.size(), attrs.data());
     if (mlirTypeIsNull(declared))
       c->fail("invalid in_placements for '" + name + "'");
-    local = hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
+    local =
+        hpDTensorTypeGetLocalType(declared, meshShape.size(), meshShape.data());
     if (mlirTypeIsNull(local))
       c->fail("in_placements for '" + name + "' do not fit the mesh");
   }
@@ -203,8 +217,9 @@ std::pair<Operation, Block>
 addLocalRegion(const Block &block, const std::string &mesh,
                const std::vector<int64_t> &meshShape,
                const std::vector<std::pair<Value, std::string>> &args,
-               const InPlacements &inPlacements, const OutPlacements &outPlacements,
-               bool redistributeInputs, const std::vector<Type> &results) {
+               const InPlacements &inPlacements,
+               const OutPlacements &outPlacements, bool redistributeInputs,
+               const std::vector<Type> &results) {
   const Owner &owner = block.owner;
   MlirLocation loc = callerLocation(owner.ctx());
   owner.check("the Block");
@@ -223,20 +238,22 @@ addLocalRegion(const Block &block, const std::string &mesh,
     checkSameModule(owner, value.owner, "a local_region argument");
     values.push_back(value.value);
     names.push_back(toRef(name));
-    blockTypes.push_back(localArgType(c, value.value, name, meshShape, inPlacements));
+    blockTypes.push_back(
+        localArgType(c, value.value, name, meshShape, inPlacements));
   }
   MlirAttribute in = inPlacementsAttr(c, inPlacements);
   MlirAttribute out = outPlacementsAttr(c, outPlacements);
   std::vector<MlirType> resultTypes = raw(c, results);
-  MlirOperation op = created(
-      c,
-      hpDTensorLocalRegionOpCreate(loc, toRef(mesh), values.size(),
-                                   values.data(), names.data(), blockTypes.data(), in,
-                                   out, redistributeInputs, resultTypes.size(),
-                                   resultTypes.data()),
-      "dtensor.local_region");
+  MlirOperation op =
+      created(c,
+              hpDTensorLocalRegionOpCreate(
+                  loc, toRef(mesh), values.size(), values.data(), names.data(),
+                  blockTypes.data(), in, out, redistributeInputs,
+                  resultTypes.size(), resultTypes.data()),
+              "dtensor.local_region");
   mlirBlockAppendOwnedOperation(block.block, op);
-  return {Operation{owner, op}, Block{owner, hpDTensorLocalRegionOpGetBody(op)}};
+  return {Operation{owner, op},
+          Block{owner, hpDTensorLocalRegionOpGetBody(op)}};
 }
 
 Operation addLocalCall(const Block &block, const std::string &callee,
@@ -255,13 +272,13 @@ Operation addLocalCall(const Block &block, const std::string &callee,
   MlirAttribute in = inPlacementsAttr(c, inPlacements);
   MlirAttribute out = outPlacementsAttr(c, outPlacements);
   std::vector<MlirType> resultTypes = raw(c, results);
-  MlirOperation op = created(
-      c,
-      hpDTensorLocalCallOpCreate(loc, toRef(callee), toRef(mesh),
-                                 values.size(), values.data(), in, out,
-                                 redistributeInputs, unchecked, resultTypes.size(),
-                                 resultTypes.data()),
-      "dtensor.local_call");
+  MlirOperation op =
+      created(c,
+              hpDTensorLocalCallOpCreate(
+                  loc, toRef(callee), toRef(mesh), values.size(), values.data(),
+                  in, out, redistributeInputs, unchecked, resultTypes.size(),
+                  resultTypes.data()),
+              "dtensor.local_call");
   mlirBlockAppendOwnedOperation(block.block, op);
   return {owner, op};
 }
@@ -282,14 +299,14 @@ std::pair<Operation, Block> addGlobalRegion(const Block &block,
                               .c_str());
   std::vector<MlirValue> values = raw(owner, args);
   std::vector<MlirType> resultTypes = raw(c, results);
-  MlirOperation op = created(
-      c,
-      hpDTensorGlobalRegionOpCreate(loc, toRef(mesh), values.size(),
-                                    values.data(), resultTypes.size(),
-                                    resultTypes.data()),
-      "dtensor.global_region");
+  MlirOperation op = created(c,
+                             hpDTensorGlobalRegionOpCreate(
+                                 loc, toRef(mesh), values.size(), values.data(),
+                                 resultTypes.size(), resultTypes.data()),
+                             "dtensor.global_region");
   mlirBlockAppendOwnedOperation(block.block, op);
-  return {Operation{owner, op}, Block{owner, hpDTensorGlobalRegionOpGetBody(op)}};
+  return {Operation{owner, op},
+          Block{owner, hpDTensorGlobalRegionOpGetBody(op)}};
 }
 
 Operation addConstrain(const Block &block, const Value &value,
@@ -311,10 +328,10 @@ Operation addYield(const Block &block, const std::vector<Value> &values) {
   MlirLocation loc = callerLocation(block.owner.ctx());
   block.owner.check("the Block");
   std::vector<MlirValue> operands = raw(block.owner, values);
-  MlirOperation op = created(block.owner.context(),
-                             hpDTensorYieldOpCreate(loc,
-                                                    operands.size(), operands.data()),
-                             "dtensor.yield");
+  MlirOperation op =
+      created(block.owner.context(),
+              hpDTensorYieldOpCreate(loc, operands.size(), operands.data()),
+              "dtensor.yield");
   mlirBlockAppendOwnedOperation(block.block, op);
   return {block.owner, op};
 }
@@ -326,25 +343,31 @@ void hpbind::bindBuilders(nb::module_ &m) {
       "set_location_provider",
       [](nb::object provider) {
         if (!provider.is_none() && !PyCallable_Check(provider.ptr()))
-          throw nb::type_error("the location provider must be callable or None");
+          throw nb::type_error(
+              "the location provider must be callable or None");
         Py_XDECREF(locationProvider);
-        locationProvider = provider.is_none() ? nullptr : provider.release().ptr();
+        locationProvider =
+            provider.is_none() ? nullptr : provider.release().ptr();
       },
       nb::arg("provider").none(),
       "Sets the callable that gives (file, line, column) for new ops, or None "
       "for loc(unknown).");
-  m.def("add_mesh", &addMesh, nb::arg("module"), nb::arg("name"), nb::arg("shape"),
-        nb::arg("names") = nb::none());
+  m.def("add_mesh", &addMesh, nb::arg("module"), nb::arg("name"),
+        nb::arg("shape"), nb::arg("names") = nb::none());
   m.def("add_function", &addFunction, nb::arg("module"), nb::arg("name"),
         nb::arg("args"), nb::arg("results"), nb::arg("arg_names") = nb::none(),
         "Appends a func.func; `arg_names` names its arguments for local_call.");
-  m.def("add_op", &addOp, nb::arg("block"), nb::arg("name"), nb::arg("operands"),
-        nb::arg("results"), nb::arg("attributes") = nb::none(),
-        "Appends a generic op; `attributes` is an MLIR dictionary, e.g. '{value = 1 : i64}'.");
+  m.def("add_op", &addOp, nb::arg("block"), nb::arg("name"),
+        nb::arg("operands"), nb::arg("results"),
+        nb::arg("attributes") = nb::none(),
+        "Appends a generic op; `attributes` is an MLIR dictionary, e.g. "
+        "'{value = 1 : i64}'.");
   m.def("add_local_region", &addLocalRegion, nb::arg("block"), nb::arg("mesh"),
-        nb::arg("mesh_shape"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
+        nb::arg("mesh_shape"), nb::arg("args"),
+        nb::arg("in_placements") = nb::none(),
         nb::arg("out_placements") = nb::none(),
-        nb::arg("redistribute_inputs") = false, nb::arg("results") = std::vector<Type>{});
+        nb::arg("redistribute_inputs") = false,
+        nb::arg("results") = std::vector<Type>{});
   m.def("add_local_call", &addLocalCall, nb::arg("block"), nb::arg("callee"),
         nb::arg("mesh"), nb::arg("args"), nb::arg("in_placements") = nb::none(),
         nb::arg("out_placements") = nb::none(),

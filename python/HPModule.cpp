@@ -67,8 +67,9 @@ bool filePosition(MlirLocation loc, std::string &where, std::string &name) {
     MlirStringRef file =
         mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc));
     where.assign(file.data, file.length);
-    where += ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
-             ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
+    where +=
+        ":" + std::to_string(mlirLocationFileLineColRangeGetStartLine(loc)) +
+        ":" + std::to_string(mlirLocationFileLineColRangeGetStartColumn(loc));
     return true;
   }
   if (mlirLocationIsAName(loc)) {
@@ -213,13 +214,12 @@ std::vector<std::string> hpbind::Module::run(const std::string &pipeline) {
   return takeDiagnostics();
 }
 
-
 ModuleRef hpbind::parseModule(ContextRef context, const std::string &text,
-                      const std::string &filename) {
+                              const std::string &filename) {
   checkNesting(text, filename.c_str());
   // The file name goes into every location, so diagnostics name the file.
-  MlirModule m = hpModuleCreateParseNamed(context->ctx, toRef(text),
-                                          toRef(filename));
+  MlirModule m =
+      hpModuleCreateParseNamed(context->ctx, toRef(text), toRef(filename));
   if (mlirModuleIsNull(m))
     context->fail("cannot parse the module");
   context->diagnostics.clear();
@@ -235,7 +235,7 @@ MlirType hpbind::parseType(const ContextRef &context, const std::string &text) {
 }
 
 MlirAttribute hpbind::parseAttribute(const ContextRef &context,
-                                      const std::string &text) {
+                                     const std::string &text) {
   checkNesting(text, "attribute");
   MlirAttribute a = mlirAttributeParseGet(context->ctx, toRef(text));
   if (mlirAttributeIsNull(a))
@@ -250,8 +250,9 @@ Type dtensorType(const ContextRef &c, const std::vector<int64_t> &shape,
                  const std::vector<Attribute> &placements) {
   checkSymbolName(mesh, "mesh name");
   std::vector<MlirAttribute> attrs = raw(c, placements);
-  MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(), parseType(c, element),
-                                toRef(mesh), attrs.size(), attrs.data());
+  MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(),
+                                parseType(c, element), toRef(mesh),
+                                attrs.size(), attrs.data());
   if (mlirTypeIsNull(t))
     c->fail("invalid dtensor type");
   c->diagnostics.clear();
@@ -262,9 +263,11 @@ Type localType(const Type &t, const std::vector<int64_t> &meshShape) {
   if (!hpTypeIsADTensorType(t.type))
     throw nb::value_error("not a !dtensor.tensor");
   checkMeshShape(meshShape);
-  MlirType local = hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data());
+  MlirType local =
+      hpDTensorTypeGetLocalType(t.type, meshShape.size(), meshShape.data());
   if (mlirTypeIsNull(local))
-    throw nb::value_error("the placement list does not have one entry per mesh dim");
+    throw nb::value_error(
+        "the placement list does not have one entry per mesh dim");
   return {t.context, local};
 }
 
@@ -275,7 +278,8 @@ void bindIR(nb::module_ &m) {
 
   nb::class_<Attribute>(m, "Attribute")
       .def("__str__", &Attribute::str)
-      .def("__repr__", [](const Attribute &a) { return "Attribute(" + a.str() + ")"; })
+      .def("__repr__",
+           [](const Attribute &a) { return "Attribute(" + a.str() + ")"; })
       .def_static("parse", [](ContextRef c, const std::string &text) {
         return Attribute{c, parseAttribute(c, text)};
       });
@@ -283,10 +287,12 @@ void bindIR(nb::module_ &m) {
   nb::class_<Type>(m, "Type")
       .def("__str__", &Type::str)
       .def("__repr__", [](const Type &t) { return "Type(" + t.str() + ")"; })
-      .def_static("parse", [](ContextRef c, const std::string &text) {
-        return Type{c, parseType(c, text)};
-      })
-      .def_prop_ro("is_dtensor", [](const Type &t) { return hpTypeIsADTensorType(t.type); });
+      .def_static("parse",
+                  [](ContextRef c, const std::string &text) {
+                    return Type{c, parseType(c, text)};
+                  })
+      .def_prop_ro("is_dtensor",
+                   [](const Type &t) { return hpTypeIsADTensorType(t.type); });
 
   nb::class_<Value>(m, "Value").def_prop_ro("type", &Value::type);
 
@@ -295,19 +301,18 @@ void bindIR(nb::module_ &m) {
   nb::class_<Operation>(m, "Operation")
       .def_prop_ro("results", &Operation::results)
       .def_prop_ro("name", &Operation::name)
-      .def("set_attribute", &Operation::setAttribute, nb::arg("name"), nb::arg("attr"))
+      .def("set_attribute", &Operation::setAttribute, nb::arg("name"),
+           nb::arg("attr"))
       .def(
           "set_arg_attribute",
-          [](Operation &op, intptr_t i, const std::string &n, const Attribute &a) {
-            op.setFunctionAttribute(false, i, n, a);
-          },
+          [](Operation &op, intptr_t i, const std::string &n,
+             const Attribute &a) { op.setFunctionAttribute(false, i, n, a); },
           nb::arg("index"), nb::arg("name"), nb::arg("attr"),
           "Sets argument attribute `name` of a func.func.")
       .def(
           "set_result_attribute",
-          [](Operation &op, intptr_t i, const std::string &n, const Attribute &a) {
-            op.setFunctionAttribute(true, i, n, a);
-          },
+          [](Operation &op, intptr_t i, const std::string &n,
+             const Attribute &a) { op.setFunctionAttribute(true, i, n, a); },
           nb::arg("index"), nb::arg("name"), nb::arg("attr"),
           "Sets result attribute `name` of a func.func.")
       .def("__str__", &Operation::str);
@@ -315,10 +320,14 @@ void bindIR(nb::module_ &m) {
   nb::class_<Module>(m, "Module")
       .def_static("parse", &parseModule, nb::arg("context"), nb::arg("text"),
                   nb::arg("filename") = "-",
-                  "Parses a module (locations name `filename`); raises ValueError with the diagnostics.")
-      .def_static("create", [](ContextRef c) {
-        return std::make_shared<Module>(c, mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
-      })
+                  "Parses a module (locations name `filename`); raises "
+                  "ValueError with the diagnostics.")
+      .def_static("create",
+                  [](ContextRef c) {
+                    return std::make_shared<Module>(
+                        c,
+                        mlirModuleCreateEmpty(mlirLocationUnknownGet(c->ctx)));
+                  })
       .def("__str__", &Module::str)
       .def_prop_ro(
           "context", [](const ModuleRef &self) { return self->context; },
@@ -333,11 +342,13 @@ void bindIR(nb::module_ &m) {
           "A copy of the module, locations included (a pipeline run on it "
           "leaves this one alone).")
       .def("verify", &Module::verify,
-           "Raises ValueError with the diagnostics if invalid; returns the warnings and remarks.")
+           "Raises ValueError with the diagnostics if invalid; returns the "
+           "warnings and remarks.")
       .def("run", &Module::run, nb::arg("pipeline"),
            "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
            "'builtin.module(hp-partition)'; raises ValueError with the "
-           "diagnostics on failure; returns the warnings and remarks (print-plans).")
+           "diagnostics on failure; returns the warnings and remarks "
+           "(print-plans).")
       .def(
           "import_function",
           [](const ModuleRef &self, const ModuleRef &source,
@@ -361,7 +372,8 @@ void bindIR(nb::module_ &m) {
             MlirOperation op = mlirSymbolTableLookup(table, toRef(symbol));
             mlirSymbolTableDestroy(table);
             if (mlirOperationIsNull(op))
-              throw nb::key_error(("no symbol @" + symbol + " in the module").c_str());
+              throw nb::key_error(
+                  ("no symbol @" + symbol + " in the module").c_str());
             return Operation{Owner(self), op};
           },
           nb::arg("symbol"), "The op of the module's body named `symbol`.")
@@ -373,13 +385,16 @@ void bindIR(nb::module_ &m) {
 void bindPlacementsAndTypes(nb::module_ &m) {
   m.def("shard_attr", [](ContextRef c, int64_t dim) {
     if (dim < 0)
-      throw nb::value_error(("shard dim must be non-negative, got " + std::to_string(dim)).c_str());
+      throw nb::value_error(
+          ("shard dim must be non-negative, got " + std::to_string(dim))
+              .c_str());
     MlirAttribute a = hpDTensorShardAttrGet(c->ctx, dim);
     if (mlirAttributeIsNull(a))
       c->fail("invalid shard");
     return Attribute{c, a};
   });
-  m.def("strided_shard_attr", [](ContextRef c, int64_t dim, int64_t splitFactor) {
+  m.def("strided_shard_attr", [](ContextRef c, int64_t dim,
+                                 int64_t splitFactor) {
     MlirAttribute a = hpDTensorStridedShardAttrGet(c->ctx, dim, splitFactor);
     if (mlirAttributeIsNull(a))
       c->fail("invalid strided_shard");
@@ -422,7 +437,8 @@ void bindPlacementsAndTypes(nb::module_ &m) {
         for (const nb::int_ &size : sizes) {
           int64_t value;
           if (!nb::try_cast(size, value))
-            throw nb::value_error(("mesh size " + std::string(nb::str(size).c_str()) +
+            throw nb::value_error(("mesh size " +
+                                   std::string(nb::str(size).c_str()) +
                                    " does not fit in 64 bits")
                                       .c_str());
           shape.push_back(value);

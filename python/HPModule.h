@@ -108,7 +108,7 @@ using ContextRef = std::shared_ptr<Context>;
 /// Refuses an object of another Context: MLIR would keep a pointer into a
 /// context that can die first.
 inline void checkContext(const ContextRef &expected, const ContextRef &got,
-                  const char *what) {
+                         const char *what) {
   if (expected.get() != got.get())
     throw nb::value_error(
         (std::string(what) + " belongs to a different hp.Context").c_str());
@@ -169,7 +169,8 @@ using ModuleRef = std::shared_ptr<Module>;
 struct Owner {
   ModuleRef module;
   uint64_t generation;
-  explicit Owner(ModuleRef m) : module(std::move(m)), generation(module->generation) {}
+  explicit Owner(ModuleRef m)
+      : module(std::move(m)), generation(module->generation) {}
   const ContextRef &context() const { return module->context; }
   MlirContext ctx() const { return module->context->ctx; }
   /// Refuses a handle a pass may have invalidated.
@@ -184,7 +185,8 @@ struct Owner {
 
 /// Refuses IR of another Module: an op using a value of another module
 /// would dangle once that module is freed.
-inline void checkSameModule(const Owner &expected, const Owner &got, const char *what) {
+inline void checkSameModule(const Owner &expected, const Owner &got,
+                            const char *what) {
   got.check(what);
   if (expected.module.get() != got.module.get())
     throw nb::value_error(
@@ -241,20 +243,23 @@ struct Operation {
     checkContext(owner.context(), attr.context, "the Attribute");
     size_t dot = attrName.find('.');
     if (dot == std::string::npos || dot == 0 || dot + 1 == attrName.size())
-      throw nb::value_error(("'" + attrName +
-                             "' is not a dialect attribute name (dialect.name): only "
-                             "discardable attributes can be set")
-                                .c_str());
+      throw nb::value_error(
+          ("'" + attrName +
+           "' is not a dialect attribute name (dialect.name): only "
+           "discardable attributes can be set")
+              .c_str());
     mlirOperationSetDiscardableAttributeByName(op, toRef(attrName), attr.attr);
   }
   /// func.func's argument (`result` false) or result attribute `index`.
-  void setFunctionAttribute(bool result, intptr_t index, const std::string &attrName,
+  void setFunctionAttribute(bool result, intptr_t index,
+                            const std::string &attrName,
                             const Attribute &attr) {
     owner.check("this Operation");
     checkContext(owner.context(), attr.context, "the Attribute");
     if (name() != "func.func")
-      throw nb::value_error(("argument and result attributes are for func.func, not " +
-                             name()).c_str());
+      throw nb::value_error(
+          ("argument and result attributes are for func.func, not " + name())
+              .c_str());
     if (attrName.empty())
       throw nb::value_error("an attribute name must not be empty");
     MlirType fnType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
@@ -262,8 +267,9 @@ struct Operation {
     intptr_t count = result ? mlirFunctionTypeGetNumResults(fnType)
                             : mlirFunctionTypeGetNumInputs(fnType);
     if (index < 0 || index >= count)
-      throw nb::index_error(((result ? "result " : "argument ") + std::to_string(index) +
-                             " of a function with " + std::to_string(count))
+      throw nb::index_error(((result ? "result " : "argument ") +
+                             std::to_string(index) + " of a function with " +
+                             std::to_string(count))
                                 .c_str());
     if (result)
       mlirFuncSetResultAttr(op, index, toRef(attrName), attr.attr);
@@ -276,11 +282,13 @@ struct Operation {
 ModuleRef parseModule(ContextRef context, const std::string &text,
                       const std::string &filename);
 MlirType parseType(const ContextRef &context, const std::string &text);
-MlirAttribute parseAttribute(const ContextRef &context, const std::string &text);
+MlirAttribute parseAttribute(const ContextRef &context,
+                             const std::string &text);
 
 /// The C API handles of a list of wrapped objects, each checked to belong
 /// to `context` (types, attributes) or `owner`'s module (values).
-inline std::vector<MlirType> raw(const ContextRef &context, const std::vector<Type> &types) {
+inline std::vector<MlirType> raw(const ContextRef &context,
+                                 const std::vector<Type> &types) {
   std::vector<MlirType> out;
   for (const Type &t : types) {
     checkContext(context, t.context, "a Type");
@@ -288,8 +296,8 @@ inline std::vector<MlirType> raw(const ContextRef &context, const std::vector<Ty
   }
   return out;
 }
-inline std::vector<MlirAttribute> raw(const ContextRef &context,
-                               const std::vector<Attribute> &attributes) {
+inline std::vector<MlirAttribute>
+raw(const ContextRef &context, const std::vector<Attribute> &attributes) {
   std::vector<MlirAttribute> out;
   for (const Attribute &a : attributes) {
     checkContext(context, a.context, "an Attribute");
@@ -297,7 +305,8 @@ inline std::vector<MlirAttribute> raw(const ContextRef &context,
   }
   return out;
 }
-inline std::vector<MlirValue> raw(const Owner &owner, const std::vector<Value> &values) {
+inline std::vector<MlirValue> raw(const Owner &owner,
+                                  const std::vector<Value> &values) {
   std::vector<MlirValue> out;
   for (const Value &v : values) {
     checkSameModule(owner, v.owner, "a Value");

@@ -8,6 +8,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 PKGS=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+  clang-format-22               # scripts/check-format.sh (.ci/run)
   cmake ninja-build ccache g++
   libopenmpi-dev openmpi-bin
   libgtest-dev

@@ -107,10 +107,11 @@ MLIR_CAPI_EXPORTED MlirStringRef hpDTensorReduceOpGetName(HPReduceOp op);
 /// The DTensor type, or a null type (with a diagnostic on the context) when
 /// it is invalid. `mesh` is the mesh symbol's name without '@', a plain
 /// symbol name ([A-Za-z_][A-Za-z0-9_$.-]*, hp/Support/SymbolName.h: the one
-/// rule for names users type, as every function below checks it). `shape` has `rank` entries (>= 0, or the dynamic size);
-/// `placements` has `numPlacements` (>= 1) non-null placement attributes
-/// (shard, strided_shard, replicate, partial): any other attribute kind is
-/// an error. The element type must be one NCCL can move.
+/// rule for names users type, as every function below checks it). `shape` has
+/// `rank` entries (>= 0, or the dynamic size); `placements` has `numPlacements`
+/// (>= 1) non-null placement attributes (shard, strided_shard, replicate,
+/// partial): any other attribute kind is an error. The element type must be one
+/// NCCL can move.
 MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank,
                                              const int64_t *shape,
                                              MlirType elementType,
@@ -155,10 +156,10 @@ MLIR_CAPI_EXPORTED MlirType hpDTensorTypeGetLocalType(MlirType type,
 // contracts need the mesh and the callee, so verify the finished module.
 
 /// `dtensor.mesh @name shape = [...] names = [...] devices = [...]`, verified:
-/// `name` a plain symbol name, `rank` >= 1 sizes >= 1 of at most 2^31 - 1 devices in
-/// all; `names` (NULL for none) has `rank` distinct non-empty entries;
-/// `devices` (NULL for none) has one entry per device, a permutation of a
-/// contiguous range of non-negative ranks.
+/// `name` a plain symbol name, `rank` >= 1 sizes >= 1 of at most 2^31 - 1
+/// devices in all; `names` (NULL for none) has `rank` distinct non-empty
+/// entries; `devices` (NULL for none) has one entry per device, a permutation
+/// of a contiguous range of non-negative ranks.
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorMeshOpCreate(
     MlirLocation loc, MlirStringRef name, intptr_t rank, const int64_t *shape,
     const MlirStringRef *names, const int64_t *devices);
@@ -185,10 +186,10 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalRegionOpCreate(
 MLIR_CAPI_EXPORTED MlirBlock hpDTensorLocalRegionOpGetBody(MlirOperation op);
 
 /// A `dtensor.local_call` of the func.func `callee` on `mesh`: the decorator
-/// form. `callee` and `mesh` are plain symbol names; `args` has `numArgs` non-null
-/// entries, `resultTypes` `numResults`. `inPlacements` / `outPlacements` as
-/// for local_region; the callee's arguments are named by their
-/// `dtensor.arg_name` attributes (hpFuncSetArgName).
+/// form. `callee` and `mesh` are plain symbol names; `args` has `numArgs`
+/// non-null entries, `resultTypes` `numResults`. `inPlacements` /
+/// `outPlacements` as for local_region; the callee's arguments are named by
+/// their `dtensor.arg_name` attributes (hpFuncSetArgName).
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalCallOpCreate(
     MlirLocation loc, MlirStringRef callee, MlirStringRef mesh,
     intptr_t numArgs, const MlirValue *args, MlirAttribute inPlacements,
@@ -210,8 +211,8 @@ MLIR_CAPI_EXPORTED MlirModule hpModuleCreateParseNamed(MlirContext ctx,
                                                        MlirStringRef filename);
 
 /// A `dtensor.global_region` on `mesh` (a plain symbol name) over `numArgs`
-/// non-null `args`, with `numResults` non-null `resultTypes`, and an entry block
-/// whose arguments are the operands' global types (a DTensor's global
+/// non-null `args`, with `numResults` non-null `resultTypes`, and an entry
+/// block whose arguments are the operands' global types (a DTensor's global
 /// tensor, anything else unchanged); append the body and a yield.
 MLIR_CAPI_EXPORTED MlirOperation hpDTensorGlobalRegionOpCreate(
     MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
@@ -236,10 +237,11 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorYieldOpCreate(
 /// session serves both (dtensor-add-driver{extra-entries=newName}). Fails,
 /// with a diagnostic in `dest`'s context and `dest` unchanged, for a null
 /// module or string, modules of different contexts, no such function, a
-/// `newName` that is not a plain symbol name or is already taken, a mesh that differs, or a function calling another.
-MLIR_CAPI_EXPORTED MlirLogicalResult hpModuleImportFunction(
-    MlirModule dest, MlirModule source, MlirStringRef name,
-    MlirStringRef newName);
+/// `newName` that is not a plain symbol name or is already taken, a mesh that
+/// differs, or a function calling another.
+MLIR_CAPI_EXPORTED MlirLogicalResult
+hpModuleImportFunction(MlirModule dest, MlirModule source, MlirStringRef name,
+                       MlirStringRef newName);
 
 #ifdef __cplusplus
 }

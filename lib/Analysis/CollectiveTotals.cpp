@@ -29,8 +29,7 @@ static std::optional<double> bytesOf(Type type) {
 /// moves).
 template <typename OpT>
 static int64_t groupSizeOf(OpT op, SymbolTableCollection &symbols) {
-  shard::GridOp grid =
-      shard::getGridOrNull(op, op.getGridAttr(), symbols);
+  shard::GridOp grid = shard::getGridOrNull(op, op.getGridAttr(), symbols);
   if (!grid)
     return 1;
   ArrayRef<int64_t> shape = grid.getShape();
@@ -80,9 +79,8 @@ hp::CollectiveTotals hp::collectiveTotals(Operation *root) {
     // Each formula reads one side: an all_gather its result, the rest their
     // operand.
     bool ofResult = *kind == Collective::AllGather;
-    std::optional<double> sized =
-        bytesOf(ofResult ? op->getResult(0).getType()
-                         : op->getOperand(0).getType());
+    std::optional<double> sized = bytesOf(
+        ofResult ? op->getResult(0).getType() : op->getOperand(0).getType());
     if (!sized) {
       totals.bytes.reset();
       return;

@@ -16,25 +16,21 @@ using namespace mlir;
 using hp::dtensor::plan::Collective;
 
 // The C enum is cast to the C++ one: keep the values in step.
-static_assert(HPCollectiveAllGather ==
-                      static_cast<int>(Collective::AllGather) &&
-                  HPCollectiveAllReduce ==
-                      static_cast<int>(Collective::AllReduce) &&
-                  HPCollectiveReduceScatter ==
-                      static_cast<int>(Collective::ReduceScatter) &&
-                  HPCollectiveAllToAll ==
-                      static_cast<int>(Collective::AllToAll) &&
-                  HPCollectiveShift == static_cast<int>(Collective::Shift) &&
-                  HPCollectiveSend == static_cast<int>(Collective::Send) &&
-                  HPCollectiveRecv == static_cast<int>(Collective::Recv) &&
-                  HPCollectiveBroadcast ==
-                      static_cast<int>(Collective::Broadcast) &&
-                  HPCollectiveGather == static_cast<int>(Collective::Gather) &&
-                  HPCollectiveScatter ==
-                      static_cast<int>(Collective::Scatter) &&
-                  HPCollectiveReduce == static_cast<int>(Collective::Reduce) &&
-                  HP_NUM_COLLECTIVE_KINDS == hp::dtensor::plan::kNumCollectives,
-              "HPCollectiveKind and hp::dtensor::plan::Collective disagree");
+static_assert(
+    HPCollectiveAllGather == static_cast<int>(Collective::AllGather) &&
+        HPCollectiveAllReduce == static_cast<int>(Collective::AllReduce) &&
+        HPCollectiveReduceScatter ==
+            static_cast<int>(Collective::ReduceScatter) &&
+        HPCollectiveAllToAll == static_cast<int>(Collective::AllToAll) &&
+        HPCollectiveShift == static_cast<int>(Collective::Shift) &&
+        HPCollectiveSend == static_cast<int>(Collective::Send) &&
+        HPCollectiveRecv == static_cast<int>(Collective::Recv) &&
+        HPCollectiveBroadcast == static_cast<int>(Collective::Broadcast) &&
+        HPCollectiveGather == static_cast<int>(Collective::Gather) &&
+        HPCollectiveScatter == static_cast<int>(Collective::Scatter) &&
+        HPCollectiveReduce == static_cast<int>(Collective::Reduce) &&
+        HP_NUM_COLLECTIVE_KINDS == hp::dtensor::plan::kNumCollectives,
+    "HPCollectiveKind and hp::dtensor::plan::Collective disagree");
 
 /// Read as an int: a C caller may pass any value, which C++ must not hold
 /// in the enum before it is checked.
@@ -51,8 +47,8 @@ MlirStringRef hpCollectiveKindGetName(HPCollectiveKind kind) {
 double hpCollectiveBytesSent(HPCollectiveKind kind, int64_t groupSize,
                              double operandBytes, double resultBytes) {
   auto isCount = [](double b) { return std::isfinite(b) && b >= 0; };
-  if (!isKind(static_cast<int>(kind)) || groupSize < 1 || !isCount(operandBytes) ||
-      !isCount(resultBytes))
+  if (!isKind(static_cast<int>(kind)) || groupSize < 1 ||
+      !isCount(operandBytes) || !isCount(resultBytes))
     return -1;
   return hp::dtensor::plan::bytesSent(static_cast<Collective>(kind), groupSize,
                                       operandBytes, resultBytes);

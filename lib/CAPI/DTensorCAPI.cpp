@@ -351,8 +351,7 @@ MlirType hpDTensorTypeGet(MlirContext ctx, intptr_t rank, const int64_t *shape,
   SmallVector<Attribute> list;
   if (!call.checkArray("shape", rank, shape) ||
       !call.unwrapList("placements", numPlacements, placements, list) ||
-      !call.checkPlacements(list) ||
-      !call.checkSymbol("mesh", mesh))
+      !call.checkPlacements(list) || !call.checkSymbol("mesh", mesh))
     return {nullptr};
   if (mlirTypeIsNull(elementType)) {
     call.misuse() << "the element type is null";
@@ -636,12 +635,9 @@ MlirModule hpModuleCreateParseNamed(MlirContext ctx, MlirStringRef text,
   return MlirModule{module.release().getOperation()};
 }
 
-MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
-                                            MlirStringRef mesh,
-                                            intptr_t numArgs,
-                                            const MlirValue *args,
-                                            intptr_t numResults,
-                                            const MlirType *resultTypes) {
+MlirOperation hpDTensorGlobalRegionOpCreate(
+    MlirLocation loc, MlirStringRef mesh, intptr_t numArgs,
+    const MlirValue *args, intptr_t numResults, const MlirType *resultTypes) {
   Call call(loc, __func__);
   SmallVector<Value> operands;
   SmallVector<Type> results;
@@ -653,8 +649,9 @@ MlirOperation hpDTensorGlobalRegionOpCreate(MlirLocation loc,
   OpBuilder b(ctx);
   auto op = GlobalRegionOp::create(b, call.loc, results, operands,
                                    FlatSymbolRefAttr::get(ctx, unwrap(mesh)));
-  SmallVector<Type> argTypes = llvm::map_to_vector(
-      operands, [](Value v) { return GlobalRegionOp::getGlobalType(v.getType()); });
+  SmallVector<Type> argTypes = llvm::map_to_vector(operands, [](Value v) {
+    return GlobalRegionOp::getGlobalType(v.getType());
+  });
   SmallVector<Location> argLocs(numArgs, call.loc);
   b.createBlock(&op.getBody(), {}, argTypes, argLocs);
   return wrap(op.getOperation());

@@ -176,8 +176,7 @@ void hp::buildLowerToGPUPipeline(OpPassManager &pm,
   // gpu-module-to-binary assembles cubins with the toolkit's ptxas; without
   // it, PTX is embedded and the driver compiles it when the module loads.
   if (options.format == "auto")
-    nvvm.cubinFormat =
-        llvm::sys::findProgramByName("ptxas") ? "fatbin" : "isa";
+    nvvm.cubinFormat = llvm::sys::findProgramByName("ptxas") ? "fatbin" : "isa";
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
   if (!options.keepLayoutAttrs)
     pm.addPass(dtensor::createDTensorDropLayoutAttrs());
@@ -228,15 +227,15 @@ struct ModulePipelinePass
 /// (`func.func(hp-partition)`) is refused here, through the parser's error
 /// handler, so every entry point reports it as a pipeline error.
 template <typename Options>
-void registerModulePipeline(
-    llvm::StringRef arg, llvm::StringRef description,
-    void (*builder)(OpPassManager &, const Options &)) {
+void registerModulePipeline(llvm::StringRef arg, llvm::StringRef description,
+                            void (*builder)(OpPassManager &, const Options &)) {
   std::string name = arg.str();
   registerPassPipeline(
       arg, description,
-      [builder, name](OpPassManager &pm, llvm::StringRef optionsText,
-                      llvm::function_ref<LogicalResult(const llvm::Twine &)>
-                          errorHandler) -> LogicalResult {
+      [builder, name](
+          OpPassManager &pm, llvm::StringRef optionsText,
+          llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler)
+          -> LogicalResult {
         llvm::StringRef anchor = pm.getOpAnchorName();
         if (anchor != ModuleOp::getOperationName() &&
             anchor != OpPassManager::getAnyOpAnchorName())

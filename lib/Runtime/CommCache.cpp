@@ -19,8 +19,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
-#include <malloc.h>
 #include <limits>
+#include <malloc.h>
 #include <map>
 #include <string>
 #include <vector>
@@ -72,8 +72,7 @@ EnvSetting firstSet(std::initializer_list<const char *> names) {
 /// The value of `setting` as an integer in [min, max]; `fallback` if unset.
 /// Anything else ends the job naming the variable, rather than running it
 /// with the 0 or the wrapped value atoi would make of it.
-int envInt(const EnvSetting &setting, int64_t min, int64_t max,
-           int fallback) {
+int envInt(const EnvSetting &setting, int64_t min, int64_t max, int fallback) {
   if (!setting.text)
     return fallback;
   int64_t value;
@@ -190,14 +189,13 @@ std::vector<int64_t> resolveGridShape(const char *gridName, int64_t gridRank,
                        std::to_string(hp::runtime::kMaxRanks) + ")");
     if (static_cast<int64_t>(parsed.size()) != gridRank)
       fail(w.rank, var + "='" + text + "' has " +
-                       std::to_string(parsed.size()) + " sizes; grid @" +
-                       name + " has " + std::to_string(gridRank) + " axes");
+                       std::to_string(parsed.size()) + " sizes; grid @" + name +
+                       " has " + std::to_string(gridRank) + " axes");
     for (int64_t d = 0; d < gridRank; ++d)
       if (shape[d] != dynamic && shape[d] != parsed[d])
         fail(w.rank, var + "='" + text + "' gives axis " + std::to_string(d) +
-                         " size " + std::to_string(parsed[d]) +
-                         ", but grid @" + name + " fixes it to " +
-                         std::to_string(shape[d]));
+                         " size " + std::to_string(parsed[d]) + ", but grid @" +
+                         name + " fixes it to " + std::to_string(shape[d]));
     return parsed;
   }
   if (numDynamic > 1)
@@ -252,8 +250,8 @@ void *hpNcclComm(const char *gridName, int64_t gridRank,
       if (devices[i] == w.rank)
         linear = i;
     if (linear < 0)
-      fail(w.rank, "rank is not in the device list of grid @" +
-                       std::string(gridName));
+      fail(w.rank,
+           "rank is not in the device list of grid @" + std::string(gridName));
   }
   std::vector<int64_t> coord(gridRank);
   for (int64_t d = gridRank - 1, rest = linear; d >= 0; --d) {
@@ -289,8 +287,9 @@ void *hpNcclStream() { return nullptr; }
 
 void hpNcclCheck(int32_t result, const char *call) {
   if (result != ncclSuccess)
-    fail(world().rank, std::string(call) + " failed: " +
-                           ncclGetErrorString(static_cast<ncclResult_t>(result)));
+    fail(world().rank,
+         std::string(call) + " failed: " +
+             ncclGetErrorString(static_cast<ncclResult_t>(result)));
 }
 
 int64_t hpNcclCommRank(void *comm) {

@@ -43,16 +43,16 @@ void setThreadsOnce() {
 
 void gemm(float *a, float *b, float *c, int64_t m, int64_t n, int64_t k,
           bool ta, int64_t lda, bool tb, int64_t ldb, int64_t ldc) {
-  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b,
-                 ldb, 1.0f, c, ldc) != dnnl_success)
+  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb,
+                 1.0f, c, ldc) != dnnl_success)
     hp::runtime::failWith("hp_contract: dnnl_sgemm refused its arguments");
 }
 
 void gemm(double *a, double *b, double *c, int64_t m, int64_t n, int64_t k,
           bool ta, int64_t lda, bool tb, int64_t ldb, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
-              1.0, c, ldc);
+              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, 1.0,
+              c, ldc);
 }
 
 /// One gemm of the plan at the given operand pointers: the BLAS, or a plain
@@ -72,8 +72,8 @@ template <typename T> void run(const Gemm &g, T *a, T *b, T *c) {
       gemm(b, a, c, g.n.size, g.m.size, g.k.size, !t[kB], ld[kB], !t[kA],
            ld[kA], ld[kC]);
     else
-      gemm(a, b, c, g.m.size, g.n.size, g.k.size, t[kA], ld[kA], t[kB],
-           ld[kB], ld[kC]);
+      gemm(a, b, c, g.m.size, g.n.size, g.k.size, t[kA], ld[kA], t[kB], ld[kB],
+           ld[kC]);
     return;
   }
   for (int64_t i = 0; i < g.m.size; ++i)
@@ -88,9 +88,8 @@ template <typename T> void run(const Gemm &g, T *a, T *b, T *c) {
 }
 
 template <typename T>
-void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b,
-              UnrankedMemRef<T> *c, int64_t numLoops, int64_t word0,
-              int64_t word1) {
+void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b, UnrankedMemRef<T> *c,
+              int64_t numLoops, int64_t word0, int64_t word1) {
   setThreadsOnce();
   Operands<T> operands(a, b, c);
   const int64_t words[kSpecWords] = {word0, word1};

@@ -33,8 +33,7 @@ using namespace hp::runtime::contraction;
 
 [[noreturn]] void fail(const std::string &message) {
   const char *rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  std::fprintf(stderr, "hp: rank %s: %s\n", rank ? rank : "0",
-               message.c_str());
+  std::fprintf(stderr, "hp: rank %s: %s\n", rank ? rank : "0", message.c_str());
   std::fflush(nullptr);
   std::_Exit(4);
 }
@@ -76,8 +75,8 @@ CuBLAS &cublas() {
   static CuBLAS c = [] {
     CuBLAS c;
     void *library = nullptr;
-    for (const char *name : {"libcublas.so.13", "libcublas.so.12",
-                             "libcublas.so"})
+    for (const char *name :
+         {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
       if ((library = dlopen(name, RTLD_NOW | RTLD_GLOBAL)))
         break;
     if (!library)
@@ -91,7 +90,7 @@ CuBLAS &cublas() {
     check(symbol<CuBLAS::Create>(library, "cublasCreate_v2")(&c.handle),
           "cublasCreate");
     check(symbol<CuBLAS::SetStream>(library, "cublasSetStream_v2")(c.handle,
-                                                                    stream),
+                                                                   stream),
           "cublasSetStream");
     return c;
   }();
@@ -123,22 +122,19 @@ void gemm(const Gemm &g, const bool t[3], const int64_t ld[3], T *a, T *b,
   int64_t rows = swap ? g.m.size : g.n.size, cols = swap ? g.n.size : g.m.size;
   if constexpr (sizeof(T) == 4)
     check(cb.sgemm(cb.handle, op(tFirst), op(tSecond), narrow(rows),
-                   narrow(cols), narrow(g.k.size), &one, first,
-                   narrow(ldFirst), second, narrow(ldSecond), &one, c,
-                   narrow(ld[kC])),
+                   narrow(cols), narrow(g.k.size), &one, first, narrow(ldFirst),
+                   second, narrow(ldSecond), &one, c, narrow(ld[kC])),
           "cublasSgemm");
   else
     check(cb.dgemm(cb.handle, op(tFirst), op(tSecond), narrow(rows),
-                   narrow(cols), narrow(g.k.size), &one, first,
-                   narrow(ldFirst), second, narrow(ldSecond), &one, c,
-                   narrow(ld[kC])),
+                   narrow(cols), narrow(g.k.size), &one, first, narrow(ldFirst),
+                   second, narrow(ldSecond), &one, c, narrow(ld[kC])),
           "cublasDgemm");
 }
 
 template <typename T>
-void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b,
-              UnrankedMemRef<T> *c, int64_t numLoops, int64_t word0,
-              int64_t word1) {
+void contract(UnrankedMemRef<T> *a, UnrankedMemRef<T> *b, UnrankedMemRef<T> *c,
+              int64_t numLoops, int64_t word0, int64_t word1) {
   Operands<T> operands(a, b, c);
   const int64_t words[kSpecWords] = {word0, word1};
   std::optional<Plan> plan = planFor(operands, numLoops, words);

@@ -38,8 +38,7 @@ int envInt(const char *a, const char *b, const char *c, int fallback) {
     if (hp::runtime::parseInt(v, 0, hp::runtime::kMaxRanks - 1, value))
       return static_cast<int>(value);
     std::fprintf(stderr, "hp: %s='%s' must be an integer from 0 to %lld\n",
-                 name, v,
-                 static_cast<long long>(hp::runtime::kMaxRanks - 1));
+                 name, v, static_cast<long long>(hp::runtime::kMaxRanks - 1));
     std::fflush(stderr);
     std::_Exit(4);
   }

@@ -734,8 +734,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId,
 }
 
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
-                                    ncclUniqueId id, int rank,
-                                    ncclConfig_t *) {
+                                    ncclUniqueId id, int rank, ncclConfig_t *) {
   return ncclCommInitRank(comm, nranks, id, rank);
 }
 
@@ -851,8 +850,7 @@ ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
   if (comm->rank == root && sendbuff != recvbuff)
     std::memcpy(recvbuff, sendbuff, count * dataType(datatype)->size);
   return guarded("ncclBroadcast", "MPI_Bcast", [&] {
-    return MPI_Bcast(recvbuff, static_cast<int>(count), type, root,
-                     comm->comm);
+    return MPI_Bcast(recvbuff, static_cast<int>(count), type, root, comm->comm);
   });
 }
 

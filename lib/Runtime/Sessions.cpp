@@ -32,8 +32,8 @@
 #include <string>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <vector>
 
@@ -65,8 +65,8 @@ int openFifo(const std::string &directory, const char *name) {
   std::string path = directory + "/" + name;
   int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
-    failWith("cannot open the session's " + path + ": " +
-             std::strerror(errno) + " (is HP_TENSOR_DIR a session directory?)");
+    failWith("cannot open the session's " + path + ": " + std::strerror(errno) +
+             " (is HP_TENSOR_DIR a session directory?)");
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
     failWith("the session's " + path + " is not a FIFO");
@@ -91,8 +91,8 @@ bool clientIsGone(pid_t pid) {
   if (::kill(pid, 0) != 0 && errno == ESRCH)
     return true;
   std::string stat;
-  if (std::FILE *f = std::fopen(
-          ("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+  if (std::FILE *f =
+          std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
     char buffer[512];
     size_t n = std::fread(buffer, 1, sizeof buffer, f);
     std::fclose(f);
@@ -157,8 +157,7 @@ int64_t nextRequest(const std::string &directory) {
         std::fprintf(stderr,
                      "hp: the session's client (pid %d) ended without "
                      "closing it: the ranks end%s%s\n",
-                     static_cast<int>(client),
-                     removing ? " and remove " : "",
+                     static_cast<int>(client), removing ? " and remove " : "",
                      removing ? removed.c_str() : "");
         if (removing) {
           ::nftw(directory.c_str(), removeEntry, 16, FTW_DEPTH | FTW_PHYS);

@@ -37,8 +37,8 @@ std::string callDirectory;
 /// The file of `kind` (arg or result) `slot`, under $HP_TENSOR_DIR or the
 /// session's current call directory.
 std::string tensorPath(const char *kind, int64_t slot) {
-  std::string dir = callDirectory.empty() ? hp::runtime::tensorDirectory()
-                                          : callDirectory;
+  std::string dir =
+      callDirectory.empty() ? hp::runtime::tensorDirectory() : callDirectory;
   return dir + "/" + kind + std::to_string(slot) + HP_TENSOR_SUFFIX;
 }
 
@@ -147,8 +147,8 @@ void openArgument(int64_t slot, int64_t bytes, Source &src) {
 /// Reads `bytes` bytes at `offset` of `src` into `buffer`.
 void readAt(const Source &src, char *buffer, int64_t bytes, int64_t offset) {
   for (int64_t done = 0; done < bytes;) {
-    ssize_t n = ::pread(src.fd, buffer + done, bytes - done,
-                        src.base + offset + done);
+    ssize_t n =
+        ::pread(src.fd, buffer + done, bytes - done, src.base + offset + done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -189,8 +189,8 @@ void hp_read_tensor(int64_t slot, int64_t ptr, int64_t bytes) {
 /// `rank` dims with `elementBytes`-byte elements, into the buffer at `ptr`
 /// (the block, row-major). `dims` points to 3 * rank i64s: per dim, the
 /// global size, the block's offset and its size.
-void hp_read_tensor_block(int64_t slot, int64_t ptr, int64_t dims,
-                          int64_t rank, int64_t elementBytes) {
+void hp_read_tensor_block(int64_t slot, int64_t ptr, int64_t dims, int64_t rank,
+                          int64_t elementBytes) {
   const char *call = "hp_read_tensor_block";
   if (rank < 0 || rank > 64 || elementBytes <= 0 || dims == 0)
     failWith(std::string(call) + ": invalid block description");

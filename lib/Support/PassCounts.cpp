@@ -38,9 +38,11 @@ public:
         nameWidth = std::max(nameWidth, name.size());
       }
       for (auto &[name, c] : byName)
-        os << "  (S) " << llvm::right_justify(std::to_string(c.value), static_cast<unsigned>(width))
-           << " " << llvm::left_justify(name, static_cast<unsigned>(nameWidth)) << " - "
-           << c.description << "\n";
+        os << "  (S) "
+           << llvm::right_justify(std::to_string(c.value),
+                                  static_cast<unsigned>(width))
+           << " " << llvm::left_justify(name, static_cast<unsigned>(nameWidth))
+           << " - " << c.description << "\n";
     }
   }
 

@@ -1,4 +1,5 @@
-//===- LspDocumentGuard.cpp - keep too deeply nested documents from the parser //
+//===- LspDocumentGuard.cpp - keep too deeply nested documents from the parser
+////
 
 #include "LspDocumentGuard.h"
 
@@ -30,12 +31,12 @@ static std::optional<llvm::lsp::URIForFile> parseURI(const json::Object &doc) {
 
 bool DocumentGuard::check(llvm::StringRef uri, llvm::StringRef file,
                           int64_t version, llvm::StringRef text) {
-  std::optional<hp::NestingViolation> violation = hp::findExcessiveNesting(text);
+  std::optional<hp::NestingViolation> violation =
+      hp::findExcessiveNesting(text);
   std::lock_guard<std::mutex> lock(mutex);
   if (!violation) {
     auto it = blanked.find(uri);
-    if (it != blanked.end() && it->second.erase(version) &&
-        it->second.empty())
+    if (it != blanked.end() && it->second.erase(version) && it->second.empty())
       blanked.erase(it);
     return false;
   }
@@ -43,12 +44,11 @@ bool DocumentGuard::check(llvm::StringRef uri, llvm::StringRef file,
                         {"character", int64_t(violation->column) - 1}};
   json::Object end{{"line", int64_t(violation->line) - 1},
                    {"character", int64_t(violation->column)}};
-  json::Object diagnostic{
-      {"range", json::Object{{"start", std::move(position)},
-                             {"end", std::move(end)}}},
-      {"severity", 1},
-      {"source", "hp"},
-      {"message", violation->message(file)}};
+  json::Object diagnostic{{"range", json::Object{{"start", std::move(position)},
+                                                 {"end", std::move(end)}}},
+                          {"severity", 1},
+                          {"source", "hp"},
+                          {"message", violation->message(file)}};
   blanked[uri].insert_or_assign(version, std::move(diagnostic));
   return true;
 }
@@ -92,9 +92,8 @@ DocumentGuard::Action DocumentGuard::didChange(json::Object &params) {
     // an edit to text nobody sent cannot be applied, so it goes no further.
     bool full = !events.empty() && !events.front().range;
     std::string text;
-    if (!full ||
-        failed(llvm::lsp::TextDocumentContentChangeEvent::applyTo(events,
-                                                                  text))) {
+    if (!full || failed(llvm::lsp::TextDocumentContentChangeEvent::applyTo(
+                     events, text))) {
       llvm::lsp::Logger::error(
           "hp-lsp-server: dropped an incremental textDocument/didChange of "
           "'{0}', which is not open: there is no text to apply it to",
@@ -107,8 +106,8 @@ DocumentGuard::Action DocumentGuard::didChange(json::Object &params) {
     // text; edits that do not apply leave the document as it was, as
     // upstream does.
     std::string text = it->second;
-    if (succeeded(llvm::lsp::TextDocumentContentChangeEvent::applyTo(events,
-                                                                     text)))
+    if (succeeded(
+            llvm::lsp::TextDocumentContentChangeEvent::applyTo(events, text)))
       it->second = text;
   }
   bool deep = check(uri->uri(), uri->file(), *version, it->second);

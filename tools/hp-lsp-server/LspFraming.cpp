@@ -130,9 +130,9 @@ FramedReader::Result FramedReader::next() {
       break;
     }
     if (++headerLines > kMaxHeaderLines)
-      return error(("more than " + llvm::Twine(kMaxHeaderLines) +
-                    " header lines")
-                       .str());
+      return error(
+          ("more than " + llvm::Twine(kMaxHeaderLines) + " header lines")
+              .str());
     sawHeader = true;
     auto [name, value] = llvm::StringRef(line).split(':');
     bool isToken = !name.empty() && llvm::all_of(name, [](char c) {
@@ -148,8 +148,7 @@ FramedReader::Result FramedReader::next() {
     uint64_t parsed;
     if (value.empty() || !llvm::all_of(value, llvm::isDigit) ||
         value.getAsInteger(10, parsed))
-      return error("Content-Length " + quote(value) +
-                   " is not a byte count");
+      return error("Content-Length " + quote(value) + " is not a byte count");
     length = parsed;
   }
   if (!length)

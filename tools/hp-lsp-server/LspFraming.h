@@ -61,10 +61,10 @@ private:
 
   int fd;
   std::vector<char> buffer;
-  size_t begin = 0;      ///< first unconsumed byte of `buffer`
-  size_t blockStart = 0; ///< start of the current header block in `buffer`
+  size_t begin = 0;        ///< first unconsumed byte of `buffer`
+  size_t blockStart = 0;   ///< start of the current header block in `buffer`
   size_t resumeOffset = 1; ///< where to resynchronise, from blockStart
-  bool inHeaders = false; ///< `fill` keeps the header block from blockStart
+  bool inHeaders = false;  ///< `fill` keeps the header block from blockStart
   bool needResync = false;
 };
 

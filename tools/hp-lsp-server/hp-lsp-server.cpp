@@ -127,7 +127,8 @@ static void runFilter(int clientIn, int serverIn, FramedWriter &client,
     }
     std::string body = std::move(result.body);
     if (std::optional<llvm::StringRef> method = message.getString("method")) {
-      DocumentGuard::Action action = guard.rewriteClientMessage(*method, message);
+      DocumentGuard::Action action =
+          guard.rewriteClientMessage(*method, message);
       if (action == DocumentGuard::Action::Drop)
         continue;
       if (action == DocumentGuard::Action::ForwardRewritten)
@@ -197,9 +198,7 @@ static InputMode inputMode(int argc, char **argv) {
 }
 
 /// A pipe whose ends are not inherited by anything the server starts.
-static bool makePipe(int fds[2]) {
-  return ::pipe2(fds, O_CLOEXEC) == 0;
-}
+static bool makePipe(int fds[2]) { return ::pipe2(fds, O_CLOEXEC) == 0; }
 
 int main(int argc, char **argv) {
   hp::addVersionPrinter();
@@ -236,8 +235,7 @@ int main(int argc, char **argv) {
                                            : runFilter<FramedReader>,
               clientIn, toServer[1], std::ref(client), std::ref(guard))
       .detach();
-  std::thread relay(runRelay, fromServer[0], std::ref(client),
-                    std::ref(guard));
+  std::thread relay(runRelay, fromServer[0], std::ref(client), std::ref(guard));
   bool ok = mlir::succeeded(mlir::MlirLspServerMain(argc, argv, registry));
   // Closing the server's stdout ends the relay once it has passed on all.
   llvm::outs().flush();

@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp/InitAllDialects.h"
-#include "hp/Version.h"
 #include "hp/InitAllPasses.h"
 #include "hp/Support/NestingDepth.h"
 #include "hp/Support/PassCounts.h"
+#include "hp/Version.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -61,8 +61,7 @@ static llvm::cl::opt<uint64_t> maxInputBytes(
                    "GiB)"),
     llvm::cl::init(uint64_t(1) << 30));
 
-static std::string tooLargeMessage(llvm::StringRef name,
-                                   llvm::StringRef size) {
+static std::string tooLargeMessage(llvm::StringRef name, llvm::StringRef size) {
   return ("input '" + name + "' is " + size + " than the limit of " +
           llvm::Twine(maxInputBytes) + " bytes (--max-input-bytes)")
       .str();
@@ -101,8 +100,7 @@ readStreamBounded(llvm::sys::fs::file_t file, llvm::StringRef name,
 static std::unique_ptr<llvm::MemoryBuffer>
 openBoundedInput(llvm::StringRef filename, std::string &error) {
   if (filename == "-")
-    return readStreamBounded(llvm::sys::fs::getStdinHandle(), "<stdin>",
-                             error);
+    return readStreamBounded(llvm::sys::fs::getStdinHandle(), "<stdin>", error);
   llvm::sys::fs::file_status status;
   // A missing or unreadable file gets openInputFile's usual message.
   if (llvm::sys::fs::status(filename, status) ||
@@ -144,7 +142,8 @@ int main(int argc, char **argv) {
 
   auto [inputFilename, outputFilename] =
       mlir::registerAndParseCLIOptions(argc, argv, kOverview, registry);
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects()) {
     llvm::outs() << "Available Dialects: ";
     llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
@@ -193,8 +192,7 @@ int main(int argc, char **argv) {
     if (std::optional<hp::NestingViolation> violation =
             hp::findExcessiveNesting(input->getBuffer(), hp::kMaxNestingDepth,
                                      config.inputSplitMarker())) {
-      llvm::errs() << violation->message(input->getBufferIdentifier())
-                   << "\n";
+      llvm::errs() << violation->message(input->getBufferIdentifier()) << "\n";
       return EXIT_FAILURE;
     }
   }
@@ -204,8 +202,8 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return EXIT_FAILURE;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
-                                     config)))
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
     return EXIT_FAILURE;
   output->keep();
   return EXIT_SUCCESS;

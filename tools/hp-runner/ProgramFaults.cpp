@@ -99,8 +99,8 @@ llvm::StringRef launcherRank() {
 void hp::runner::reportProgramFaults() {
   llvm::StringRef rank = launcherRank().take_front(16);
   for (int i = 0; i < kNumFaultSignals; ++i) {
-    std::string text = "hp-runner: rank " + rank.str() + ": " +
-                       describe(kFaultSignals[i]);
+    std::string text =
+        "hp-runner: rank " + rank.str() + ": " + describe(kFaultSignals[i]);
     std::strncpy(reports[i], text.c_str(), sizeof(reports[i]) - 1);
   }
   // The stack trace LLVM's handler prints is useful; its banner is not.

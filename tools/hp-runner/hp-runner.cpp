@@ -142,9 +142,8 @@ std::optional<KnownOptions> knownOptions(const char *argv0) {
   std::string names;
   char buffer[4096];
   ssize_t n;
-  while (child > 0 &&
-         ((n = ::read(fds[0], buffer, sizeof buffer)) > 0 ||
-          (n < 0 && errno == EINTR)))
+  while (child > 0 && ((n = ::read(fds[0], buffer, sizeof buffer)) > 0 ||
+                       (n < 0 && errno == EINTR)))
     if (n > 0)
       names.append(buffer, n);
   ::close(fds[0]);
@@ -270,8 +269,8 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
       }
     } else if (value.consume_front("--target=")) {
       if (value != "cpu" && value != "gpu") {
-        llvm::errs() << "hp-runner: --target must be cpu or gpu, not '"
-                     << value << "'\n";
+        llvm::errs() << "hp-runner: --target must be cpu or gpu, not '" << value
+                     << "'\n";
         return false;
       }
       runnerOptions.gpu = value == "gpu";
@@ -341,8 +340,7 @@ std::unique_ptr<llvm::MemoryBuffer> readInput(const std::string &input) {
     if (std::optional<hp::NestingViolation> violation =
             hp::findExcessiveNesting(buffer->getBuffer())) {
       llvm::errs() << "hp-runner: "
-                   << violation->message(buffer->getBufferIdentifier())
-                   << "\n";
+                   << violation->message(buffer->getBufferIdentifier()) << "\n";
       return nullptr;
     }
   return buffer;
@@ -411,8 +409,8 @@ LogicalResult checkArgumentFiles(ModuleOp module) {
     llvm::StringRef name = llvm::sys::path::filename(it->path());
     llvm::StringRef slot = name;
     if (!slot.consume_front(HP_ARGUMENT_PREFIX) ||
-        !slot.consume_back(HP_TENSOR_SUFFIX) ||
-        slot.empty() || !llvm::all_of(slot, llvm::isDigit))
+        !slot.consume_back(HP_TENSOR_SUFFIX) || slot.empty() ||
+        !llvm::all_of(slot, llvm::isDigit))
       continue;
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status) ||
@@ -606,12 +604,11 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
                {"--mca", "orte_tmpdir_base", std::string(sessionDir)});
   cmd.insert(cmd.end(), runnerOptions.mpirunArgs.begin(),
              runnerOptions.mpirunArgs.end());
-  cmd.insert(cmd.end(), {"-np", ranks, executablePath(argv0),
-                         kPreloweredFlag.str()});
+  cmd.insert(cmd.end(),
+             {"-np", ranks, executablePath(argv0), kPreloweredFlag.str()});
   // The ranks preload the libraries of the target.
   if (runnerOptions.gpu)
-    cmd.insert(cmd.end(),
-               {"--target=gpu", "--gpu-chip=" + runnerOptions.chip});
+    cmd.insert(cmd.end(), {"--target=gpu", "--gpu-chip=" + runnerOptions.chip});
   cmd.insert(cmd.end(), args.begin(), args.end());
   std::vector<llvm::StringRef> cmdRefs(cmd.begin(), cmd.end());
   std::string error;
@@ -624,9 +621,8 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
     mpirunPid = info.Pid;
     for (int sig : {SIGINT, SIGTERM, SIGHUP})
       std::signal(sig, forwardSignal);
-    returnCode =
-        llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt, &error)
-            .ReturnCode;
+    returnCode = llvm::sys::Wait(info, /*SecondsToWait=*/std::nullopt, &error)
+                     .ReturnCode;
     mpirunPid = 0;
   }
   removeLowered(lowered);
@@ -657,14 +653,12 @@ std::optional<std::string> runtimePreload(const char *argv0) {
     return std::nullopt;
   }
   std::string preload =
-      runnerOptions.gpu
-          ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," + dir +
-                "/libhp_runtime_gpu.so,"
-          : "--shared-libs=" + dir + "/libhp_nccl_host.so," + dir +
-                "/libhp_runtime_cpu.so,";
-  return preload + HP_MLIR_LIB_DIR
-         "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
-         "/libmlir_runner_utils.so";
+      runnerOptions.gpu ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," +
+                              dir + "/libhp_runtime_gpu.so,"
+                        : "--shared-libs=" + dir + "/libhp_nccl_host.so," +
+                              dir + "/libhp_runtime_cpu.so,";
+  return preload + HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
+                                   "/libmlir_runner_utils.so";
 }
 
 /// Runs the lowered module of `args` as one rank with JitRunner. A
@@ -770,8 +764,7 @@ int main(int argc, char **argv) {
   if (!takeRunnerOptions(args))
     return 1;
   std::optional<std::string> ranks;
-  if (runnerOptions.ranks && !helpOrVersion &&
-      !(ranks = checkedRanks()))
+  if (runnerOptions.ranks && !helpOrVersion && !(ranks = checkedRanks()))
     return 1;
   if (!runnerOptions.ranks && !runnerOptions.mpirunArgs.empty()) {
     llvm::errs() << "hp-runner: --mpirun-args needs -np N: without it the "

@@ -47,7 +47,8 @@ TEST(NestingDepth, DeepInputIsRefusedAtTheBound) {
 }
 
 TEST(NestingDepth, JSONIgnoresParenthesesAndAngles) {
-  EXPECT_FALSE(findExcessiveJSONNesting("{\"a\": \"[[[[\", \"b\": [1]} ((((", 2));
+  EXPECT_FALSE(
+      findExcessiveJSONNesting("{\"a\": \"[[[[\", \"b\": [1]} ((((", 2));
   EXPECT_TRUE(findExcessiveJSONNesting("[[[", 2));
 }
 

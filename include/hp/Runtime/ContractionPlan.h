@@ -251,8 +251,8 @@ inline std::optional<Plan> makePlan(const std::vector<LoopDims> &loopDims,
       loop.size = sizes[o][dims[o]];
       loop.stride[o] = strides[o][dims[o]];
     }
-    std::optional<Kind> kind = kindOf(dims[kA] >= 0, dims[kB] >= 0,
-                                      dims[kC] >= 0);
+    std::optional<Kind> kind =
+        kindOf(dims[kA] >= 0, dims[kB] >= 0, dims[kC] >= 0);
     if (!kind)
       return std::nullopt;
     loop.kind = *kind;

@@ -76,8 +76,8 @@ void hp_read_tensor(int64_t slot, int64_t ptr, int64_t bytes);
  * dims of `elementBytes`-byte elements, into the buffer at `ptr`; `dims`
  * points to 3 * rank int64_t: per dim, the global size, the block's offset
  * and its size. */
-void hp_read_tensor_block(int64_t slot, int64_t ptr, int64_t dims,
-                          int64_t rank, int64_t elementBytes);
+void hp_read_tensor_block(int64_t slot, int64_t ptr, int64_t dims, int64_t rank,
+                          int64_t elementBytes);
 
 /* Writes result `slot` from the buffer at `ptr` (rank 0; others return). */
 void hp_write_tensor(int64_t slot, int64_t ptr, int64_t bytes);
@@ -130,8 +130,8 @@ int64_t hpNcclCommCreations(void);
  *===----------------------------------------------------------------------===*/
 
 #define HP_CONTRACTION(NAME)                                                   \
-  void NAME(struct hp_unranked_memref *a, struct hp_unranked_memref *b,       \
-            struct hp_unranked_memref *c, int64_t numLoops, int64_t word0,    \
+  void NAME(struct hp_unranked_memref *a, struct hp_unranked_memref *b,        \
+            struct hp_unranked_memref *c, int64_t numLoops, int64_t word0,     \
             int64_t word1)
 HP_CONTRACTION(_mlir_ciface_hp_contract_f32);
 HP_CONTRACTION(_mlir_ciface_hp_contract_f64);

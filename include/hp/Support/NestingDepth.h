@@ -38,8 +38,8 @@ inline constexpr size_t kMaxAffineOperators = 1000;
 struct NestingViolation {
   enum Kind { Brackets, AffineOperators };
   Kind kind = Brackets;
-  size_t depth;  ///< the depth (or chain length) reached: bound + 1
-  size_t offset; ///< byte offset of the token that exceeded the bound
+  size_t depth;          ///< the depth (or chain length) reached: bound + 1
+  size_t offset;         ///< byte offset of the token that exceeded the bound
   unsigned line, column; ///< 1-based
   /// "name:L:C: input nests deeper than N brackets ..."
   std::string message(llvm::StringRef bufferName) const;

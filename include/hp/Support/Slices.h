@@ -1,4 +1,5 @@
-//===- Slices.h - tensor slices that also hold for empty tensors -*- C++ -*-===//
+//===- Slices.h - tensor slices that also hold for empty tensors -*- C++
+//-*-===//
 //
 // Upstream's tensor.extract_slice / insert_slice verifiers refuse any static
 // offset into a zero-size dim, even for a slice of size 0 (`offset 0 is

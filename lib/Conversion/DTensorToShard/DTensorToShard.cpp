@@ -45,9 +45,9 @@ struct MeshTable {
 
 plan::Problem problemOf(RedistributeOp op, const MeshInfo &mesh) {
   DTensorType from = op.getInput().getType(), to = op.getType();
-  plan::Problem problem = planTensor(
-      RankedTensorType::get(from.getShape(), from.getElementType()),
-      mesh.shape);
+  plan::Problem problem =
+      planTensor(RankedTensorType::get(from.getShape(), from.getElementType()),
+                 mesh.shape);
   problem.source = toPlanPlacements(from.getPlacements());
   problem.target = toPlanPlacements(to.getPlacements());
   return problem;
@@ -100,8 +100,9 @@ struct Planner {
       hook(problem, *plan);
     if (printPlans)
       // By location: the op itself would be printed after each remark.
-      mlir::emitRemark(op.getLoc()) << "plan " << describe(problem, *plan) << "\n"
-                      << plan->describe();
+      mlir::emitRemark(op.getLoc())
+          << "plan " << describe(problem, *plan) << "\n"
+          << plan->describe();
     if (onPlan)
       onPlan(*plan);
     if (verifyPlans) {
@@ -120,11 +121,10 @@ struct Planner {
 
 struct MeshToGrid : OpConversionPattern<MeshOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MeshOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
-    auto grid = b.replaceOpWithNewOp<shard::GridOp>(op, op.getSymName(),
-                                                    op.getShape());
+  LogicalResult matchAndRewrite(MeshOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto grid =
+        b.replaceOpWithNewOp<shard::GridOp>(op, op.getSymName(), op.getShape());
     if (auto names = op.getNamesAttr())
       DTensorDialect::AxisNamesAttrHelper(getContext()).setAttr(grid, names);
     if (auto devices = op.getDevicesAttr())
@@ -138,9 +138,8 @@ struct RedistributeToShard : OpConversionPattern<RedistributeOp> {
                       std::shared_ptr<Planner> planner)
       : OpConversionPattern(converter, ctx), planner(std::move(planner)) {}
 
-  LogicalResult
-  matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(RedistributeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     FailureOr<plan::Plan> plan = planner->get(op);
     if (failed(plan))
       return failure();
@@ -164,8 +163,7 @@ struct RedistributeToShard : OpConversionPattern<RedistributeOp> {
   std::shared_ptr<Planner> planner;
 };
 
-template <typename OpTy>
-struct DropLocal : OpConversionPattern<OpTy> {
+template <typename OpTy> struct DropLocal : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -200,9 +198,8 @@ struct AxisCollectiveToShard : OpConversionPattern<OpTy> {
                         const MeshTable &table)
       : OpConversionPattern<OpTy>(converter, ctx), table(table) {}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     const MeshInfo *mesh = table.lookup(op.getMeshAttr());
     if (!mesh)
       return b.notifyMatchFailure(op, "unknown mesh");
@@ -215,10 +212,9 @@ struct AxisCollectiveToShard : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value result;
     if constexpr (std::is_same_v<OpTy, AllGatherOp>)
-      result = shard::AllGatherOp::create(b, loc, op.getType(),
-                                          op.getMeshAttr(), axes,
-                                          adaptor.getInput(),
-                                          op.getGatherAxisAttr());
+      result = shard::AllGatherOp::create(
+          b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
+          op.getGatherAxisAttr());
     else if constexpr (std::is_same_v<OpTy, AllReduceOp>)
       result = shard::AllReduceOp::create(
           b, loc, op.getType(), op.getMeshAttr(), axes, adaptor.getInput(),
@@ -248,9 +244,8 @@ struct AxisIndexToShard : OpConversionPattern<AxisIndexOp> {
                    const MeshTable &table)
       : OpConversionPattern(converter, ctx), table(table) {}
 
-  LogicalResult
-  matchAndRewrite(AxisIndexOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(AxisIndexOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     const MeshInfo *mesh = table.lookup(op.getMeshAttr());
     if (!mesh || mesh->getAxisIndex(op.getAxis()) < 0)
       return b.notifyMatchFailure(op, "unknown mesh or axis");
@@ -301,12 +296,10 @@ void addPatterns(TypeConverter &converter, RewritePatternSet &patterns,
   patterns.add<MeshToGrid>(converter, ctx);
   patterns.add<RedistributeToShard>(converter, ctx, std::move(planner));
   patterns.add<DropLocal<FromLocalOp>, DropLocal<ToLocalOp>>(converter, ctx);
-  patterns.add<AxisCollectiveToShard<AllGatherOp>,
-               AxisCollectiveToShard<AllReduceOp>,
-               AxisCollectiveToShard<ReduceScatterOp>,
-               AxisCollectiveToShard<AllToAllOp>,
-               AxisCollectiveToShard<ShiftOp>, AxisIndexToShard>(converter,
-                                                                 ctx, table);
+  patterns.add<
+      AxisCollectiveToShard<AllGatherOp>, AxisCollectiveToShard<AllReduceOp>,
+      AxisCollectiveToShard<ReduceScatterOp>, AxisCollectiveToShard<AllToAllOp>,
+      AxisCollectiveToShard<ShiftOp>, AxisIndexToShard>(converter, ctx, table);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
   populateCallOpTypeConversionPattern(patterns, converter);
@@ -348,20 +341,20 @@ void addTypeConversion(TypeConverter &converter,
                        std::shared_ptr<const MeshTable> table,
                        bool *missingMesh) {
   converter.addConversion([](Type type) { return type; });
-  converter.addConversion(
-      [table, missingMesh](DTensorType type) -> std::optional<Type> {
-        const MeshInfo *mesh = table->lookup(type.getMesh());
-        if (!mesh) {
-          if (missingMesh)
-            *missingMesh = true;
-          return std::nullopt;
-        }
-        // A placement list that does not fit the mesh has no local type (the
-        // pass reports it before converting).
-        if (static_cast<int64_t>(type.getPlacements().size()) != mesh->getRank())
-          return std::nullopt;
-        return getLocalType(type, *mesh);
-      });
+  converter.addConversion([table, missingMesh](
+                              DTensorType type) -> std::optional<Type> {
+    const MeshInfo *mesh = table->lookup(type.getMesh());
+    if (!mesh) {
+      if (missingMesh)
+        *missingMesh = true;
+      return std::nullopt;
+    }
+    // A placement list that does not fit the mesh has no local type (the
+    // pass reports it before converting).
+    if (static_cast<int64_t>(type.getPlacements().size()) != mesh->getRank())
+      return std::nullopt;
+    return getLocalType(type, *mesh);
+  });
 }
 
 void hp::populateDTensorToShardConversion(ModuleOp module,
@@ -486,11 +479,12 @@ void ConvertDTensorToShardPass::runOnOperation() {
                       "Bytes one rank sends, summed over the plans",
                       static_cast<uint64_t>(bytes));
   if (printTotals)
-    mlir::emitRemark(module.getLoc()) << "convert-dtensor-to-shard planned " << redistributes
-                        << (redistributes == 1 ? " redistribute: " : " redistributes: ")
-                        << collectives
-                        << (collectives == 1 ? " collective, " : " collectives, ")
-                        << plan::humanBytes(bytes) << " sent per rank in all";
+    mlir::emitRemark(module.getLoc())
+        << "convert-dtensor-to-shard planned " << redistributes
+        << (redistributes == 1 ? " redistribute: " : " redistributes: ")
+        << collectives
+        << (collectives == 1 ? " collective, " : " collectives, ")
+        << plan::humanBytes(bytes) << " sent per rank in all";
 }
 
 std::unique_ptr<Pass> hp::createConvertDTensorToShardWithPlanHook(

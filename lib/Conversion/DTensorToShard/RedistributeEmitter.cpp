@@ -122,11 +122,13 @@ private:
     unsigned w = i.getWidth();
     switch (id) {
     case ReduceIdentity::Lowest:
-      return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMinValue(w)
-                                                : llvm::APInt::getSignedMinValue(w));
+      return b.getIntegerAttr(i, i.isUnsigned()
+                                     ? llvm::APInt::getMinValue(w)
+                                     : llvm::APInt::getSignedMinValue(w));
     case ReduceIdentity::Highest:
-      return b.getIntegerAttr(i, i.isUnsigned() ? llvm::APInt::getMaxValue(w)
-                                                : llvm::APInt::getSignedMaxValue(w));
+      return b.getIntegerAttr(i, i.isUnsigned()
+                                     ? llvm::APInt::getMaxValue(w)
+                                     : llvm::APInt::getSignedMaxValue(w));
     case ReduceIdentity::One:
       return b.getIntegerAttr(i, 1);
     case ReduceIdentity::Zero:
@@ -187,8 +189,7 @@ private:
     dispatchIndexOpFoldResults(sizes, dynamic, shape);
     auto type = RankedTensorType::get(shape, t.getElementType());
     return tensor::GenerateOp::create(
-        b, loc, type, dynamic,
-        [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        b, loc, type, dynamic, [&](OpBuilder &nb, Location nl, ValueRange ivs) {
           IRArith na{nb, nl};
           Value v = body(nb, na, ivs);
           tensor::YieldOp::create(nb, nl, v);
@@ -197,8 +198,7 @@ private:
 
   /// Whether torch.chunk already lays the pieces out at the slot starts: one
   /// axis, a static size and chunks of exactly `slot` (the common case).
-  bool slotsArePrefix(OpFoldResult size, ArrayRef<int64_t> axes,
-                      int64_t slot) {
+  bool slotsArePrefix(OpFoldResult size, ArrayRef<int64_t> axes, int64_t slot) {
     std::optional<int64_t> s = a.constant(size);
     return axes.size() == 1 && s &&
            IntArith().ceilDiv(*s, p.meshShape[axes[0]]) == slot;
@@ -229,31 +229,32 @@ private:
       return pad(x, d, n * slot);
     SmallVector<int64_t> parts = partsOf(axes);
     TypedAttr zero = zeroOf(x);
-    return generate(x, d, a.cst(n * slot), [&](OpBuilder &nb, IRArith &na,
-                                               ValueRange ivs) {
-      OpFoldResult q = ivs[d];
-      OpFoldResult j = na.div(q, na.cst(slot));
-      OpFoldResult r = na.rem(q, na.cst(slot));
-      SmallVector<OpFoldResult, 4> digits = delinearize(na, j, parts);
-      auto [offset, length] = nestedPiece(na, size, parts, digits);
-      Value inside = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
-                                           na.val(r), na.val(length));
-      // An empty piece may sit at the end of an empty dim: read only inside.
-      auto ifOp = scf::IfOp::create(
-          nb, loc, inside,
-          [&](OpBuilder &tb, Location tl) {
-            IRArith ta{tb, tl};
-            SmallVector<Value> at(ivs.begin(), ivs.end());
-            at[d] = ta.val(ta.add(offset, r));
-            Value v = tensor::ExtractOp::create(tb, tl, x, at);
-            scf::YieldOp::create(tb, tl, v);
-          },
-          [&](OpBuilder &eb, Location el) {
-            Value v = arith::ConstantOp::create(eb, el, zero);
-            scf::YieldOp::create(eb, el, v);
-          });
-      return ifOp.getResult(0);
-    });
+    return generate(
+        x, d, a.cst(n * slot), [&](OpBuilder &nb, IRArith &na, ValueRange ivs) {
+          OpFoldResult q = ivs[d];
+          OpFoldResult j = na.div(q, na.cst(slot));
+          OpFoldResult r = na.rem(q, na.cst(slot));
+          SmallVector<OpFoldResult, 4> digits = delinearize(na, j, parts);
+          auto [offset, length] = nestedPiece(na, size, parts, digits);
+          Value inside = arith::CmpIOp::create(
+              nb, loc, arith::CmpIPredicate::ult, na.val(r), na.val(length));
+          // An empty piece may sit at the end of an empty dim: read only
+          // inside.
+          auto ifOp = scf::IfOp::create(
+              nb, loc, inside,
+              [&](OpBuilder &tb, Location tl) {
+                IRArith ta{tb, tl};
+                SmallVector<Value> at(ivs.begin(), ivs.end());
+                at[d] = ta.val(ta.add(offset, r));
+                Value v = tensor::ExtractOp::create(tb, tl, x, at);
+                scf::YieldOp::create(tb, tl, v);
+              },
+              [&](OpBuilder &eb, Location el) {
+                Value v = arith::ConstantOp::create(eb, el, zero);
+                scf::YieldOp::create(eb, el, v);
+              });
+          return ifOp.getResult(0);
+        });
   }
 
   /// The coordinate of the device whose block under `have` is this rank's
@@ -466,7 +467,8 @@ private:
     }
     if (s.rounds == 1)
       return got.front().first;
-    Value out = tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
+    Value out =
+        tensor::EmptyOp::create(b, loc, outSizes, type.getElementType());
     SmallVector<OpFoldResult> strides(rank, a.cst(1));
     for (auto [pieceAndOffsets, sizes] : llvm::zip_equal(got, gotSizes))
       out = hp::insertSlice(b, loc, pieceAndOffsets.first, out,

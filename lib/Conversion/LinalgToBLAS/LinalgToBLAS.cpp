@@ -77,8 +77,8 @@ loopSpec(linalg::LinalgOp op) {
     bool in[3];
     contraction::LoopDims dims;
     for (unsigned o = 0; o < 3; ++o) {
-      std::optional<unsigned> dim = maps[o].getResultPosition(
-          getAffineDimExpr(loop, op.getContext()));
+      std::optional<unsigned> dim =
+          maps[o].getResultPosition(getAffineDimExpr(loop, op.getContext()));
       in[o] = dim.has_value();
       dims[o] = dim ? int64_t(*dim) : int64_t(-1);
     }
@@ -170,9 +170,9 @@ struct ConvertLinalgToBLASPass
       auto words = contraction::packSpec(*spec);
       if (!suffix || !words || (gpu && !fitsBlasStatically(op, *spec)))
         return;
-      todo.push_back({op, ((gpu ? "hp_gpu_contract_" : "hp_contract_") +
-                           *suffix).str(),
-                      *words, int64_t(spec->size())});
+      todo.push_back(
+          {op, ((gpu ? "hp_gpu_contract_" : "hp_contract_") + *suffix).str(),
+           *words, int64_t(spec->size())});
     });
     OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
     for (Todo &t : todo) {

@@ -67,7 +67,8 @@ void copy(OpBuilder &b, Location loc, Value dst, Value src) {
 class HostBuffers {
 public:
   explicit HostBuffers(ModuleOp module) : symbols(module) {
-    module.walk([&](func::CallOp call) { calls[call.getCallee()].push_back(call); });
+    module.walk(
+        [&](func::CallOp call) { calls[call.getCallee()].push_back(call); });
     module.walk([&](Operation *op) {
       if (isa<memref::AllocOp, memref::GetGlobalOp>(op) &&
           onlyHostUses(op->getResult(0)))
@@ -260,8 +261,7 @@ void ConvertMemRefToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   // A library module has no `main`; any other entry point must exist (also
   // when hp-lower-to-gpu passes it on).
-  if (entryPoint != "main" &&
-      !module.lookupSymbol<func::FuncOp>(entryPoint)) {
+  if (entryPoint != "main" && !module.lookupSymbol<func::FuncOp>(entryPoint)) {
     module.emitError() << "entry point '" << entryPoint
                        << "' is not a function of this module";
     return signalPassFailure();

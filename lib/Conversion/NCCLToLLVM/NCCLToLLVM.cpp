@@ -80,9 +80,8 @@ std::pair<Value, Value> bufferOf(ConversionPatternRewriter &b, Location loc,
   Value ptr = desc.bufferPtr(b, loc, converter, type);
   Value count = i64(b, loc, 1);
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    Value size = type.isDynamicDim(d)
-                     ? desc.size(b, loc, d)
-                     : i64(b, loc, type.getDimSize(d));
+    Value size = type.isDynamicDim(d) ? desc.size(b, loc, d)
+                                      : i64(b, loc, type.getDimSize(d));
     count = LLVM::MulOp::create(b, loc, count, size);
   }
   return {ptr, count};
@@ -106,9 +105,8 @@ Value dataType(ConversionPatternRewriter &b, Location loc, MemRefType type) {
 
 struct CommLowering : ConvertOpToLLVMPattern<CommOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(CommOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(CommOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     auto grid =
         SymbolTable::lookupNearestSymbolFrom<GridOp>(op, op.getGridAttr());
     if (!grid)
@@ -140,11 +138,10 @@ struct CommLowering : ConvertOpToLLVMPattern<CommOp> {
 
 struct CommRankLowering : ConvertOpToLLVMPattern<CommRankOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(CommRankOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
-    b.replaceOp(op, callFn(b, op.getLoc(), op, "hpNcclCommRank",
-                           b.getI64Type(), {adaptor.getComm()}));
+  LogicalResult matchAndRewrite(CommRankOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    b.replaceOp(op, callFn(b, op.getLoc(), op, "hpNcclCommRank", b.getI64Type(),
+                           {adaptor.getComm()}));
     return success();
   }
 };
@@ -164,11 +161,10 @@ Value groupSize(ConversionPatternRewriter &b, Location loc, Operation *op,
 
 struct CommSizeLowering : ConvertOpToLLVMPattern<CommSizeOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(CommSizeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
-    b.replaceOp(op, groupSize(b, op.getLoc(), op, op.getComm(),
-                              adaptor.getComm()));
+  LogicalResult matchAndRewrite(CommSizeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    b.replaceOp(op,
+                groupSize(b, op.getLoc(), op, op.getComm(), adaptor.getComm()));
     return success();
   }
 };
@@ -179,9 +175,8 @@ template <typename OpTy> struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
   using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     // Pointer and element count of a buffer operand.
     auto buffer = [&](Value original, Value converted) {
@@ -244,9 +239,8 @@ template <typename OpTy> struct CallLowering : ConvertOpToLLVMPattern<OpTy> {
 
 struct GroupLowering : ConvertOpToLLVMPattern<GroupOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(GroupOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(GroupOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     callChecked(b, loc, op, "ncclGroupStart", {});
     Block &body = op.getBody().front();
@@ -275,9 +269,9 @@ struct ConvertNCCLToLLVMPass
       for (Value operand : op->getOperands())
         if (auto type = dyn_cast<MemRefType>(operand.getType());
             type && !isProvablyContiguous(type)) {
-          op->emitOpError("buffer ")
-              << type << " is not provably contiguous; run "
-                 "nccl-contiguous-buffers first";
+          op->emitOpError("buffer ") << type
+                                     << " is not provably contiguous; run "
+                                        "nccl-contiguous-buffers first";
           return WalkResult::interrupt();
         }
       return WalkResult::advance();

@@ -40,8 +40,8 @@ public:
   Value toBuffer(Value tensor) {
     auto t = cast<RankedTensorType>(tensor.getType());
     SmallVector<int64_t> strides(t.getRank(), ShapedType::kDynamic);
-    auto layout = StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                                         strides);
+    auto layout =
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides);
     return bufferization::ToBufferOp::create(
         b, loc, MemRefType::get(t.getShape(), t.getElementType(), layout),
         tensor, /*read_only=*/true);
@@ -64,8 +64,8 @@ public:
   Value toTensor(Value buffer) {
     auto m = cast<MemRefType>(buffer.getType());
     return bufferization::ToTensorOp::create(
-        b, loc, RankedTensorType::get(m.getShape(), m.getElementType()),
-        buffer, b.getUnitAttr(), b.getUnitAttr());
+        b, loc, RankedTensorType::get(m.getShape(), m.getElementType()), buffer,
+        b.getUnitAttr(), b.getUnitAttr());
   }
 
   SmallVector<OpFoldResult> sizes(Value tensor) {

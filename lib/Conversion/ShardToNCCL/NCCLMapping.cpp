@@ -13,8 +13,8 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -85,17 +85,17 @@ static LogicalResult checkElementTypes(Operation *op) {
   }
   auto reduction = op->getAttrOfType<shard::ReductionKindAttr>("reduction");
   if (reduction && !toRedOp(reduction.getValue()))
-    return op->emitOpError() << "reduction '"
-                             << shard::stringifyReductionKind(
-                                    reduction.getValue())
-                             << "' has no NCCL equivalent";
+    return op->emitOpError()
+           << "reduction '"
+           << shard::stringifyReductionKind(reduction.getValue())
+           << "' has no NCCL equivalent";
   return success();
 }
 
 /// Axis lists in range and without repeats (upstream's verifiers leave
 /// these unchecked).
 static LogicalResult checkAxes(Operation *op, FlatSymbolRefAttr gridName,
-                        ArrayRef<ArrayRef<int16_t>> lists) {
+                               ArrayRef<ArrayRef<int16_t>> lists) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
   if (!grid)
     return success(); // the symbol verifier reports it
@@ -139,8 +139,8 @@ static LogicalResult checkUpdateHalo(shard::UpdateHaloOp op) {
 static LogicalResult checkAllToAll(shard::AllToAllOp op) {
   int64_t split = op.getSplitAxis().getSExtValue();
   int64_t size = op.getInput().getType().getDimSize(split);
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
+  auto grid =
+      SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, op.getGridAttr());
   int64_t n = shard::collectiveProcessGroupSize(op.getGridAxes(), grid);
   if (!ShapedType::isDynamic(size) && !ShapedType::isDynamic(n) &&
       size % n != 0)

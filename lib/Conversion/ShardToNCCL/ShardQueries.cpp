@@ -89,9 +89,8 @@ Value product(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
 /// grid_shape: the sizes of the listed axes (all axes when none is listed).
 struct GridShapeLowering : OpConversionPattern<shard::GridShapeOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shard::GridShapeOp op, OpAdaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(shard::GridShapeOp op, OpAdaptor,
+                                ConversionPatternRewriter &b) const override {
     // Dead queries (upstream's partitioner leaves some) need no sizes.
     if (op->use_empty()) {
       b.eraseOp(op);
@@ -113,9 +112,8 @@ struct GridShapeLowering : OpConversionPattern<shard::GridShapeOp> {
 struct NeighborsLowering
     : OpConversionPattern<shard::NeighborsLinearIndicesOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(shard::NeighborsLinearIndicesOp op, OpAdaptor a,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(shard::NeighborsLinearIndicesOp op, OpAdaptor a,
+                                ConversionPatternRewriter &b) const override {
     shard::GridOp grid = gridOf(op, op.getGridAttr());
     ArrayRef<int16_t> axes = op.getSplitAxes();
     Location loc = op.getLoc();
@@ -188,10 +186,9 @@ LogicalResult checkShardShape(shard::ShardShapeOp op) {
   for (shard::GridAxesAttr axes : splitAxes)
     for (int16_t a : axes.asArrayRef())
       if (a < 0 || a >= grid.getRank())
-        return op.emitOpError()
-               << "has a sharding that splits along grid axis " << a
-               << ", but @" << grid.getSymName() << " has " << grid.getRank()
-               << " axes";
+        return op.emitOpError() << "has a sharding that splits along grid axis "
+                                << a << ", but @" << grid.getSymName()
+                                << " has " << grid.getRank() << " axes";
   int64_t devices = op.getDevice().size();
   if (devices != grid.getRank())
     return op.emitOpError()

@@ -7,9 +7,9 @@
 // order; other axes are moved to the front with linalg.transpose and back.
 //
 // The pass is one dialect conversion after which no shard op is left; what
-// hp cannot lower is reported, located, before it (hp::checkNCCLLowerable, NCCLMapping.cpp), so the
-// patterns take their ops as given. The grids, which the patterns read,
-// become nccl.grids last.
+// hp cannot lower is reported, located, before it (hp::checkNCCLLowerable,
+// NCCLMapping.cpp), so the patterns take their ops as given. The grids, which
+// the patterns read, become nccl.grids last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,8 +44,8 @@ namespace hp {
 using namespace mlir;
 using namespace hp::nccl;
 using hp::accumulatorType;
-using hp::shardtonccl::Emitter;
 using hp::toRedOp;
+using hp::shardtonccl::Emitter;
 
 namespace {
 
@@ -82,14 +82,13 @@ Value emitAllGather(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
   SmallVector<OpFoldResult> recvSizes = e.sizes(front);
   recvSizes[0] = e.mul(recvSizes[0], n);
   Value recv = e.alloc(recvSizes, type.getElementType());
-  AllGatherOp::create(e.b, e.loc, e.toBuffer(front), recv,
-                      e.comm(grid, axes));
+  AllGatherOp::create(e.b, e.loc, e.toBuffer(front), recv, e.comm(grid, axes));
   return e.transpose(e.toTensor(recv), invertPermutationVector(perm));
 }
 
 /// The elementwise reduction of `input` over the group.
-Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid,
-                    ArrayRef<int16_t> axes, Value input, RedOp red) {
+Value emitAllReduce(Emitter &e, FlatSymbolRefAttr grid, ArrayRef<int16_t> axes,
+                    Value input, RedOp red) {
   Value recv = e.allocLike(input);
   AllReduceOp::create(e.b, e.loc, e.toBuffer(input), recv, e.comm(grid, axes),
                       red);
@@ -128,16 +127,16 @@ Value emitReduction(Emitter &e, FlatSymbolRefAttr grid, ArrayRef<int16_t> axes,
 Value emitOwnBlock(Emitter &e, Operation *op, FlatSymbolRefAttr grid,
                    ArrayRef<int16_t> axes, Value input, int64_t axis) {
   OpFoldResult n = groupSize(e, op, grid, axes);
-  Value index = CommRankOp::create(e.b, e.loc, e.b.getIndexType(),
-                                   e.comm(grid, axes));
+  Value index =
+      CommRankOp::create(e.b, e.loc, e.b.getIndexType(), e.comm(grid, axes));
   SmallVector<OpFoldResult> sizes = e.sizes(input);
   OpFoldResult size = e.div(sizes[axis], n);
   SmallVector<OpFoldResult> offsets(sizes.size(), e.b.getIndexAttr(0)),
       strides(sizes.size(), e.b.getIndexAttr(1));
-  offsets[axis] = arith::MulIOp::create(
-                      e.b, e.loc, index,
-                      getValueOrCreateConstantIndexOp(e.b, e.loc, size))
-                      .getResult();
+  offsets[axis] =
+      arith::MulIOp::create(e.b, e.loc, index,
+                            getValueOrCreateConstantIndexOp(e.b, e.loc, size))
+          .getResult();
   sizes[axis] = size;
   return hp::extractSlice(e.b, e.loc, input, offsets, sizes, strides);
 }
@@ -901,7 +900,7 @@ struct ConvertShardToNCCLPass
     ModuleOp module = getOperation();
     WalkResult unsupported = module.walk([](Operation *op) {
       return failed(hp::checkNCCLLowerable(op)) ? WalkResult::interrupt()
-                                        : WalkResult::advance();
+                                                : WalkResult::advance();
     });
     if (unsupported.wasInterrupted())
       return signalPassFailure();

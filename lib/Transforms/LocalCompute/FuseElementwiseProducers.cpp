@@ -49,12 +49,12 @@ bool isPermutedCopy(Operation *op) {
 /// Whether the producer of `use` runs inside its consumer: it has no other
 /// use (else it would be computed once per consumer) and the consumer is
 /// not a contraction, unless the producer only permutes (then the
-/// contraction reads the untransposed operand, nothing runs again). Inside one (the rotary embedding of q inside q k^T)
-/// the producer would run again for every element of the other operand's
-/// free loops, and the contraction would no longer be the multiply-add a
-/// BLAS takes. Consumers that broadcast a producer otherwise take it, as
-/// upstream's fusion does: hp.torch relies on that to keep an i1 mask
-/// inside the ops that read it.
+/// contraction reads the untransposed operand, nothing runs again). Inside one
+/// (the rotary embedding of q inside q k^T) the producer would run again for
+/// every element of the other operand's free loops, and the contraction would
+/// no longer be the multiply-add a BLAS takes. Consumers that broadcast a
+/// producer otherwise take it, as upstream's fusion does: hp.torch relies on
+/// that to keep an i1 mask inside the ops that read it.
 bool fusesIntoConsumer(OpOperand *use) {
   Operation *producer = use->get().getDefiningOp();
   auto consumer = dyn_cast<linalg::LinalgOp>(use->getOwner());
@@ -100,8 +100,7 @@ struct FuseElementwiseProducersPass
     MLIRContext *context = &getContext();
     generalizeTransposedContractions(getOperation());
     RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(patterns,
-                                                 fusesIntoConsumer);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, fusesIntoConsumer);
     if (propagateReshapes) {
       // Upstream's reshape propagation, as linalg-fuse-elementwise-ops runs
       // it: expand_shape and collapse_shape move through linalg ops (which

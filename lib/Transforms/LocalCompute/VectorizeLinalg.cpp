@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "hp/Transforms/Passes.h"
 #include "hp/Support/RootBuffer.h"
+#include "hp/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -104,9 +104,8 @@ bool vectorizerReducesRight(linalg::LinalgOp op) {
       return false;
     // The combined term: the combiner's operand that is not the accumulator.
     Value acc = op.getRegionOutputArgs()[r];
-    if (llvm::none_of(combiners.front()->getOperands(), [&](Value v) {
-          return v != acc && varying.contains(v);
-        }))
+    if (llvm::none_of(combiners.front()->getOperands(),
+                      [&](Value v) { return v != acc && varying.contains(v); }))
       return false;
   }
   return true;
@@ -202,7 +201,8 @@ LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
   vector::TransferWriteOp write;
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto w = dyn_cast<vector::TransferWriteOp>(op);
-    bool writes = !isMemoryEffectFree(&op) && !isa<vector::TransferReadOp>(op) &&
+    bool writes = !isMemoryEffectFree(&op) &&
+                  !isa<vector::TransferReadOp>(op) &&
                   !isa<memref::SubViewOp>(op);
     if (!w && writes)
       return failure();
@@ -214,9 +214,8 @@ LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
   }
   if (!write || write.getVectorType().getNumElements() != 1 ||
       write.getMask() || !loop.isDefinedOutsideOfLoop(write.getBase()) ||
-      !llvm::all_of(write.getIndices(), [&](Value i) {
-        return loop.isDefinedOutsideOfLoop(i);
-      }))
+      !llvm::all_of(write.getIndices(),
+                    [&](Value i) { return loop.isDefinedOutsideOfLoop(i); }))
     return failure();
   auto insert = write.getVector().getDefiningOp<vector::InsertOp>();
   auto reduction =
@@ -225,12 +224,13 @@ LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
   auto extract = reduction && reduction.getAcc()
                      ? reduction.getAcc().getDefiningOp<vector::ExtractOp>()
                      : vector::ExtractOp();
-  auto read = extract ? extract.getSource().getDefiningOp<vector::TransferReadOp>()
-                      : vector::TransferReadOp();
+  auto read = extract
+                  ? extract.getSource().getDefiningOp<vector::TransferReadOp>()
+                  : vector::TransferReadOp();
   if (!read || read.getBase() != write.getBase() ||
       read.getIndices() != write.getIndices() || read.getMask() ||
-      !insert->hasOneUse() || !reduction->hasOneUse() || !extract->hasOneUse() ||
-      !read->hasOneUse())
+      !insert->hasOneUse() || !reduction->hasOneUse() ||
+      !extract->hasOneUse() || !read->hasOneUse())
     return failure();
   // Nothing else in the loop may read the element being accumulated.
   Value root = hp::rootBuffer(write.getBase());
@@ -271,9 +271,9 @@ LogicalResult accumulateInVector(RewriterBase &rewriter, scf::ForOp loop) {
   Operation *newInsert = rewriter.clone(*insert, map);
   map.map(insert.getResult(), newInsert->getResult(0));
   rewriter.clone(*write, map);
-  for (Operation *op : {write.getOperation(), insert.getOperation(),
-                        reduction.getOperation(), extract.getOperation(),
-                        read.getOperation()})
+  for (Operation *op :
+       {write.getOperation(), insert.getOperation(), reduction.getOperation(),
+        extract.getOperation(), read.getOperation()})
     rewriter.eraseOp(op);
   return success();
 }
@@ -317,11 +317,11 @@ struct VectorizeLinalgOnBuffersPass
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
-      bool writesOneElement = llvm::any_of(
-          loop.getBody()->getOps<vector::TransferWriteOp>(),
-          [](vector::TransferWriteOp w) {
-            return w.getVectorType().getNumElements() == 1;
-          });
+      bool writesOneElement =
+          llvm::any_of(loop.getBody()->getOps<vector::TransferWriteOp>(),
+                       [](vector::TransferWriteOp w) {
+                         return w.getVectorType().getNumElements() == 1;
+                       });
       if (!writesOneElement)
         continue;
       moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
@@ -345,7 +345,8 @@ struct VectorizeLinalgOnBuffersPass
     populateMathPolynomialApproximationPatterns(approximations, approximated);
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    (void)applyOpPatternsGreedily(vectorMath, std::move(approximations), config);
+    (void)applyOpPatternsGreedily(vectorMath, std::move(approximations),
+                                  config);
   }
 
   static bool approximated(StringRef name) {
@@ -374,8 +375,7 @@ struct VectorizeLinalgOnBuffersPass
 
   LogicalResult tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op) {
     int64_t width = vectorWidth(op, registerBits);
-    if (width == 0 || !innermostIsContiguous(op) ||
-        !vectorizerReducesRight(op))
+    if (width == 0 || !innermostIsContiguous(op) || !vectorizerReducesRight(op))
       return failure();
     unsigned loops = op.getNumLoops();
     SmallVector<int64_t> vectorSizes(loops, 1);

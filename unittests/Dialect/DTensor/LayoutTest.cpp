@@ -30,7 +30,9 @@ std::vector<int64_t> offsetsOver(int64_t global, int64_t parts) {
   return offsets;
 }
 
-std::vector<int64_t> vec(llvm::ArrayRef<int64_t> a) { return {a.begin(), a.end()}; }
+std::vector<int64_t> vec(llvm::ArrayRef<int64_t> a) {
+  return {a.begin(), a.end()};
+}
 
 /// A layout from placements' shard dims (mesh-dim nesting).
 Layout layoutOf(llvm::ArrayRef<int64_t> global, llvm::ArrayRef<int64_t> mesh,
@@ -175,7 +177,8 @@ TEST(LayoutTest, ChunkLengthDoesNotOverflow) {
 TEST(LayoutTest, NestedPieceOfTenOverTwoByTwo) {
   // 10 -> (5, 5) -> (3, 2) (3, 2) at offsets 0, 3, 5, 8.
   IntArith a;
-  std::vector<std::pair<int64_t, int64_t>> want = {{0, 3}, {3, 2}, {5, 3}, {8, 2}};
+  std::vector<std::pair<int64_t, int64_t>> want = {
+      {0, 3}, {3, 2}, {5, 3}, {8, 2}};
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 2; ++j)
       EXPECT_EQ(nestedPiece(a, int64_t(10), {2, 2}, {i, j}), want[2 * i + j]);

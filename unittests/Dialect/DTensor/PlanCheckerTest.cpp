@@ -57,17 +57,17 @@ TEST(PlanCheckerTest, AcceptsHandWrittenPlans) {
   // of (j, i) whole.
   Step swap = step(Step::Permute, {0, 1});
   swap.order = {{1}, {0}};
-  EXPECT_EQ(checkPlan(problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
-                      {swap}),
-            "");
+  EXPECT_EQ(
+      checkPlan(problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {swap}),
+      "");
   // [S0,S0] -> [R,S0]: reorder the nesting (mesh dim 1 outer), then gather
   // mesh dim 0, now inner. A partial axis rides along unchanged.
   Step nest = step(Step::Permute, {0, 1});
   nest.order = {{1, 0}, {}};
-  EXPECT_EQ(checkPlan(problem({9, 2}, {2, 2, 2}, {S(0), S(0), P()},
-                              {R(), S(0), P()}),
-                      {nest, step(Step::AllGather, {0}, 0)}),
-            "");
+  EXPECT_EQ(
+      checkPlan(problem({9, 2}, {2, 2, 2}, {S(0), S(0), P()}, {R(), S(0), P()}),
+                {nest, step(Step::AllGather, {0}, 0)}),
+      "");
 }
 
 TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
@@ -86,10 +86,10 @@ TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
                       {step(Step::AllGather, {1, 0}, 0)}),
             "");
   // Gathering the outer split first.
-  EXPECT_NE(checkPlan(problem({8}, {2, 2}, {S(0), S(0)}, {R(), R()}),
-                      {step(Step::AllGather, {0}, 0),
-                       step(Step::AllGather, {1}, 0)}),
-            "");
+  EXPECT_NE(
+      checkPlan(problem({8}, {2, 2}, {S(0), S(0)}, {R(), R()}),
+                {step(Step::AllGather, {0}, 0), step(Step::AllGather, {1}, 0)}),
+      "");
   // A reduce_scatter whose pieces land on the wrong dim.
   EXPECT_NE(checkPlan(problem({4, 4}, {2}, {P()}, {S(1)}),
                       {step(Step::ReduceScatter, {0}, 0)}),
@@ -117,21 +117,21 @@ TEST(PlanCheckerTest, RefusesPlansThatMeanSomethingElse) {
   // into the target layout.
   Step noSwap = step(Step::Permute, {0, 1});
   noSwap.order = {{0}, {1}};
-  EXPECT_NE(checkPlan(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}),
-                      {noSwap}),
-            "");
+  EXPECT_NE(
+      checkPlan(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {noSwap}),
+      "");
   // Splits of other sizes than the source's (2x4 mesh): each device's new
   // block is pieces of two devices' blocks, which a permute may gather
   // when it may move along both axes, not along axis 0 alone.
   Step resize = step(Step::Permute, {0, 1});
   resize.order = {{1}, {0}};
-  EXPECT_EQ(checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}),
-                      {resize}),
-            "");
+  EXPECT_EQ(
+      checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}), {resize}),
+      "");
   resize.axes = {0};
-  EXPECT_NE(checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}),
-                      {resize}),
-            "");
+  EXPECT_NE(
+      checkPlan(problem({8, 8}, {2, 4}, {S(0), S(1)}, {S(1), S(0)}), {resize}),
+      "");
   // make_partial<prod> under a partial<sum> axis adds up the ones.
   EXPECT_NE(checkPlan(problem({3}, {2, 2}, {R(), P(kSum)}, {P(kProd), P(kSum)}),
                       {step(Step::MakePartial, {0}, -1, -1, kProd)}),
@@ -158,7 +158,6 @@ TEST(PlanCheckerTest, CatchesADeliberatelyWrongStepInPlannedPlans) {
   }
   EXPECT_GT(mutated, 0);
 }
-
 
 /// Whether a partial source can reach `dst`: P(a) -> P(b) on one mesh dim is
 /// not a redistribute (the verifier refuses it).
@@ -190,8 +189,8 @@ void sweep(llvm::ArrayRef<int64_t> mesh,
         p.elementBytes = elementBytes;
         for (const Options &o : costings) {
           std::optional<Plan> plan = planRedistribute(p, o);
-          ASSERT_TRUE(plan) << placementsToString(src) << " -> "
-                            << placementsToString(dst);
+          ASSERT_TRUE(plan)
+              << placementsToString(src) << " -> " << placementsToString(dst);
           std::string error = checkPlan(p, plan->steps);
           ASSERT_EQ(error, "")
               << "shape " << shape.size() << "-d [" << shape[0] << "...] "
@@ -244,20 +243,17 @@ TEST_P(PlanCheckerSweep, Rank2EveryShape) {
 
 INSTANTIATE_TEST_SUITE_P(
     Meshes, PlanCheckerSweep,
-    ::testing::Values(llvm::SmallVector<int64_t, 4>{1},
-                      llvm::SmallVector<int64_t, 4>{2},
-                      llvm::SmallVector<int64_t, 4>{3},
-                      llvm::SmallVector<int64_t, 4>{4},
-                      llvm::SmallVector<int64_t, 4>{5},
-                      llvm::SmallVector<int64_t, 4>{6},
-                      llvm::SmallVector<int64_t, 4>{7},
-                      llvm::SmallVector<int64_t, 4>{8},
-                      llvm::SmallVector<int64_t, 4>{2, 2},
-                      llvm::SmallVector<int64_t, 4>{2, 3},
-                      llvm::SmallVector<int64_t, 4>{3, 2},
-                      llvm::SmallVector<int64_t, 4>{2, 4},
-                      llvm::SmallVector<int64_t, 4>{4, 2},
-                      llvm::SmallVector<int64_t, 4>{1, 4}));
+    ::testing::Values(
+        llvm::SmallVector<int64_t, 4>{1}, llvm::SmallVector<int64_t, 4>{2},
+        llvm::SmallVector<int64_t, 4>{3}, llvm::SmallVector<int64_t, 4>{4},
+        llvm::SmallVector<int64_t, 4>{5}, llvm::SmallVector<int64_t, 4>{6},
+        llvm::SmallVector<int64_t, 4>{7}, llvm::SmallVector<int64_t, 4>{8},
+        llvm::SmallVector<int64_t, 4>{2, 2},
+        llvm::SmallVector<int64_t, 4>{2, 3},
+        llvm::SmallVector<int64_t, 4>{3, 2},
+        llvm::SmallVector<int64_t, 4>{2, 4},
+        llvm::SmallVector<int64_t, 4>{4, 2},
+        llvm::SmallVector<int64_t, 4>{1, 4}));
 
 TEST(PlanCheckerSweepStrided, EveryPairWithAStridedShard) {
   // The checker lays strided shards out by torch's chunk definition, not by
@@ -268,8 +264,7 @@ TEST(PlanCheckerSweepStrided, EveryPairWithAStridedShard) {
   costings[1].latencyBytes = 65536;
   int64_t checked = 0;
   for (llvm::SmallVector<int64_t, 4> mesh :
-       {llvm::SmallVector<int64_t, 4>{2, 2}, {2, 4}, {4, 2}, {2, 3},
-        {2, 2, 2}})
+       {llvm::SmallVector<int64_t, 4>{2, 2}, {2, 4}, {4, 2}, {2, 3}, {2, 2, 2}})
     for (llvm::SmallVector<int64_t, 4> shape :
          {llvm::SmallVector<int64_t, 4>{24, 5}, {8, 8}, {24, 1}}) {
       auto lists = allPlacements(mesh.size(), shape.size(), {kSum, kMax});
@@ -334,8 +329,8 @@ TEST(PlanCheckerIntegers, ExtremesUnderAvgAreRefused) {
   // 1x2x2, [3, 1]: [R, R, S(0)] -> [P(max), P(min), P(avg)], as planned
   // before integers were modelled: the min fill on axis 1 puts INT_MAX on
   // both coordinates of axis 2, whose avg adds them.
-  Problem p = problem({3, 1}, {1, 2, 2}, {R(), R(), S(0)},
-                      {P(kMax), P(kMin), P(kAvg)});
+  Problem p =
+      problem({3, 1}, {1, 2, 2}, {R(), R(), S(0)}, {P(kMax), P(kMin), P(kAvg)});
   Step makeMax{Step::MakePartial, {0}};
   makeMax.reduceOp = kMax;
   Step move{Step::Permute, {1, 2}};

@@ -56,7 +56,7 @@ struct Way {
 };
 
 struct Op {
-  std::string kind; // matmul, add, mul, exp
+  std::string kind;          // matmul, add, mul, exp
   std::vector<int> operands; // value indices (matmul: a, b, init)
   int result = -1;
   std::vector<Way> ways;
@@ -153,8 +153,8 @@ void deriveWays(Program &p, Op &op) {
   }
 }
 
-Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh,
-                      int maxOps, int64_t maxAssignments) {
+Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh, int maxOps,
+                      int64_t maxAssignments) {
   Program p;
   p.mesh = mesh;
   auto pick = [&](int n) { return static_cast<int>(rng() % n); };
@@ -217,8 +217,8 @@ Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh,
       op.kind = kind == 1 ? "add" : "mul";
       int b = a;
       for (size_t v = 0; v < p.values.size(); ++v)
-        if (p.values[v].shape == sa && !llvm::StringRef(p.values[v].name).starts_with("%e") &&
-            pick(2))
+        if (p.values[v].shape == sa &&
+            !llvm::StringRef(p.values[v].name).starts_with("%e") && pick(2))
           b = v;
       op.operands = {a, b};
     } else {
@@ -228,9 +228,7 @@ Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh,
     if (llvm::StringRef(p.values[a].name).starts_with("%e"))
       continue; // inits are not values to compute on
     Value r;
-    r.shape = op.kind == "matmul"
-                  ? p.values[op.operands[2]].shape
-                  : sa;
+    r.shape = op.kind == "matmul" ? p.values[op.operands[2]].shape : sa;
     r.name = "%v" + std::to_string(o);
     p.values.push_back(r);
     op.result = p.values.size() - 1;
@@ -244,8 +242,8 @@ Program randomProgram(std::mt19937 &rng, std::vector<int64_t> mesh,
   if (!p.ops.empty()) {
     p.yields.push_back({p.ops.back().result, randomPlacements(2, true)});
     if (p.ops.size() > 2)
-      p.yields.push_back({p.ops[pick(p.ops.size() - 1)].result,
-                          randomPlacements(2, false)});
+      p.yields.push_back(
+          {p.ops[pick(p.ops.size() - 1)].result, randomPlacements(2, false)});
   }
   return p;
 }
@@ -310,7 +308,9 @@ std::string render(const Program &p) {
   for (const Op &op : p.ops) {
     const Value &r = p.values[op.result];
     auto name = [&](int i) { return p.values[op.operands[i]].name; };
-    auto type = [&](int i) { return tensorType(p.values[op.operands[i]].shape); };
+    auto type = [&](int i) {
+      return tensorType(p.values[op.operands[i]].shape);
+    };
     if (op.kind == "matmul") {
       os << "    " << name(2) << " = tensor.empty() : " << type(2) << "\n";
       os << "    " << r.name << " = linalg.matmul ins(" << name(0) << ", "
@@ -320,8 +320,9 @@ std::string render(const Program &p) {
       os << "    " << r.name << " = math.exp " << name(0) << " : " << type(0)
          << "\n";
     } else {
-      os << "    " << r.name << " = arith." << (op.kind == "add" ? "addf" : "mulf")
-         << " " << name(0) << ", " << name(1) << " : " << type(0) << "\n";
+      os << "    " << r.name << " = arith."
+         << (op.kind == "add" ? "addf" : "mulf") << " " << name(0) << ", "
+         << name(1) << " : " << type(0) << "\n";
     }
   }
   os << "    dtensor.yield " << yieldList << " : " << yieldTypes << "\n";
@@ -355,8 +356,7 @@ double cost(const Program &p, const std::vector<int> &choice,
     std::vector<std::string> sent;
     for (const Placements &to : needs[v]) {
       std::string key = text(to);
-      if (to == at[v] ||
-          std::find(sent.begin(), sent.end(), key) != sent.end())
+      if (to == at[v] || std::find(sent.begin(), sent.end(), key) != sent.end())
         continue;
       sent.push_back(key);
       plan::Problem problem;
@@ -373,7 +373,8 @@ double cost(const Program &p, const std::vector<int> &choice,
       if (it == cache.end()) {
         plan::Options options;
         options.latencyBytes = 65536;
-        std::optional<plan::Plan> plan = plan::planRedistribute(problem, options);
+        std::optional<plan::Plan> plan =
+            plan::planRedistribute(problem, options);
         it = cache.emplace(cacheKey, plan ? plan->cost : INFINITY).first;
       }
       total += it->second;
@@ -482,7 +483,8 @@ size_t checkOptimal(std::vector<int64_t> mesh, unsigned seed) {
       greedy = number(summary, "; greedy ");
       // An exact summary has no bound: the optimum's cost is its bound.
       size_t at = summary.find("lower bound ");
-      bound = at == std::string::npos ? capped : number(summary, "lower bound ");
+      bound =
+          at == std::string::npos ? capped : number(summary, "lower bound ");
     }
   }
   double hp = exact;

@@ -20,14 +20,12 @@ using hp::dtensor::ReduceOp;
 
 namespace {
 
-
 int count(const Plan &plan, Step::Kind kind) {
   int n = 0;
   for (const Step &s : plan.steps)
     n += s.kind == kind;
   return n;
 }
-
 
 void checkOptimalOnMesh(llvm::ArrayRef<int64_t> mesh,
                         llvm::ArrayRef<int64_t> shape, const Options &o) {
@@ -123,8 +121,8 @@ TEST(PlannerOptimality4D, SearchBoundKeepsTheOptimum) {
         std::optional<Plan> plan = planRedistribute(p, o);
         double best = hp::dtensor::plan::testing::bruteForceCost(p, o);
         if (!plan) {
-          EXPECT_TRUE(std::isinf(best)) << placementsToString(src) << " -> "
-                                        << placementsToString(dst);
+          EXPECT_TRUE(std::isinf(best))
+              << placementsToString(src) << " -> " << placementsToString(dst);
           continue;
         }
         ASSERT_NEAR(plan->cost, best, 1e-6 * std::max(1.0, best))
@@ -151,7 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 //===----------------------------------------------------------------------===//
-// The redistribute table (docs/RedistributePlanning.md) on a 1-D mesh of 4, 8x8 f32 (256 bytes).
+// The redistribute table (docs/RedistributePlanning.md) on a 1-D mesh of 4, 8x8
+// f32 (256 bytes).
 //===----------------------------------------------------------------------===//
 
 TEST(PlannerTable, ShardToReplicateIsAllGather) {
@@ -234,7 +233,8 @@ TEST(PlannerTable, PartialToOtherPartialReducesFirst) {
 }
 
 TEST(PlannerTable, IdentityIsEmpty) {
-  auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), P()}, {S(0), P()}), {});
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), P()}, {S(0), P()}), {});
   ASSERT_TRUE(plan);
   EXPECT_TRUE(plan->steps.empty());
 }
@@ -254,7 +254,8 @@ TEST(PlannerTraps, SwapShardDimsIsOnePermute) {
   // [S(0),S(1)] -> [S(1),S(0)]: torch's greedy planner replicates; with
   // collectives alone it takes three all_to_alls (112 bytes). Device (i, j)
   // needs the 4x4 block of (j, i): one permute, 64 bytes.
-  auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
   EXPECT_EQ(plan->steps[0].kind, Step::Permute);
@@ -273,11 +274,10 @@ TEST(PlannerTraps, StridedShardToDefaultNestingIsOnePermute) {
   // i + 2j of 8 (16 bytes); [S(0), S(0)] wants chunk 4i + j. Six of the
   // eight devices hold the wrong chunk and receive one 64-byte block each:
   // one permute, where torch gathers and re-chunks.
-  for (auto [src, dst] :
-       {std::pair(std::vector<Placement>{SS(0, 4), S(0)},
-                  std::vector<Placement>{S(0), S(0)}),
-        std::pair(std::vector<Placement>{S(0), S(0)},
-                  std::vector<Placement>{SS(0, 4), S(0)})}) {
+  for (auto [src, dst] : {std::pair(std::vector<Placement>{SS(0, 4), S(0)},
+                                    std::vector<Placement>{S(0), S(0)}),
+                          std::pair(std::vector<Placement>{S(0), S(0)},
+                                    std::vector<Placement>{SS(0, 4), S(0)})}) {
     Options o;
     std::optional<Plan> plan =
         planRedistribute(problem({16, 8}, {2, 4}, src, dst), o);
@@ -324,8 +324,8 @@ TEST(PlannerTraps, MergingPiecesIsOnePermute) {
   EXPECT_EQ(plan->steps[0].kind, Step::Permute);
   EXPECT_DOUBLE_EQ(plan->cost, 64);
   llvm::SmallVector<int64_t> refine, merge;
-  ASSERT_TRUE(subBlockPermute(p, plan->states[0], plan->states[1], &refine,
-                              &merge));
+  ASSERT_TRUE(
+      subBlockPermute(p, plan->states[0], plan->states[1], &refine, &merge));
   EXPECT_EQ(refine, (llvm::SmallVector<int64_t>{2, 1}));
   EXPECT_EQ(merge, (llvm::SmallVector<int64_t>{1, 2}));
 }
@@ -364,7 +364,8 @@ TEST(PlannerTraps, NestedShardToInnerOnly) {
   // never holds the full tensor. A permute reorders the nesting instead
   // (device (i, j) takes the 2x8 rows of (j, i): 64 bytes), then mesh dim 0,
   // now inner, is gathered (1/2*128): 128 bytes, JAX's plan.
-  auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), S(0)}), {});
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), S(0)}), {});
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->cost, 128) << plan->str();
   EXPECT_EQ(count(*plan, Step::Permute), 1) << plan->str();
@@ -380,7 +381,8 @@ TEST(PlannerTraps, NestedShardToInnerOnly) {
 TEST(PlannerTraps, ShardShiftsOnTwoMeshDims) {
   // (S(1),S(1)) -> (S(1),S(2)) on a rank-3 tensor: one all_to_all of the
   // inner split.
-  auto plan = planRedistribute(problem({4, 8, 8}, {2, 2}, {S(1), S(1)}, {S(1), S(2)}), {});
+  auto plan = planRedistribute(
+      problem({4, 8, 8}, {2, 2}, {S(1), S(1)}, {S(1), S(2)}), {});
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
   EXPECT_EQ(plan->steps[0].kind, Step::AllToAll);
@@ -394,7 +396,8 @@ TEST(PlannerTraps, UnevenTwoByTwo) {
   // (60), moves mesh dim 0 to dim 1 with padded pieces (1/2*120) and chunks
   // locally: 120 bytes with collectives. Device (i, j) needs the block of
   // (j, i): one permute of a padded 5x3 block, 60 bytes.
-  auto plan = planRedistribute(problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
+  auto plan = planRedistribute(
+      problem({10, 5}, {2, 2}, {S(0), S(1)}, {S(1), S(0)}), {});
   ASSERT_TRUE(plan);
   EXPECT_DOUBLE_EQ(plan->cost, 60) << plan->str();
   Options noPermutes;
@@ -406,7 +409,8 @@ TEST(PlannerTraps, UnevenTwoByTwo) {
 }
 
 TEST(PlannerTraps, ShardToPartialSum) {
-  auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), R()}, {P(), R()}), {});
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), R()}, {P(), R()}), {});
   ASSERT_TRUE(plan);
   // A local fill: no collective at all.
   EXPECT_EQ(count(*plan, Step::Fill), 1) << plan->str();
@@ -435,12 +439,14 @@ TEST(PlannerOptions, LatencyMergesAxes) {
   // same bytes; alpha makes the merged one strictly cheaper.
   Options o;
   o.latencyBytes = 10;
-  auto plan = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), R()}), o);
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), R()}), o);
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->steps.size(), 1u) << plan->str();
   EXPECT_EQ(plan->steps[0].axes, (llvm::SmallVector<int64_t, 4>{0, 1}));
   // Without alpha, the tie breaks on fewer collectives: merged too.
-  auto tie = planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), R()}), {});
+  auto tie =
+      planRedistribute(problem({8, 8}, {2, 2}, {S(0), S(0)}, {R(), R()}), {});
   ASSERT_TRUE(tie);
   EXPECT_EQ(tie->numCollectives, 1);
 }
@@ -451,7 +457,8 @@ TEST(PlannerOptions, AxisWeightsAvoidSlowAxis) {
   // crosses the slow one.
   Options o;
   o.axisWeights = {8.0, 1.0};
-  auto plan = planRedistribute(problem({8, 8}, {2, 4}, {P(), P()}, {R(), R()}), o);
+  auto plan =
+      planRedistribute(problem({8, 8}, {2, 4}, {P(), P()}, {R(), R()}), o);
   ASSERT_TRUE(plan);
   for (const Step &s : plan->steps) {
     if (s.kind == Step::AllReduce) {

@@ -27,16 +27,14 @@ namespace {
 /// The objective, written down again: per value, the planner's cost of each
 /// distinct placement its users and sinks need that differs from its source.
 double price(const Graph &graph, const std::vector<int> &choice,
-             const Options &options,
-             std::map<std::string, double> &planned) {
+             const Options &options, std::map<std::string, double> &planned) {
   double total = 0;
   for (const Graph::Value &value : graph.values) {
-    Placements src =
-        value.producer < 0
-            ? value.source
-            : graph.nodes[value.producer]
-                  .strategies[choice[value.producer]]
-                  .results[value.producerResult];
+    Placements src = value.producer < 0
+                         ? value.source
+                         : graph.nodes[value.producer]
+                               .strategies[choice[value.producer]]
+                               .results[value.producerResult];
     std::map<std::string, Placements> targets;
     for (const Placements &sink : value.sinks)
       targets[plan::placementsToString(sink)] = sink;
@@ -177,8 +175,7 @@ TEST(StrategyChooser, AValueReadByHundredsOfNodesIsExact) {
   }
   for (int n = 0; n < 300; ++n) {
     Graph::Node node;
-    node.operands = {n == 0 ? 0 : static_cast<int64_t>(g.values.size() - 1),
-                     1};
+    node.operands = {n == 0 ? 0 : static_cast<int64_t>(g.values.size() - 1), 1};
     for (auto [i, v] : llvm::enumerate(node.operands))
       g.values[v].uses.push_back({n, static_cast<int64_t>(i)});
     for (int s = 0; s < 4; ++s) {

@@ -49,10 +49,10 @@ SmallVector<uint64_t, 4> hp::dtensor::layoutDimAxes(DTensorType type) {
   return dims;
 }
 
-VarianceAnalysis::VarianceAnalysis(Block &body, const MeshInfo &mesh,
-                                   FlatSymbolRefAttr meshName,
-                                   ArrayRef<uint64_t> argumentAxes,
-                                   ArrayRef<SmallVector<uint64_t, 4>> argumentDims)
+VarianceAnalysis::VarianceAnalysis(
+    Block &body, const MeshInfo &mesh, FlatSymbolRefAttr meshName,
+    ArrayRef<uint64_t> argumentAxes,
+    ArrayRef<SmallVector<uint64_t, 4>> argumentDims)
     : mesh(mesh), meshName(meshName) {
   invariant.origins.resize(mesh.getRank());
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
@@ -163,8 +163,7 @@ bool VarianceAnalysis::visitOp(Operation *op) {
     Variance flowing = in;
     for (Region &region : op->getRegions())
       for (Block &block : region) {
-        Operation *terminator =
-            block.empty() ? nullptr : &block.back();
+        Operation *terminator = block.empty() ? nullptr : &block.back();
         if (terminator && terminator->hasTrait<OpTrait::IsTerminator>())
           for (Value v : terminator->getOperands())
             flowing.join(get(v));
@@ -178,8 +177,7 @@ bool VarianceAnalysis::visitOp(Operation *op) {
     // Results: what flows in, and every value the regions hand back.
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        if (!block.empty() &&
-            block.back().hasTrait<OpTrait::IsTerminator>())
+        if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>())
           for (Value v : block.back().getOperands())
             out.join(get(v));
   }

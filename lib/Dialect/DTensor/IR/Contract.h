@@ -1,4 +1,5 @@
-//===- Contract.h - the contract local_region and local_call share -*- C++ -*-===//
+//===- Contract.h - the contract local_region and local_call share -*- C++
+//-*-===//
 //
 // Private to the dialect library: the view of a local_region or local_call
 // that its contract rules read (ContractVerification.cpp), built by each op's

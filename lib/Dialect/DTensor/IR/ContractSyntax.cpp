@@ -18,7 +18,8 @@ using namespace hp::dtensor;
 static bool isBareName(StringRef name) {
   if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
     return false;
-  return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return llvm::all_of(name,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 ParseResult hp::dtensor::detail::parseNamedArgs(
@@ -134,7 +135,9 @@ ParseResult hp::dtensor::detail::parseOutPlacements(OpAsmParser &parser,
       entry = b.getUnitAttr();
     } else if (succeeded(parser.parseOptionalLSquare())) {
       SmallVector<Attribute> list;
-      auto parseOne = [&] { return parsePlacement(parser, list.emplace_back()); };
+      auto parseOne = [&] {
+        return parsePlacement(parser, list.emplace_back());
+      };
       if (failed(parser.parseOptionalRSquare()) &&
           (parser.parseCommaSeparatedList(parseOne) || parser.parseRSquare()))
         return failure();

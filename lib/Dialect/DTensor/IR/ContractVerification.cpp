@@ -111,9 +111,8 @@ static LogicalResult verifyResultKinds(const Contract &c) {
                        << i << " yields " << yielded << ")";
     if (passThrough) {
       if (resultType != yielded)
-        return fail() << "has type " << resultType << ", but "
-                      << c.yieldWord << " " << yielded
-                      << ", which is returned unwrapped";
+        return fail() << "has type " << resultType << ", but " << c.yieldWord
+                      << " " << yielded << ", which is returned unwrapped";
       continue;
     }
     auto tensor = dyn_cast<RankedTensorType>(yielded);
@@ -127,11 +126,10 @@ static LogicalResult verifyResultKinds(const Contract &c) {
     if (!dtensor || dtensor.getPlacements() != placements ||
         dtensor.getElementType() != tensor.getElementType() ||
         dtensor.getRank() != tensor.getRank())
-      return fail() << "has type " << resultType << ", but wrapping "
-                    << yielded << " needs a !dtensor.tensor of rank "
-                    << tensor.getRank() << " and element type "
-                    << tensor.getElementType() << " on " << c.mesh
-                    << " with placements "
+      return fail() << "has type " << resultType << ", but wrapping " << yielded
+                    << " needs a !dtensor.tensor of rank " << tensor.getRank()
+                    << " and element type " << tensor.getElementType() << " on "
+                    << c.mesh << " with placements "
                     << placementListToString(placements);
   }
   return success();
@@ -226,16 +224,14 @@ static LogicalResult verifyOperandsOnMesh(const Contract &c,
                << placementListToString(declared)
                << "; set redistribute_inputs to redistribute it at entry";
       if (!isLegalRedistribute(placements, declared))
-        return c.error()
-               << "cannot redistribute operand " << c.label(i) << " from "
-               << placementListToString(placements) << " to "
-               << placementListToString(declared)
-               << ": a partial placement cannot change its reduction";
+        return c.error() << "cannot redistribute operand " << c.label(i)
+                         << " from " << placementListToString(placements)
+                         << " to " << placementListToString(declared)
+                         << ": a partial placement cannot change its reduction";
       placements = declared;
     }
-    RankedTensorType local = getLocalType(type.getShape(),
-                                          type.getElementType(),
-                                          mesh.getShape(), placements);
+    RankedTensorType local = getLocalType(
+        type.getShape(), type.getElementType(), mesh.getShape(), placements);
     if (c.localArgTypes[i] != local)
       return c.error() << c.localArgWord << " " << c.label(i) << " has type "
                        << c.localArgTypes[i]
@@ -266,8 +262,8 @@ static LogicalResult verifyResultsOnMesh(const Contract &c,
     RankedTensorType local = getLocalType(dtensor, mesh);
     if (local != yielded)
       return c.error() << "result #" << i << " " << resultType
-                       << " has local type " << local << ", but "
-                       << c.yieldWord << " " << yielded;
+                       << " has local type " << local << ", but " << c.yieldWord
+                       << " " << yielded;
   }
   return success();
 }

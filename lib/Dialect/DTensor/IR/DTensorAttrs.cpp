@@ -36,8 +36,7 @@ LogicalResult
 StridedShardAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t dim, int64_t splitFactor) {
   if (dim < 0)
-    return emitError() << "strided_shard dim must be non-negative, got "
-                       << dim;
+    return emitError() << "strided_shard dim must be non-negative, got " << dim;
   if (splitFactor < 1)
     return emitError() << "strided_shard split factor must be at least 1, got "
                        << splitFactor;
@@ -65,8 +64,8 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
           }) ||
       parser.parseGreater())
     return {};
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), mesh, placements, shape);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    mesh, placements, shape);
 }
 
 void ShardingAttr::print(AsmPrinter &printer) const {

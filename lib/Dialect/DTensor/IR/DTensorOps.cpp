@@ -56,8 +56,9 @@ MeshInfo hp::dtensor::getMeshInfo(Operation *symbolOp) {
 /// closest mesh or grid of the symbol table `scope` as a suggestion.
 static void emitUnknownMesh(InFlightDiagnostic &&diag, Operation *scope,
                             FlatSymbolRefAttr mesh) {
-  diag << "'" << mesh << "' does not name a dtensor.mesh or a static "
-                         "shard.grid";
+  diag << "'" << mesh
+       << "' does not name a dtensor.mesh or a static "
+          "shard.grid";
   if (!scope || scope->getNumRegions() != 1 || scope->getRegion(0).empty())
     return;
   SmallVector<StringRef> names;
@@ -82,8 +83,8 @@ MeshInfo hp::dtensor::lookupMesh(Operation *op, FlatSymbolRefAttr mesh,
 /// Checks that `type` refers to an existing mesh with one placement per mesh
 /// dim; returns the mesh or null after emitting an error.
 static MeshInfo verifyDTensorOnMesh(Operation *op, DTensorType type,
-                                  StringRef what,
-                                  SymbolTableCollection &symbolTable) {
+                                    StringRef what,
+                                    SymbolTableCollection &symbolTable) {
   MeshInfo mesh = lookupMesh(op, type.getMesh(), symbolTable);
   if (!mesh)
     return {};
@@ -102,15 +103,14 @@ static MeshInfo verifyDTensorOnMesh(Operation *op, DTensorType type,
 static LogicalResult verifyLocalPair(Operation *op, DTensorType dtensor,
                                      Type local,
                                      SymbolTableCollection &symbolTable) {
-  MeshInfo mesh =
-      verifyDTensorOnMesh(op, dtensor, "dtensor type", symbolTable);
+  MeshInfo mesh = verifyDTensorOnMesh(op, dtensor, "dtensor type", symbolTable);
   if (!mesh)
     return failure();
   RankedTensorType expected = getLocalType(dtensor, mesh);
   if (local != expected)
-    return op->emitOpError() << "local type " << local
-                             << " does not match the local type " << expected
-                             << " of " << dtensor;
+    return op->emitOpError()
+           << "local type " << local << " does not match the local type "
+           << expected << " of " << dtensor;
   return success();
 }
 
@@ -161,9 +161,9 @@ LogicalResult MeshOp::verify() {
   // op verifies: function signatures, block arguments, other ops' values.
   for (Operation &op : (*this)->getBlock()->getOperations())
     if (isa<MeshOp>(op))
-      return &op == getOperation() ? verifyDTensorTypesOutsideDTensorOps(
-                                         (*this)->getParentOp())
-                                   : success();
+      return &op == getOperation()
+                 ? verifyDTensorTypesOutsideDTensorOps((*this)->getParentOp())
+                 : success();
   return success();
 }
 
@@ -173,8 +173,8 @@ static LogicalResult verifyTypeOnMesh(Operation *op, Operation *scope,
                                       Type type,
                                       SymbolTableCollection &symbols) {
   WalkResult result = type.walk([&](DTensorType dtensor) {
-    MeshInfo mesh = getMeshInfo(
-        symbols.lookupSymbolIn(scope, dtensor.getMesh().getAttr()));
+    MeshInfo mesh =
+        getMeshInfo(symbols.lookupSymbolIn(scope, dtensor.getMesh().getAttr()));
     if (!mesh) {
       emitUnknownMesh(op->emitOpError(), scope, dtensor.getMesh());
       return WalkResult::interrupt();
@@ -276,9 +276,8 @@ LogicalResult RedistributeOp::verify() {
 
 LogicalResult
 RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  return success(
-      static_cast<bool>(verifyDTensorOnMesh(*this, getType(), "dtensor type",
-                                            symbolTable)));
+  return success(static_cast<bool>(
+      verifyDTensorOnMesh(*this, getType(), "dtensor type", symbolTable)));
 }
 
 OpFoldResult RedistributeOp::fold(FoldAdaptor) {
@@ -462,9 +461,9 @@ static LogicalResult verifyGlobalView(LocalRegionOp op) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !placements)
       return success();
-    return DTensorType::verify(
-        [&] { return op.emitOpError() << what << ": "; }, tensor.getShape(),
-        tensor.getElementType(), op.getMeshAttr(), placements);
+    return DTensorType::verify([&] { return op.emitOpError() << what << ": "; },
+                               tensor.getShape(), tensor.getElementType(),
+                               op.getMeshAttr(), placements);
   };
   for (auto [i, arg] : llvm::enumerate(op.getArgs())) {
     StringRef name = cast<StringAttr>(op.getArgNames()[i]).getValue();
@@ -528,8 +527,7 @@ Type GlobalRegionOp::getGlobalType(Type type) {
   return type;
 }
 
-ParseResult GlobalRegionOp::parse(OpAsmParser &parser,
-                                  OperationState &result) {
+ParseResult GlobalRegionOp::parse(OpAsmParser &parser, OperationState &result) {
   FlatSymbolRefAttr mesh;
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   if (parser.parseKeyword("on") ||
@@ -581,10 +579,9 @@ LogicalResult GlobalRegionOp::verify() {
        llvm::enumerate(yield.getValues(), getResultTypes())) {
     Type global = getGlobalType(type);
     if (value.getType() != global)
-      return yield.emitOpError()
-             << "yields " << value.getType() << " as result #" << i
-             << ", but the result " << type << " needs its global type "
-             << global;
+      return yield.emitOpError() << "yields " << value.getType()
+                                 << " as result #" << i << ", but the result "
+                                 << type << " needs its global type " << global;
   }
   return success();
 }
@@ -670,12 +667,11 @@ LogicalResult ConstrainOp::verify() {
 
 LogicalResult
 LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto callee = symbolTable.lookupNearestSymbolFrom<func::FuncOp>(
-      *this, getCalleeAttr());
+  auto callee =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
   if (!callee) {
-    InFlightDiagnostic diag = emitOpError()
-                              << "'" << getCalleeAttr()
-                              << "' does not name a func.func";
+    InFlightDiagnostic diag = emitOpError() << "'" << getCalleeAttr()
+                                            << "' does not name a func.func";
     SmallVector<StringRef> names;
     if (Operation *scope = SymbolTable::getNearestSymbolTable(*this))
       scope->walk([&](func::FuncOp f) { names.push_back(f.getSymName()); });
@@ -698,8 +694,7 @@ LocalCallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
              "the callee returns"};
   llvm::StringSet<> seen;
   for (unsigned i = 0, e = type.getNumInputs(); i < e; ++i) {
-    auto name =
-        callee.getArgAttrOfType<StringAttr>(i, getArgNameAttrName());
+    auto name = callee.getArgAttrOfType<StringAttr>(i, getArgNameAttrName());
     if (name && !seen.insert(name.getValue()).second)
       return emitOpError() << "duplicate argument name '" << name.getValue()
                            << "' in the callee's dtensor.arg_name attributes";

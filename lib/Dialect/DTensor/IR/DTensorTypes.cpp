@@ -9,8 +9,9 @@
 using namespace mlir;
 using namespace hp::dtensor;
 
-static_assert(kDynamicSize == ShapedType::kDynamic,
-              "the layout model and MLIR must agree on the dynamic size marker");
+static_assert(
+    kDynamicSize == ShapedType::kDynamic,
+    "the layout model and MLIR must agree on the dynamic size marker");
 
 #define GET_TYPEDEF_CLASSES
 #include "hp/Dialect/DTensor/IR/DTensorTypes.cpp.inc"

@@ -80,8 +80,8 @@ LogicalResult verifyValueAttribute(Operation *op, bool isArgument,
            << what << " of '" << SymbolTable::getSymbolName(op).getValue()
            << "': '" << name << "' ";
   };
-  Type type = isArgument ? fn.getArgumentTypes()[index]
-                         : fn.getResultTypes()[index];
+  Type type =
+      isArgument ? fn.getArgumentTypes()[index] : fn.getResultTypes()[index];
   if (name == "dtensor.placements" || name == "dtensor.constrain") {
     if (name == "dtensor.constrain" && isArgument)
       return emit() << "applies to results only";
@@ -125,8 +125,10 @@ LogicalResult DTensorDialect::verifyRegionArgAttribute(Operation *op,
   return verifyValueAttribute(op, /*isArgument=*/true, index, attr);
 }
 
-LogicalResult DTensorDialect::verifyRegionResultAttribute(
-    Operation *op, unsigned region, unsigned index, NamedAttribute attr) {
+LogicalResult DTensorDialect::verifyRegionResultAttribute(Operation *op,
+                                                          unsigned region,
+                                                          unsigned index,
+                                                          NamedAttribute attr) {
   return verifyValueAttribute(op, /*isArgument=*/false, index, attr);
 }
 

@@ -29,12 +29,12 @@ resolveAxes(Operation *op, FlatSymbolRefAttr meshName, ArrayAttr axes,
     StringRef name = cast<StringAttr>(a).getValue();
     int64_t index = mesh.getAxisIndex(name);
     if (index < 0)
-      return op->emitOpError() << "'" << name << "' is not an axis of mesh "
-                               << meshName << " (axes: "
-                               << llvm::join(mesh.names, ", ") << ")";
+      return op->emitOpError()
+             << "'" << name << "' is not an axis of mesh " << meshName
+             << " (axes: " << llvm::join(mesh.names, ", ") << ")";
     if (llvm::is_contained(indices, index))
-      return op->emitOpError() << "axis '" << name
-                               << "' is listed more than once";
+      return op->emitOpError()
+             << "axis '" << name << "' is listed more than once";
     indices.push_back(index);
   }
   return indices;
@@ -42,10 +42,9 @@ resolveAxes(Operation *op, FlatSymbolRefAttr meshName, ArrayAttr axes,
 
 /// Checks `result` against the shape the collective produces: each entry
 /// of `scale` multiplies (>0) or divides (<0) the input dim by the group.
-static LogicalResult verifyCollectiveShape(Operation *op, Type inputType,
-                                           Type resultType, int64_t n,
-                                           ArrayRef<std::pair<int64_t, int64_t>>
-                                               scale) {
+static LogicalResult
+verifyCollectiveShape(Operation *op, Type inputType, Type resultType, int64_t n,
+                      ArrayRef<std::pair<int64_t, int64_t>> scale) {
   auto in = cast<RankedTensorType>(inputType);
   auto out = cast<RankedTensorType>(resultType);
   if (in.getElementType() != out.getElementType())
@@ -55,8 +54,8 @@ static LogicalResult verifyCollectiveShape(Operation *op, Type inputType,
   SmallVector<int64_t> expected(in.getShape());
   for (auto [axis, factor] : scale) {
     if (axis < 0 || axis >= in.getRank())
-      return op->emitOpError() << "axis " << axis
-                               << " is out of range for rank " << in.getRank();
+      return op->emitOpError()
+             << "axis " << axis << " is out of range for rank " << in.getRank();
     int64_t &d = expected[axis];
     if (ShapedType::isDynamic(d) || factor == 0)
       continue;
@@ -81,7 +80,8 @@ static LogicalResult
 verifyAxisCollective(OpTy op, SymbolTableCollection &symbolTable,
                      ArrayRef<std::pair<int64_t, int64_t>> scale) {
   MeshInfo mesh;
-  auto axes = resolveAxes(op, op.getMeshAttr(), op.getAxes(), symbolTable, mesh);
+  auto axes =
+      resolveAxes(op, op.getMeshAttr(), op.getAxes(), symbolTable, mesh);
   if (failed(axes))
     return failure();
   return verifyCollectiveShape(op, op.getInput().getType(), op.getType(),
@@ -91,7 +91,8 @@ verifyAxisCollective(OpTy op, SymbolTableCollection &symbolTable,
 LogicalResult
 AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return verifyAxisCollective(
-      *this, symbolTable, {{static_cast<int64_t>(getGatherAxis().getSExtValue()), 1}});
+      *this, symbolTable,
+      {{static_cast<int64_t>(getGatherAxis().getSExtValue()), 1}});
 }
 
 LogicalResult
@@ -106,8 +107,7 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       {{static_cast<int64_t>(getScatterAxis().getSExtValue()), -1}});
 }
 
-LogicalResult
-AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   int64_t split = getSplitAxis().getSExtValue();
   int64_t concat = getConcatAxis().getSExtValue();
   if (split == concat)
@@ -129,7 +129,7 @@ AxisIndexOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return failure();
   if (mesh.getAxisIndex(getAxis()) < 0)
     return emitOpError() << "'" << getAxis() << "' is not an axis of mesh "
-                         << getMeshAttr() << " (axes: "
-                         << llvm::join(mesh.names, ", ") << ")";
+                         << getMeshAttr()
+                         << " (axes: " << llvm::join(mesh.names, ", ") << ")";
   return success();
 }

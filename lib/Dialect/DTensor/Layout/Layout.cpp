@@ -132,9 +132,10 @@ int64_t hp::dtensor::groupIndex(llvm::ArrayRef<int64_t> coord,
   return linearize(a, digits, radicesOf(meshShape, axes));
 }
 
-llvm::SmallVector<int64_t> hp::dtensor::groupMember(
-    llvm::ArrayRef<int64_t> coord, llvm::ArrayRef<int64_t> meshShape,
-    llvm::ArrayRef<int64_t> axes, int64_t index) {
+llvm::SmallVector<int64_t>
+hp::dtensor::groupMember(llvm::ArrayRef<int64_t> coord,
+                         llvm::ArrayRef<int64_t> meshShape,
+                         llvm::ArrayRef<int64_t> axes, int64_t index) {
   IntArith a;
   llvm::SmallVector<int64_t> member(coord.begin(), coord.end());
   for (auto [m, digit] :

@@ -55,7 +55,8 @@ struct AbiFunction {
   StringLiteral name;
   FunctionType (*type)(MLIRContext *);
 };
-#define HP_ABI_FUNCTION(FN) AbiFunction{#FN, &AbiSignature<decltype(FN)>::get}
+#define HP_ABI_FUNCTION(FN)                                                    \
+  AbiFunction { #FN, &AbiSignature<decltype(FN)>::get }
 
 constexpr AbiFunction kRead = HP_ABI_FUNCTION(hp_read_tensor);
 constexpr AbiFunction kReadBlock = HP_ABI_FUNCTION(hp_read_tensor_block);

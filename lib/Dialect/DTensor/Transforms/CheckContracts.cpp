@@ -5,7 +5,8 @@
 // rank held the same data, and a `partial<sum>` over an axis it does not
 // vary over would be summed once per rank: both compute wrong numbers
 // downstream. This pass refuses such claims, says where the variation comes
-// from and what to declare instead (see docs/DTensorDialect.md, "Contracts are checked").
+// from and what to declare instead (see docs/DTensorDialect.md, "Contracts are
+// checked").
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,13 +103,12 @@ LogicalResult checkContract(Operation *op, FlatSymbolRefAttr meshName,
       if (!p.isReplicate() || !v.varies(a))
         continue;
       std::string axis = quoted(mesh.names[a]);
-      InFlightDiagnostic diag = op->emitOpError()
-                                << "out_placements declare result #" << i
-                                << " replicate over mesh axis " << axis
-                                << ", but the "
-                                << (isa<LocalCallOp>(op) ? "returned"
-                                                         : "yielded")
-                                << " value varies over " << axis << ": ";
+      InFlightDiagnostic diag =
+          op->emitOpError()
+          << "out_placements declare result #" << i
+          << " replicate over mesh axis " << axis << ", but the "
+          << (isa<LocalCallOp>(op) ? "returned" : "yielded")
+          << " value varies over " << axis << ": ";
       const VarianceOrigin &origin = v.origins[a];
       if (origin.argument >= 0) {
         diag << "it depends on argument ";
@@ -151,8 +151,8 @@ LogicalResult checkRegion(LocalRegionOp op, SymbolTableCollection &symbols) {
   return checkContract(
       op, op.getMeshAttr(), op.getArgs(), names,
       [&](unsigned i) { return op.getDeclaredInPlacements(i); },
-      [&](unsigned i) { return op.getOutPlacementsFor(i); },
-      op.getBodyBlock(), yielded, symbols);
+      [&](unsigned i) { return op.getOutPlacementsFor(i); }, op.getBodyBlock(),
+      yielded, symbols);
 }
 
 /// The callee's body is checked with the call's layouts; a callee without a
@@ -162,8 +162,8 @@ LogicalResult checkCall(LocalCallOp op, SymbolTableCollection &symbols) {
   if (op.getUnchecked() || !out ||
       llvm::none_of(op.getArgs().getTypes(), llvm::IsaPred<DTensorType>))
     return success();
-  auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
-      op, op.getCalleeAttr());
+  auto callee =
+      symbols.lookupNearestSymbolFrom<func::FuncOp>(op, op.getCalleeAttr());
   if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock())
     return success();
   SmallVector<StringRef> names;

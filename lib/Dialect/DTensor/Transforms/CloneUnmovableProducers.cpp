@@ -30,7 +30,8 @@ bool producesOnlyUnmovable(Operation *op) {
     return false;
   return llvm::all_of(op->getResultTypes(), [](Type t) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    return tensor && !hp::dtensor::isMovableElementType(tensor.getElementType());
+    return tensor &&
+           !hp::dtensor::isMovableElementType(tensor.getElementType());
   });
 }
 
@@ -60,7 +61,8 @@ struct DTensorCloneUnmovableProducersPass
             continue;
           OpBuilder b(anchor);
           Operation *copy = b.clone(*op);
-          use->set(copy->getResult(cast<OpResult>(use->get()).getResultNumber()));
+          use->set(
+              copy->getResult(cast<OpResult>(use->get()).getResultNumber()));
         }
       }
     });

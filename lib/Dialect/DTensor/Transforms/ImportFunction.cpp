@@ -13,11 +13,11 @@ using namespace mlir;
 
 LogicalResult hp::dtensor::importFunction(ModuleOp dest, ModuleOp source,
                                           StringRef name, StringRef newName) {
-  auto fn = dyn_cast_or_null<func::FuncOp>(
-      SymbolTable::lookupSymbolIn(source, name));
+  auto fn =
+      dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(source, name));
   if (!fn)
-    return dest.emitError() << "import: the source module has no function @"
-                            << name;
+    return dest.emitError()
+           << "import: the source module has no function @" << name;
   if (newName.empty())
     return dest.emitError() << "import: the new name must not be empty";
   if (Operation *existing = SymbolTable::lookupSymbolIn(dest, newName))
@@ -58,9 +58,9 @@ LogicalResult hp::dtensor::importFunction(ModuleOp dest, ModuleOp source,
   for (StringAttr meshName : used) {
     Operation *op = SymbolTable::lookupSymbolIn(source, meshName);
     if (!op || !isa<MeshOp, shard::GridOp>(op))
-      return fn.emitError() << "import: @" << name << " uses the mesh @"
-                            << meshName.getValue()
-                            << ", which the source module does not define";
+      return fn.emitError()
+             << "import: @" << name << " uses the mesh @" << meshName.getValue()
+             << ", which the source module does not define";
     Operation *mine = SymbolTable::lookupSymbolIn(dest, meshName);
     if (!mine) {
       meshes.push_back(op);

@@ -128,8 +128,8 @@ struct DTensorPrintLayoutsPass
         return;
       MeshInfo mesh = getMeshInfo(
           symbols.lookupNearestSymbolFrom(anchor, type.getMesh().getAttr()));
-      if (!mesh || mesh.getRank() != static_cast<int64_t>(
-                                          type.getPlacements().size()))
+      if (!mesh ||
+          mesh.getRank() != static_cast<int64_t>(type.getPlacements().size()))
         return;
       mlir::emitRemark(loc) << draw(type, mesh.getShape());
     };

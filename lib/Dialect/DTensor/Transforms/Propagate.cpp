@@ -101,8 +101,8 @@ LogicalResult checkFsdpAxes(FunctionOpInterface fn) {
       continue;
     Location loc = fn.isExternal() ? fn.getLoc() : fn.getArgument(i).getLoc();
     return emitError(loc) << "argument #" << i << " of '"
-                          << SymbolTable::getSymbolName(fn).getValue()
-                          << "': '" << kFsdpAxesAttrName
+                          << SymbolTable::getSymbolName(fn).getValue() << "': '"
+                          << kFsdpAxesAttrName
                           << "' is only meaningful on a !dtensor.tensor "
                              "argument";
   }
@@ -335,8 +335,8 @@ StringAttr RegionLowering::namedOrigin(Value v) {
   return arg ? argumentName(arg) : nullptr;
 }
 
-Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
-                                Operation *cause, const Twine &what) {
+Value RegionLowering::dtensorOf(Value v, ArrayAttr placements, Operation *cause,
+                                const Twine &what) {
   Value o = outer.lookup(v);
   // A per-rank tensor the same on every rank: replicated, wrapped once.
   if (auto plain = dyn_cast<RankedTensorType>(o.getType())) {
@@ -361,7 +361,8 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
     o = mid;
     type = cast<DTensorType>(mid.getType());
   }
-  Value slot = RedistributeOp::create(b, at, type.withPlacements(placements), o);
+  Value slot =
+      RedistributeOp::create(b, at, type.withPlacements(placements), o);
   moved[{source, placements}] = slot;
   ++numRedistributes;
   auto global = RankedTensorType::get(type.getShape(), type.getElementType());
@@ -387,8 +388,7 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements,
   bool gathersWhole =
       llvm::any_of(from, isShard) && llvm::none_of(to, isShard) &&
       llvm::all_of(llvm::seq<size_t>(0, from.size()), [&](size_t m) {
-        return !isShard(from[m]) ||
-               to[m].kind == plan::Placement::Replicate;
+        return !isShard(from[m]) || to[m].kind == plan::Placement::Replicate;
       });
   StringAttr name = namedOrigin(v);
   if (!gathersWhole)
@@ -422,8 +422,8 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
     args.push_back(dtensorOf(v, p, op,
                              "operand #" + Twine(i) + " of '" +
                                  op->getName().getStringRef() + "'"));
-    argTypes.push_back(getLocalType(global.getShape(),
-                                    global.getElementType(), mesh.shape, p));
+    argTypes.push_back(getLocalType(global.getShape(), global.getElementType(),
+                                    mesh.shape, p));
   }
   llvm::SetVector<Value> others;
   for (Value v : op->getOperands())
@@ -494,8 +494,8 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
       stripConstraints(clone);
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(clone)) {
         llvm::DenseSet<Operation *> local;
-        localizeTableReads(b, op, clone, s, tensors, blockArgs, mesh,
-                           meshName, local);
+        localizeTableReads(b, op, clone, s, tensors, blockArgs, mesh, meshName,
+                           local);
         correctIndices(b, linalgOp, s,
                        cast<linalg::LinalgOp>(op).getStaticLoopRanges(), mesh,
                        meshName, local);
@@ -524,15 +524,14 @@ void RegionLowering::lowerLocalRegion(LocalRegionOp op) {
   SmallVector<Type> resultTypes;
   for (auto [i, r] : llvm::enumerate(op.getResults())) {
     auto tensor = dyn_cast<RankedTensorType>(r.getType());
-    ArrayAttr out = op.getOutPlacementsAttr() ? op.getOutPlacementsFor(i)
-                                              : ArrayAttr();
+    ArrayAttr out =
+        op.getOutPlacementsAttr() ? op.getOutPlacementsFor(i) : ArrayAttr();
     if (tensor && out && tensorOperand)
       resultTypes.push_back(typeOf(tensor, out));
     else
-      resultTypes.push_back(
-          cast<YieldOp>(op.getBodyBlock().getTerminator())
-              .getValues()[i]
-              .getType());
+      resultTypes.push_back(cast<YieldOp>(op.getBodyBlock().getTerminator())
+                                .getValues()[i]
+                                .getType());
   }
   auto local = LocalRegionOp::create(
       b, op.getLoc(), resultTypes, args, op.getMeshAttr(), op.getArgNames(),
@@ -545,8 +544,8 @@ void RegionLowering::lowerLocalRegion(LocalRegionOp op) {
     auto tensor = dyn_cast<RankedTensorType>(r.getType());
     if (tensor && !tensorOperand && op.getOutPlacementsAttr())
       if (ArrayAttr out = op.getOutPlacementsFor(i))
-        result = FromLocalOp::create(b, op.getLoc(), typeOf(tensor, out),
-                                     result);
+        result =
+            FromLocalOp::create(b, op.getLoc(), typeOf(tensor, out), result);
     outer.map(r, result);
   }
 }
@@ -580,15 +579,17 @@ void RegionLowering::printStrategy(Operation *op, const Strategy &s) {
   list(s.results);
   diag << "; " << op->getName().getStringRef();
   bool shape = isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-                   tensor::ExtractSliceOp, tensor::InsertSliceOp,
-                   tensor::PadOp, tensor::ConcatOp>(op);
+                   tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::PadOp,
+                   tensor::ConcatOp>(op);
   for (auto [m, loop] : llvm::enumerate(s.loops)) {
     if (loop != Strategy::kNoLoop)
       diag << ", " << (shape ? "result dim " : "loop ") << loop << " on "
            << mesh.names[m];
-    else if (llvm::any_of(s.results, [&](const Placements &p) {
-               return p[m].kind == plan::Placement::Partial;
-             }) && !isa<ConstrainOp, LocalRegionOp>(op))
+    else if (llvm::any_of(s.results,
+                          [&](const Placements &p) {
+                            return p[m].kind == plan::Placement::Partial;
+                          }) &&
+             !isa<ConstrainOp, LocalRegionOp>(op))
       diag << ", partial sums pass through on " << mesh.names[m];
   }
   diag << "; " << num("%.0f", s.flops) << " flops per device";
@@ -613,8 +614,8 @@ void RegionLowering::printSummary(const propagation::Solution &solution) {
   else if (solution.exact)
     diag << "optimal";
   else
-    diag << "lower bound " << num("%.6g", solution.lowerBound)
-         << ", gap " << num("%.6g", solution.cost - solution.lowerBound);
+    diag << "lower bound " << num("%.6g", solution.lowerBound) << ", gap "
+         << num("%.6g", solution.cost - solution.lowerBound);
   diag << "; greedy " << num("%.6g", solution.greedyCost);
 }
 
@@ -729,9 +730,8 @@ RegionLowering::lowerPlaced(const propagation::Solution &solution) {
     if (settings.printStrategies && !isa<ConstrainOp>(op))
       printStrategy(&op, s);
     if (auto c = dyn_cast<ConstrainOp>(op))
-      outer.map(c.getResult(),
-                dtensorOf(c.getInput(), c.getPlacements(), c,
-                          "the dtensor.constrain"));
+      outer.map(c.getResult(), dtensorOf(c.getInput(), c.getPlacements(), c,
+                                         "the dtensor.constrain"));
     else if (auto l = dyn_cast<LocalRegionOp>(op))
       lowerLocalRegion(l);
     else
@@ -773,9 +773,8 @@ LogicalResult RegionLowering::lowerRun(ArrayRef<Operation *> run) {
     return success();
   llvm::SetVector<Value> inputs, outputs;
   runBoundary(run, region.getBodyBlock(), inputs, outputs);
-  bool tensorInput = llvm::any_of(inputs, [](Value v) {
-    return isa<RankedTensorType>(v.getType());
-  });
+  bool tensorInput = llvm::any_of(
+      inputs, [](Value v) { return isa<RankedTensorType>(v.getType()); });
   IRMapping inside;
   if (!tensorInput) {
     for (Value v : inputs)
@@ -919,14 +918,15 @@ LogicalResult RegionLowering::run() {
     if (failed(lowerPlaced(solution)))
       return failure();
   } else {
-      for (Operation &op : body)
+    for (Operation &op : body)
       if (op.hasAttr(strategyKey))
         return op.emitOpError()
                << "has a 'dtensor.strategy', but its dtensor.global_region "
                   "runs replicated as a whole (a value no DTensor can hold)";
     // Said at the value that forced it: the op the user can change.
     auto type = cast<RankedTensorType>(unplaceable.getType());
-    InFlightDiagnostic remark = mlir::emitRemark(unplaceable.getLoc())
+    InFlightDiagnostic remark =
+        mlir::emitRemark(unplaceable.getLoc())
         << "runs replicated: the whole dtensor.global_region does, because ";
     if (auto r = dyn_cast<OpResult>(unplaceable))
       remark << "result #" << r.getResultNumber() << " of '"

@@ -70,8 +70,7 @@ static linalg::IndexOp loopIndexOf(Value v) {
   }
 }
 
-std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op,
-                                                  Value table) {
+std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op, Value table) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   auto type = dyn_cast<RankedTensorType>(table.getType());
   if (!linalgOp || !type || op->getNumRegions() != 1 ||
@@ -95,14 +94,12 @@ std::optional<TableRead> hp::dtensor::tableReadOf(Operation *op,
   if (extract.getResult().hasOneUse()) {
     OpOperand &use = *extract.getResult().use_begin();
     int64_t r = use.getOperandNumber();
-    read.yielded = isa<linalg::YieldOp>(use.getOwner()) &&
-                   r < linalgOp.getNumDpsInits() &&
-                   !linalgOp.payloadUsesValueFromOperand(
-                       linalgOp.getDpsInitOperand(r));
+    read.yielded =
+        isa<linalg::YieldOp>(use.getOwner()) && r < linalgOp.getNumDpsInits() &&
+        !linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(r));
   }
   SmallVector<int64_t> loopSizes = linalgOp.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
     int64_t loop = -1;
     if (linalg::IndexOp i = loopIndexOf(index)) {
@@ -144,8 +141,7 @@ bool isScaleConstant(Value v, bool atMostOne) {
       return false;
     APFloat one(f.getSemantics(), 1);
     APFloat::cmpResult c = abs(f).compare(one);
-    return atMostOne ? c != APFloat::cmpGreaterThan
-                     : c != APFloat::cmpLessThan;
+    return atMostOne ? c != APFloat::cmpGreaterThan : c != APFloat::cmpLessThan;
   };
   if (auto f = dyn_cast<FloatAttr>(attr))
     return ok(f.getValue());
@@ -189,8 +185,7 @@ Lin linearityOf(Operation *op, ArrayRef<Lin> in) {
   if (isa<arith::NegFOp, arith::ExtFOp>(op))
     return Lin::Linear;
   if (isa<arith::SelectOp>(op))
-    return in[0] == Lin::Const && in[1] == Lin::Linear &&
-                   in[2] == Lin::Linear
+    return in[0] == Lin::Const && in[1] == Lin::Linear && in[2] == Lin::Linear
                ? Lin::Linear
                : Lin::Bad;
   return Lin::Bad;
@@ -299,11 +294,10 @@ std::optional<Structure> structureOf(linalg::LinalgOp op) {
     if (!tensor)
       continue;
     s.operandMaps.push_back(maps[operand.getOperandNumber()]);
-    s.initOf.push_back(
-        op.isDpsInit(&operand)
-            ? static_cast<int64_t>(
-                  op.getTiedOpResult(&operand).getResultNumber())
-            : int64_t(-1));
+    s.initOf.push_back(op.isDpsInit(&operand)
+                           ? static_cast<int64_t>(
+                                 op.getTiedOpResult(&operand).getResultNumber())
+                           : int64_t(-1));
   }
   for (int64_t r = 0, e = op->getNumResults(); r < e; ++r)
     s.resultMaps.push_back(maps[op->getNumOperands() + r]);
@@ -391,8 +385,8 @@ std::optional<Structure> elementwiseStructure(Operation *op) {
   Structure s;
   s.loopSizes.assign(type.getShape().begin(), type.getShape().end());
   s.iterators.assign(type.getRank(), utils::IteratorType::parallel);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(),
-                                                   op->getContext());
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), op->getContext());
   s.operandMaps.assign(op->getNumOperands(), id);
   s.initOf.assign(op->getNumOperands(), -1);
   s.resultMaps = {id};
@@ -477,7 +471,7 @@ SmallVector<AxisOption> axisOptions(const Structure &s) {
     AxisOption o;
     for (int64_t i = 0; i < numOperands; ++i)
       o.operands.push_back(set[i] || s.initOf[i] >= 0 ? sum
-                                                       : Placement::replicate());
+                                                      : Placement::replicate());
     o.results.assign(numResults, sum);
     options.push_back(std::move(o));
   }
@@ -532,8 +526,8 @@ std::vector<Strategy> structuredStrategies(const Structure &s,
                                            ArrayRef<int64_t> meshShape,
                                            ArrayRef<AxisOption> options,
                                            int64_t numOperands) {
-  return combine(meshShape, numOperands, s.resultMaps.size(),
-                 options, [&](const Strategy &st) {
+  return combine(meshShape, numOperands, s.resultMaps.size(), options,
+                 [&](const Strategy &st) {
                    double points = s.flopsPerPoint;
                    for (auto [l, size] : llvm::enumerate(s.loopSizes)) {
                      SmallVector<int64_t> axes;
@@ -646,7 +640,8 @@ std::optional<ShapeRule> shapeRuleOf(Operation *op) {
   if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
     for (auto [i, group] : llvm::enumerate(e.getReassociationIndices())) {
       int64_t carrier = carrierOf(e.getResultType(), group);
-      rule.dims.push_back({{static_cast<int64_t>(i)}, carrier,
+      rule.dims.push_back({{static_cast<int64_t>(i)},
+                           carrier,
                            evenSizeOf(e.getResultType(), group, carrier)});
     }
     rule.partialSums = true;
@@ -655,7 +650,8 @@ std::optional<ShapeRule> shapeRuleOf(Operation *op) {
   if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
     for (auto [j, group] : llvm::enumerate(c.getReassociationIndices())) {
       int64_t carrier = carrierOf(c.getSrcType(), group);
-      rule.dims.push_back({{carrier}, static_cast<int64_t>(j),
+      rule.dims.push_back({{carrier},
+                           static_cast<int64_t>(j),
                            evenSizeOf(c.getSrcType(), group, carrier)});
     }
     rule.partialSums = true;
@@ -730,9 +726,8 @@ std::vector<Strategy> shapeStrategies(const ShapeRule &rule,
     o.results.assign(1, sum);
     options.push_back(std::move(o));
   }
-  std::vector<Strategy> all =
-      combine(meshShape, numOperands, 1, options,
-              [](const Strategy &) { return 0.0; });
+  std::vector<Strategy> all = combine(meshShape, numOperands, 1, options,
+                                      [](const Strategy &) { return 0.0; });
   // Reshapes split a group's outer dim only where the pieces line up.
   std::vector<Strategy> kept;
   for (Strategy &s : all) {
@@ -766,19 +761,20 @@ bool allStatic(Operation *op) {
 
 } // namespace
 
-std::vector<Strategy>
-hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
-                              bool &fallback, std::string &why) {
+std::vector<Strategy> hp::dtensor::deriveStrategies(Operation *op,
+                                                    ArrayRef<int64_t> meshShape,
+                                                    bool &fallback,
+                                                    std::string &why) {
   fallback = false;
   SmallVector<Value> operands = strategyOperands(op);
   int64_t numOperands = operands.size();
-  int64_t numResults = llvm::count_if(op->getResultTypes(), [](Type t) {
-    return isa<RankedTensorType>(t);
-  });
+  int64_t numResults = llvm::count_if(
+      op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
   bool capturesTensors =
-      numOperands != static_cast<int64_t>(llvm::count_if(
-                         op->getOperandTypes(),
-                         [](Type t) { return isa<RankedTensorType>(t); }));
+      numOperands !=
+      static_cast<int64_t>(llvm::count_if(op->getOperandTypes(), [](Type t) {
+        return isa<RankedTensorType>(t);
+      }));
   if (!allStatic(op)) {
     why = "a dynamic shape";
   } else if (capturesTensors) {
@@ -831,7 +827,8 @@ hp::dtensor::deriveStrategies(Operation *op, ArrayRef<int64_t> meshShape,
   replicated.results.assign(numResults, r);
   replicated.loops.assign(meshShape.size(), Strategy::kNoLoop);
   for (Type t : op->getResultTypes())
-    if (auto tensor = dyn_cast<RankedTensorType>(t); tensor && tensor.hasStaticShape())
+    if (auto tensor = dyn_cast<RankedTensorType>(t);
+        tensor && tensor.hasStaticShape())
       replicated.flops += tensor.getNumElements();
   return {replicated};
 }

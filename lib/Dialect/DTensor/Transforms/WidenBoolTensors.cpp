@@ -88,10 +88,12 @@ private:
       return true;
     if (!isa<linalg::GenericOp>(op))
       return false;
-    return op->walk([&](tensor::ExtractOp e) {
-               return isWidened(e.getTensor()) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
-             }).wasInterrupted();
+    return op
+        ->walk([&](tensor::ExtractOp e) {
+          return isWidened(e.getTensor()) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
   /// Whether every operand of `op` that was an i1 tensor is i8 now.
@@ -153,8 +155,8 @@ private:
       if (!widened.contains(operand.get()) || !arg.getType().isInteger(1))
         continue;
       arg.setType(rewriter.getI8Type());
-      auto bit = arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(),
-                                         arg);
+      auto bit =
+          arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(), arg);
       rewriter.replaceAllUsesExcept(arg, bit, bit);
     }
     body.walk([&](tensor::ExtractOp extract) {

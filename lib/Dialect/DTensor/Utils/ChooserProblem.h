@@ -183,9 +183,8 @@ public:
       for (const auto &map : m.fromUse) {
         double best = kInf;
         for (int64_t t : map)
-          best = std::min(best, llvm::is_contained(sinks, t)
-                                    ? 0.0
-                                    : cost(v, src, t));
+          best = std::min(best,
+                          llvm::is_contained(sinks, t) ? 0.0 : cost(v, src, t));
         worstUse = std::max(worstUse, best);
       }
       return total + worstUse;

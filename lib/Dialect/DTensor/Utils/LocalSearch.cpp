@@ -55,7 +55,7 @@ void detail::improveLocally(Problem &p, SmallVector<int64_t> &choice) {
 /// node's strategy fixed at `choice`: values produced outside become fixed
 /// sources, uses outside become fixed sinks.
 static Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
-               ArrayRef<int64_t> choice) {
+                      ArrayRef<int64_t> choice) {
   Graph sub;
   llvm::DenseMap<int64_t, int64_t> nodeIndex, valueIndex;
   for (int64_t n : window)

@@ -11,9 +11,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <unordered_map>
-#include <cmath>
 #include <vector>
 
 using namespace hp::dtensor::plan;
@@ -41,8 +41,7 @@ template <typename T> struct Block {
 
 /// torch.chunk: `size` in `parts` chunks of ceil(size/parts); the trailing
 /// ones may be short or empty.
-std::pair<int64_t, int64_t> torchChunk(int64_t size, int64_t parts,
-                                       int64_t i) {
+std::pair<int64_t, int64_t> torchChunk(int64_t size, int64_t parts, int64_t i) {
   int64_t c = (size + parts - 1) / parts;
   int64_t offset = std::min(i * c, size);
   return {offset, std::min(c, size - offset)};
@@ -186,9 +185,9 @@ struct IntegerArithmetic {
     return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
   }
   Value divide(Value sum, int64_t count) const {
-    return isUnsigned ? wrap(static_cast<uint64_t>(sum) /
-                             static_cast<uint64_t>(count))
-                      : wrap(static_cast<uint64_t>(sum / count));
+    return isUnsigned
+               ? wrap(static_cast<uint64_t>(sum) / static_cast<uint64_t>(count))
+               : wrap(static_cast<uint64_t>(sum / count));
   }
   bool equal(Value a, Value b) const { return a == b; }
 
@@ -349,7 +348,7 @@ private:
   /// The block a device holds when dim d is split by `splits[d]` (mesh
   /// axes, outermost first), as global indices; values left empty.
   BlockT splitBlock(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> splits,
-                   int64_t device) {
+                    int64_t device) {
     Coord c = coordOf(device);
     llvm::SmallVector<int64_t, 4> offset(p.globalShape.size(), 0);
     llvm::SmallVector<int64_t, 4> size(p.globalShape.begin(),
@@ -389,8 +388,8 @@ private:
   /// The reduction over the partial mesh dims of `placements` (innermost
   /// first) of `valueAt(device)`, seen from `device`.
   template <typename F>
-  T reducePartials(llvm::ArrayRef<Placement> placements, Coord c,
-                   size_t from, F valueAt) {
+  T reducePartials(llvm::ArrayRef<Placement> placements, Coord c, size_t from,
+                   F valueAt) {
     for (size_t m = from; m < placements.size(); ++m) {
       if (placements[m].kind != Placement::Partial)
         continue;
@@ -626,10 +625,9 @@ std::string Simulator<Arith>::run(llvm::ArrayRef<Step> steps) {
     numElements *= g;
   std::vector<T> global(numElements);
   for (int64_t g = 0; g < numElements; ++g)
-    global[g] = reducePartials(p.source, Coord(p.meshShape.size(), 0), 0,
-                               [&](int64_t device) {
-                                 return share(g, partialKey(device));
-                               });
+    global[g] = reducePartials(
+        p.source, Coord(p.meshShape.size(), 0), 0,
+        [&](int64_t device) { return share(g, partialKey(device)); });
 
   for (auto [k, step] : llvm::enumerate(steps))
     if (std::string error = applyStep(step, k); !error.empty())
@@ -665,9 +663,8 @@ std::string Simulator<Arith>::run(llvm::ArrayRef<Step> steps) {
       }
     }
     for (size_t e = 0; e < want.index.size(); ++e) {
-      T v = reducePartials(p.target, coordOf(t), 0, [&](int64_t u) {
-        return blocks[u].value[e];
-      });
+      T v = reducePartials(p.target, coordOf(t), 0,
+                           [&](int64_t u) { return blocks[u].value[e]; });
       T w = global[want.index[e]];
       if (!arith.equal(v, w)) {
         os << "element " << want.index[e] << " reduces to " << v

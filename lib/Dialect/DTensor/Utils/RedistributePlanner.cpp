@@ -33,8 +33,8 @@ using hp::dtensor::nestingOrder;
 using hp::dtensor::paddedPiece;
 using hp::dtensor::ReduceOp;
 
-std::string hp::dtensor::plan::placementsToString(
-    llvm::ArrayRef<Placement> placements) {
+std::string
+hp::dtensor::plan::placementsToString(llvm::ArrayRef<Placement> placements) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << '[';
@@ -103,8 +103,8 @@ std::string State::key() const {
 }
 
 std::string Step::str() const {
-  static const char *names[] = {"all_gather", "all_reduce",   "reduce_scatter",
-                                "all_to_all", "chunk",        "make_partial",
+  static const char *names[] = {"all_gather", "all_reduce", "reduce_scatter",
+                                "all_to_all", "chunk",      "make_partial",
                                 "fill",       "permute"};
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -213,8 +213,7 @@ std::string Plan::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "cost=" << cost << " collectives=" << numCollectives << " steps=[";
-  llvm::interleave(
-      steps, os, [&](const Step &st) { os << st.str(); }, "; ");
+  llvm::interleave(steps, os, [&](const Step &st) { os << st.str(); }, "; ");
   os << ']';
   return s;
 }
@@ -259,9 +258,8 @@ struct Costing {
   void price(Step &step, double sent) const {
     step.isCollective = groupSize(step.axes) > 1;
     step.bytes = step.isCollective ? sent : 0;
-    step.cost = step.isCollective
-                    ? weight(step.axes) * sent + options.latencyBytes
-                    : 0;
+    step.cost =
+        step.isCollective ? weight(step.axes) * sent + options.latencyBytes : 0;
   }
 };
 } // namespace
@@ -276,10 +274,10 @@ static State splitAlong(State state, int64_t d, llvm::ArrayRef<int64_t> axes) {
   return state;
 }
 
-bool hp::dtensor::plan::subBlockPermute(
-    const Problem &problem, const State &from, const State &to,
-    llvm::SmallVectorImpl<int64_t> *refine,
-    llvm::SmallVectorImpl<int64_t> *merge) {
+bool hp::dtensor::plan::subBlockPermute(const Problem &problem,
+                                        const State &from, const State &to,
+                                        llvm::SmallVectorImpl<int64_t> *refine,
+                                        llvm::SmallVectorImpl<int64_t> *merge) {
   if (from.key() == to.key())
     return false;
   int64_t numAxes = problem.meshShape.size();
@@ -298,11 +296,11 @@ bool hp::dtensor::plan::subBlockPermute(
   llvm::SmallVector<int64_t, 4> r, q;
   for (auto [d, g] : llvm::enumerate(problem.globalShape)) {
     const auto &a = from.order[d], &b = to.order[d];
-    bool same = a.size() == b.size() &&
-                llvm::all_of(llvm::zip(a, b), [&](auto pair) {
-                  return problem.meshShape[std::get<0>(pair)] ==
-                         problem.meshShape[std::get<1>(pair)];
-                });
+    bool same =
+        a.size() == b.size() && llvm::all_of(llvm::zip(a, b), [&](auto pair) {
+          return problem.meshShape[std::get<0>(pair)] ==
+                 problem.meshShape[std::get<1>(pair)];
+        });
     int64_t na = hp::dtensor::groupSize(problem.meshShape, a);
     int64_t nb = hp::dtensor::groupSize(problem.meshShape, b);
     r.push_back(1);
@@ -346,8 +344,8 @@ class Successors {
 public:
   Successors(const Problem &problem, const Options &options, const State &state,
              llvm::function_ref<void(const Step &, const State &)> fn)
-      : problem(problem), options(options), state(state),
-        fn(fn), costing{problem, options},
+      : problem(problem), options(options), state(state), fn(fn),
+        costing{problem, options},
         rank(static_cast<int64_t>(problem.globalShape.size())),
         numAxes(static_cast<int64_t>(problem.meshShape.size())),
         integer(problem.arithmetic != Arithmetic::Real),
@@ -414,7 +412,8 @@ void Successors::gathersAndAllToAlls() {
 
       Step gather{Step::AllGather, axes, d};
       // (n-1)/n of the padded output, which is n padded inputs.
-      costing.price(gather, bytesSent(Collective::AllGather, n, bytes, n * bytes));
+      costing.price(gather,
+                    bytesSent(Collective::AllGather, n, bytes, n * bytes));
       fn(gather, gathered);
 
       for (int64_t d2 = 0; d2 < rank; ++d2) {
@@ -536,9 +535,9 @@ void Successors::emitPermute() {
     if (moves[m] && problem.meshShape[m] != 1)
       permute.axes.push_back(m);
   permute.order = order;
-  costing.price(permute, bytesSent(Collective::Send,
-                                   costing.groupSize(permute.axes), bytes,
-                                   bytes));
+  costing.price(permute,
+                bytesSent(Collective::Send, costing.groupSize(permute.axes),
+                          bytes, bytes));
   fn(permute, next);
 }
 
@@ -561,9 +560,9 @@ void Successors::subBlockPermute() {
       permute.axes.push_back(m);
   permute.order = goal.order;
   double block = localBytes(problem, goal);
-  costing.price(permute, bytesSent(Collective::Send,
-                                   costing.groupSize(permute.axes), block,
-                                   block));
+  costing.price(permute,
+                bytesSent(Collective::Send, costing.groupSize(permute.axes),
+                          block, block));
   fn(permute, goal);
 }
 
@@ -602,8 +601,8 @@ void Successors::reductionsOver(ReduceOp op, llvm::ArrayRef<int64_t> axes) {
       Step rs{Step::ReduceScatter, perm, d};
       rs.reduceOp = op;
       double packed = packedBytes(d, perm);
-      costing.price(rs, bytesSent(Collective::ReduceScatter, n, packed,
-                                  packed / n));
+      costing.price(
+          rs, bytesSent(Collective::ReduceScatter, n, packed, packed / n));
       fn(rs, splitAlong(state, d, perm));
     }
   } while (std::next_permutation(perm.begin(), perm.end()));
@@ -762,8 +761,8 @@ public:
       return 0;
     bool unreduced = false;
     for (auto [m, p] : llvm::enumerate(state.placements))
-      unreduced |= p.kind == Placement::Partial && !inQ[m] &&
-                   problem.meshShape[m] > 1;
+      unreduced |=
+          p.kind == Placement::Partial && !inQ[m] && problem.meshShape[m] > 1;
     int64_t rank = problem.globalShape.size();
     double most = 0;
     for (auto [coord, want] : llvm::zip_equal(corners, wanted)) {
@@ -773,15 +772,16 @@ public:
         need *= static_cast<double>(wantSize);
         if (unreduced)
           continue;
-        auto [offset, size] = span(state.order[d], problem.globalShape[d], coord);
+        auto [offset, size] =
+            span(state.order[d], problem.globalShape[d], coord);
         int64_t lo = std::max(wantOffset, offset);
         int64_t hi = std::min(wantOffset + wantSize, offset + size);
         // The box the group spans bounds what it holds, and so does the
         // count of its distinct pieces (what a split inside a Q axis
         // leaves of the box).
-        kept *= static_cast<double>(std::min(
-            std::max<int64_t>(0, hi - lo),
-            held(state.order[d], problem.globalShape[d])));
+        kept *= static_cast<double>(
+            std::min(std::max<int64_t>(0, hi - lo),
+                     held(state.order[d], problem.globalShape[d])));
       }
       most = std::max(most, need - kept);
     }
@@ -811,8 +811,7 @@ private:
   /// Offset and size of the piece of a dim of `size` that `coord`'s group
   /// spans when split by `splits` (outermost first): the splits outside the
   /// first Q axis.
-  std::pair<int64_t, int64_t> span(llvm::ArrayRef<int64_t> splits,
-                                   int64_t size,
+  std::pair<int64_t, int64_t> span(llvm::ArrayRef<int64_t> splits, int64_t size,
                                    llvm::ArrayRef<int64_t> coord) const {
     hp::dtensor::IntArith a;
     return hp::dtensor::splitPiece(
@@ -856,8 +855,9 @@ private:
                  << " steps\n";
 }
 
-std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
-                                                        const Options &options) {
+std::optional<Plan>
+hp::dtensor::plan::planRedistribute(const Problem &problem,
+                                    const Options &options) {
   int64_t rank = problem.globalShape.size();
   State start = State::fromPlacements(problem.source, rank);
   State goalState = State::fromPlacements(problem.target, rank);
@@ -897,8 +897,8 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
   PathCost zero;
   zero.peak = localBytes(problem, start);
   index[start.key()] = 0;
-  visits.push_back(Visit{zero, start, -1, Step{Step::Chunk}, false,
-                         bound.remaining(start)});
+  visits.push_back(
+      Visit{zero, start, -1, Step{Step::Chunk}, false, bound.remaining(start)});
   queue.push({priority(visits[0]), 0, 0});
 
   int64_t goal = -1;
@@ -915,41 +915,38 @@ std::optional<Plan> hp::dtensor::plan::planRedistribute(const Problem &problem,
       break;
     }
     double inBytes = localBytes(problem, state);
-    forEachSuccessor(problem, options, state,
-                     [&](const Step &step, const State &next) {
-                       PathCost c = cost;
-                       c.cost += step.cost;
-                       c.collectives += step.isCollective;
-                       ++c.steps;
-                       auto [it, inserted] =
-                           index.try_emplace(next.key(), visits.size());
-                       // The peak is the last tie-break: measured only for
-                       // a state not already reached more cheaply.
-                       if (!inserted) {
-                         const Visit &v = visits[it->second];
-                         PathCost upper = c;
-                         upper.peak = -1; // below any peak: c ignoring it
-                         if (v.cost < upper)
-                           return;
-                       }
-                       c.peak = std::max(
-                           c.peak, inBytes + localBytes(problem, next));
-                       if (inserted) {
-                         visits.push_back(
-                             Visit{c, next, id, step, false,
-                                   bound.remaining(next)});
-                       } else {
-                         Visit &v = visits[it->second];
-                         if (!(c < v.cost))
-                           return;
-                         v.cost = c;
-                         v.parent = id;
-                         v.step = step;
-                         v.done = false;
-                       }
-                       const Visit &v = visits[it->second];
-                       queue.push({priority(v), v.cost.steps, it->second});
-                     });
+    forEachSuccessor(
+        problem, options, state, [&](const Step &step, const State &next) {
+          PathCost c = cost;
+          c.cost += step.cost;
+          c.collectives += step.isCollective;
+          ++c.steps;
+          auto [it, inserted] = index.try_emplace(next.key(), visits.size());
+          // The peak is the last tie-break: measured only for
+          // a state not already reached more cheaply.
+          if (!inserted) {
+            const Visit &v = visits[it->second];
+            PathCost upper = c;
+            upper.peak = -1; // below any peak: c ignoring it
+            if (v.cost < upper)
+              return;
+          }
+          c.peak = std::max(c.peak, inBytes + localBytes(problem, next));
+          if (inserted) {
+            visits.push_back(
+                Visit{c, next, id, step, false, bound.remaining(next)});
+          } else {
+            Visit &v = visits[it->second];
+            if (!(c < v.cost))
+              return;
+            v.cost = c;
+            v.parent = id;
+            v.step = step;
+            v.done = false;
+          }
+          const Visit &v = visits[it->second];
+          queue.push({priority(v), v.cost.steps, it->second});
+        });
   }
 
   LLVM_DEBUG(traceSearch(start, goalState, visits.size(),

@@ -38,9 +38,9 @@ static std::string keyOf(const plan::Problem &t, const Placements &from,
   return s;
 }
 
-std::optional<plan::Plan>
-RedistributeCosts::plan(const plan::Problem &tensor, const Placements &from,
-                        const Placements &to) {
+std::optional<plan::Plan> RedistributeCosts::plan(const plan::Problem &tensor,
+                                                  const Placements &from,
+                                                  const Placements &to) {
   plan::Problem p = tensor;
   p.source = from;
   p.target = to;
@@ -104,8 +104,8 @@ static double relaxedBound(Problem &p, SmallVector<int64_t> &assignment) {
   for (auto [v, value] : llvm::enumerate(graph.values)) {
     if (value.uses.empty())
       continue;
-    int64_t from = value.producer >= 0 ? value.producer
-                                       : value.uses.front().first;
+    int64_t from =
+        value.producer >= 0 ? value.producer : value.uses.front().first;
     for (auto [u, use] : llvm::enumerate(value.uses))
       bySpan.push_back({-(use.first - from), v, u});
   }
@@ -254,8 +254,7 @@ Solution propagation::choose(const Graph &graph, const Options &options) {
     if (!solution.exact)
       solution.method = "greedy (the window search ended above it)";
     solution.cost = evaluate(graph, greedy, p.costs, options,
-                             &solution.redistributeCost,
-                             &solution.computeCost);
+                             &solution.redistributeCost, &solution.computeCost);
   }
   if (!solution.exact && solution.cost <= solution.lowerBound * (1 + 1e-9)) {
     // The relaxation's bound is met: optimal after all.

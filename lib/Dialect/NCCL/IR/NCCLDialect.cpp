@@ -19,9 +19,8 @@ using namespace hp::nccl;
 #define GET_TYPEDEF_CLASSES
 #include "hp/Dialect/NCCL/IR/NCCLTypes.cpp.inc"
 
-Operation *NCCLDialect::materializeConstant(OpBuilder &builder,
-                                            Attribute value, Type type,
-                                            Location loc) {
+Operation *NCCLDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 
@@ -42,8 +41,20 @@ void NCCLDialect::initialize() {
 
 int hp::nccl::getNCCLDataType(Type t) {
   // ncclDataType_t values of NCCL 2.28 (nccl.h).
-  enum { Int8 = 0, Uint8, Int32, Uint32, Int64, Uint64, Float16, Float32,
-         Float64, Bfloat16, Float8e4m3, Float8e5m2 };
+  enum {
+    Int8 = 0,
+    Uint8,
+    Int32,
+    Uint32,
+    Int64,
+    Uint64,
+    Float16,
+    Float32,
+    Float64,
+    Bfloat16,
+    Float8e4m3,
+    Float8e5m2
+  };
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool isUnsigned = i.isUnsigned();
     switch (i.getWidth()) {
@@ -97,4 +108,3 @@ bool hp::nccl::isProvablyContiguous(MemRefType type) {
   }
   return true;
 }
-

@@ -72,7 +72,8 @@ private:
 };
 
 /// The variance bits and per-dim split axes a DTensor's local block has.
-uint64_t layoutVarianceBits(DTensorType type, llvm::ArrayRef<int64_t> meshShape);
+uint64_t layoutVarianceBits(DTensorType type,
+                            llvm::ArrayRef<int64_t> meshShape);
 llvm::SmallVector<uint64_t, 4> layoutDimAxes(DTensorType type);
 
 } // namespace hp::dtensor

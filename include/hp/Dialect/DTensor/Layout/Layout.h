@@ -1,4 +1,5 @@
-//===- Layout.h - which block of a global tensor each device holds -*- C++ -*-===//
+//===- Layout.h - which block of a global tensor each device holds -*- C++
+//-*-===//
 //
 // The layout model: the one place that says which slice of a global tensor
 // each mesh coordinate holds, how a group of devices along some mesh axes is

@@ -51,8 +51,8 @@ inline double ringFraction(int64_t groupSize) {
 /// reduce_scatter or all_to_all (n-1)/n of its operand, an all_reduce twice
 /// that; a shift, send or broadcast its operand; a recv nothing; a rooted
 /// gather, scatter or reduce is charged its operand (an upper bound: a
-/// scatter's root sends (n-1)/n of it). A group of one sends nothing (point to point ops always
-/// send: their group is the pair).
+/// scatter's root sends (n-1)/n of it). A group of one sends nothing (point to
+/// point ops always send: their group is the pair).
 double bytesSent(Collective kind, int64_t groupSize, double operandBytes,
                  double resultBytes);
 

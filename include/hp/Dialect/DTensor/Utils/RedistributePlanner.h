@@ -47,13 +47,13 @@ struct Step {
     AllToAll,      // innermost splits `axes` of `dim` -> innermost of `dstDim`
     Chunk,         // replicate `axes` (one) -> innermost split of `dim`
     MakePartial,   // replicate `axes` (one) -> partial<`reduceOp`>
-    Fill,          // innermost split `axes` (one) of `dim` -> partial<`reduceOp`>:
-                   // the block at its offset, the op's identity elsewhere
-    Permute,       // blocks move point to point, one per rank: every tensor
-                   // dim is split by `order` afterwards, over mesh axes of
-                   // the same sizes as before (whole blocks) or refining or
-                   // coarsening the splits evenly (sub-blocks, see
-                   // subBlockPermute); `axes` are the axes that may move
+    Fill,    // innermost split `axes` (one) of `dim` -> partial<`reduceOp`>:
+             // the block at its offset, the op's identity elsewhere
+    Permute, // blocks move point to point, one per rank: every tensor
+             // dim is split by `order` afterwards, over mesh axes of
+             // the same sizes as before (whole blocks) or refining or
+             // coarsening the splits evenly (sub-blocks, see
+             // subBlockPermute); `axes` are the axes that may move
   };
   Kind kind;
   llvm::SmallVector<int64_t, 4> axes;
@@ -142,8 +142,7 @@ inline constexpr int64_t kMaxPermuteRounds = 16;
 /// (`merge[d]` old pieces in a new one); the product of the merges is the
 /// number of rounds, in each of which every rank receives one piece of its
 /// new block and sends one part of its old block to one rank.
-bool subBlockPermute(const Problem &problem, const State &from,
-                     const State &to,
+bool subBlockPermute(const Problem &problem, const State &from, const State &to,
                      llvm::SmallVectorImpl<int64_t> *refine = nullptr,
                      llvm::SmallVectorImpl<int64_t> *merge = nullptr);
 

@@ -107,8 +107,7 @@ double moveCost(const Graph::Value &value, class RedistributeCosts &costs,
 /// The planner's cost of redistributes, cached by tensor and placements.
 class RedistributeCosts {
 public:
-  explicit RedistributeCosts(const plan::Options &options)
-      : options(options) {}
+  explicit RedistributeCosts(const plan::Options &options) : options(options) {}
   /// The plan's cost, 0 when `from == to`, infinity when no plan exists.
   double get(const plan::Problem &tensor, const Placements &from,
              const Placements &to);
