@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 chip=${1:-sm_90}
 cuda=${HP_CUDA_ROOT:-/usr/local/cuda}
 export PATH=$cuda/bin:/usr/lib/llvm-22/bin:$PATH
-bash scripts/build.sh hp-opt hp_cuda_runtime hp_runtime_gpu hp_print_utils >/dev/null
+bash scripts/build.sh hp-opt hp_runtime_host hp_cuda_runtime hp_runtime_gpu hp_print_utils >/dev/null
 
 out=build-device
 rm -rf "$out" && mkdir -p "$out/lib"
@@ -28,7 +28,8 @@ for example in tp_mlp cp_attention; do
   # status of 0 when it returns (failures exit non-zero on their own).
   llvm-objcopy --redefine-sym main=hp_example_main "$out/$example.o"
   c++ -fuse-ld=lld "$out/$example.o" "$out/entry.o" -o "$out/$example" \
-    -Lbuild/lib -lhp_runtime_gpu -lhp_cuda_runtime -L"$cuda/lib64" -lnccl \
+    -Lbuild/lib -lhp_runtime_gpu -lhp_runtime_host -lhp_cuda_runtime \
+    -L"$cuda/lib64" -lnccl \
     -lhp_print_utils -L"$cuda/lib64/stubs" -lcuda \
     -Wl,-rpath,'$ORIGIN/lib' -Wl,--no-undefined
   rm "$out/$example.mlir" "$out/$example.llvm.mlir" "$out/$example.ll" "$out/$example.o"
@@ -38,7 +39,7 @@ rm "$out/entry.o"
 # hp's runtime and what it loads that a CUDA image may lack (Open MPI: only
 # loaded, never initialised, at world size 1).
 cp build/lib/libhp_cuda_runtime.so build/lib/libhp_runtime_gpu.so \
-  build/lib/libhp_print_utils.so "$out/lib/"
+  build/lib/libhp_runtime_host.so build/lib/libhp_print_utils.so "$out/lib/"
 ldd build/lib/libhp_runtime_gpu.so | awk '$3 ~ /^\// {print $1, $3}' |
   while read -r name path; do
     case "$name" in

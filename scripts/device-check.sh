@@ -40,7 +40,7 @@ echo "== build"
 if [ ! -f build/build.ninja ]; then
   cmake --preset default -DHP_CUDA_ROOT="$cuda" >/dev/null || exit 1
 fi
-cmake --build build --target hp-opt hp-runner hp_cuda_runtime hp_runtime_gpu \
+cmake --build build --target hp-opt hp-runner hp_runtime_host hp_cuda_runtime hp_runtime_gpu \
   hp_nccl_host hp_runtime_cpu || exit 1
 grep -Eq "hp_have_gpu_runtime = (1|True|ON)" build/test/lit.site.cfg.py || {
   echo "device-check: the GPU runtime was not configured (CUDA driver or NCCL not found)"

@@ -18,7 +18,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <initializer_list>
 #include <limits>
 #include <malloc.h>
 #include <map>
@@ -36,51 +35,12 @@ struct World {
 [[noreturn]] void fail(int rank, const std::string &message);
 } // namespace
 
-[[noreturn]] void hp::runtime::failWith(const std::string &message) {
-  std::fprintf(stderr, "hp: %s\n", message.c_str());
-  std::fflush(stderr);
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized)
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  std::exit(2);
-}
-
 namespace {
 using hp::runtime::failWith;
 
 /// Prints `message` for `rank` and ends the job.
 [[noreturn]] void fail(int rank, const std::string &message) {
   failWith("rank " + std::to_string(rank) + ": " + message);
-}
-
-/// A launcher variable: its name and value (null if none is set).
-struct EnvSetting {
-  const char *name = nullptr;
-  const char *text = nullptr;
-};
-
-/// The first of `names` that is set.
-EnvSetting firstSet(std::initializer_list<const char *> names) {
-  for (const char *name : names)
-    if (const char *text = std::getenv(name))
-      return {name, text};
-  return {};
-}
-
-/// The value of `setting` as an integer in [min, max]; `fallback` if unset.
-/// Anything else ends the job naming the variable, rather than running it
-/// with the 0 or the wrapped value atoi would make of it.
-int envInt(const EnvSetting &setting, int64_t min, int64_t max, int fallback) {
-  if (!setting.text)
-    return fallback;
-  int64_t value;
-  if (!hp::runtime::parseInt(setting.text, min, max, value))
-    failWith(std::string(setting.name) + "='" + setting.text +
-             "' must be an integer from " + std::to_string(min) + " to " +
-             std::to_string(max));
-  return static_cast<int>(value);
 }
 
 void check(ncclResult_t result, const char *call, int rank) {
@@ -99,15 +59,8 @@ World &world() {
     hpCudaRankStream();
 #endif
     World w;
-    EnvSetting size =
-        firstSet({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "HP_WORLD_SIZE"});
-    EnvSetting rank = firstSet({"OMPI_COMM_WORLD_RANK", "PMI_RANK", "HP_RANK"});
-    w.size = envInt(size, 1, hp::runtime::kMaxRanks, 1);
-    w.rank = envInt(rank, 0, hp::runtime::kMaxRanks - 1, 0);
-    if (w.rank >= w.size)
-      failWith(std::string(rank.name) + "=" + std::to_string(w.rank) +
-               " is not below the world size " + std::to_string(w.size) +
-               (size.name ? std::string(" (") + size.name + ")" : ""));
+    w.size = hp::runtime::worldSize();
+    w.rank = hp::runtime::worldRank();
     ncclUniqueId id;
     if (w.rank == 0)
       check(ncclGetUniqueId(&id), "ncclGetUniqueId", w.rank);
@@ -129,8 +82,6 @@ World &world() {
   return w;
 }
 } // namespace
-
-int hp::runtime::worldRank() { return world().rank; }
 
 namespace {
 

@@ -20,12 +20,14 @@
 namespace hp::runtime {
 
 /// Prints `hp: <message>` and ends the job (MPI_Abort once MPI is up).
-/// Defined with the communicator cache (CommCache.cpp).
+/// Defined in Job.cpp (libhp_runtime_host).
 [[noreturn]] void failWith(const std::string &message);
 
-/// This process's rank in the job (0 when not launched by MPI). Defined with
-/// the communicator cache, which reads the launcher's variables.
+/// This process's rank in the job and the job's size, from the launcher's
+/// variables (0 and 1 when not launched by one); a malformed variable ends
+/// the job naming it. Defined in Job.cpp.
 int worldRank();
+int worldSize();
 
 /// The most ranks a job can have: NCCL ranks and counts are 32-bit.
 constexpr int64_t kMaxRanks = INT32_MAX;

@@ -20,14 +20,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -77,56 +74,20 @@ struct Finalizer {
   }
 } finalizer;
 
-/// The largest HP_TIMEOUT_S: one week. No collective legitimately takes
-/// longer, and a bound keeps "never time out" an explicit, visible choice.
-constexpr double kMaxTimeoutSeconds = 7 * 24 * 3600;
-
-/// Seconds one collective may take before the watchdog ends the job:
-/// HP_TIMEOUT_S, a positive finite number up to kMaxTimeoutSeconds, default
-/// 60. Anything else makes the library refuse to start (checked when it is
-/// loaded).
-double parseTimeout(const char **error) {
-  const char *env = std::getenv("HP_TIMEOUT_S");
-  *error = nullptr;
-  if (!env)
-    return 60.0;
-  double t;
-  if (!parseSeconds(env, kMaxTimeoutSeconds, t)) {
-    *error = env;
-    return 0;
-  }
-  return t;
-}
-
+/// HP_CHECK_COLLECTIVES is 0 or 1, else the library refuses to start
+/// (checked when it is loaded; HP_TIMEOUT_S is checked by the watchdog's
+/// library, Watchdog.cpp).
 struct StartupCheck {
   StartupCheck() {
     const char *check = std::getenv("HP_CHECK_COLLECTIVES");
-    if (check && std::strcmp(check, "0") != 0 && std::strcmp(check, "1") != 0) {
-      std::fprintf(
-          stderr, "hp: HP_CHECK_COLLECTIVES must be 0 or 1, got '%s'\n", check);
-      std::fflush(stderr);
-      _exit(2);
-    }
-    const char *bad;
-    parseTimeout(&bad);
-    if (!bad)
+    if (!check || std::strcmp(check, "0") == 0 || std::strcmp(check, "1") == 0)
       return;
-    std::fprintf(stderr,
-                 "hp: HP_TIMEOUT_S must be a positive number of seconds, at "
-                 "most %.0f (one week), got '%s'\n",
-                 kMaxTimeoutSeconds, bad);
+    std::fprintf(stderr, "hp: HP_CHECK_COLLECTIVES must be 0 or 1, got '%s'\n",
+                 check);
     std::fflush(stderr);
     _exit(2);
   }
 } startupCheck;
-
-double timeoutSeconds() {
-  static double t = [] {
-    const char *bad;
-    return parseTimeout(&bad);
-  }();
-  return t;
-}
 
 ncclResult_t mpiFailed(const char *call, int code) {
   char text[MPI_MAX_ERROR_STRING];
@@ -136,39 +97,8 @@ ncclResult_t mpiFailed(const char *call, int code) {
   return ncclSystemError;
 }
 
-double now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// The call in progress, when it started (0: none) and what the timeout
-/// message suggests. A detached thread checks them; MPI is never called
-/// from it.
-std::atomic<double> callStart{0};
-std::atomic<const char *> runningCall{nullptr};
-std::atomic<const char *> runningHint{nullptr};
-
 constexpr const char *kSameProgramHint =
     "do all ranks run the same program on the same mesh?";
-
-void watchdog() {
-  for (;;) {
-    double limit = timeoutSeconds();
-    std::this_thread::sleep_for(std::chrono::duration<double>(
-        std::min(1.0, std::max(0.01, limit / 20))));
-    double start = callStart.load();
-    if (start > 0 && now() - start > limit) {
-      std::fprintf(stderr,
-                   "hp: rank %d: %s timed out after %.1f s (HP_TIMEOUT_S); "
-                   "%s\n",
-                   worldRank(), runningCall.load(), now() - start,
-                   runningHint.load());
-      std::fflush(stderr);
-      _exit(3); // mpirun then stops the other ranks
-    }
-  }
-}
 
 /// Runs one blocking MPI call under the watchdog; `call` names the NCCL
 /// function for messages.
@@ -664,16 +594,6 @@ ncclResult_t pointToPoint(CallKind kind, const char *mpi, size_t count,
 }
 
 } // namespace
-
-void hp::runtime::watchdogStart(const char *what, const char *hint) {
-  static std::once_flag started;
-  std::call_once(started, [] { std::thread(watchdog).detach(); });
-  runningCall = what;
-  runningHint = hint;
-  callStart = now();
-}
-
-void hp::runtime::watchdogStop() { callStart = 0; }
 
 extern "C" {
 

@@ -1,9 +1,9 @@
 //===- Watchdog.h - HP_TIMEOUT_S over any blocking runtime call -*- C++ -*-===//
 //
 // A collective or a file read that never returns would hang the job. The
-// host NCCL library's watchdog thread ends the process when the call it
-// times outlives HP_TIMEOUT_S, naming the call and a likely cause. Defined
-// in NCCLOverMPI.cpp (libhp_nccl_host), which the CPU runtime links.
+// watchdog thread ends the process when the call it times outlives
+// HP_TIMEOUT_S, naming the call and a likely cause. Defined in Watchdog.cpp
+// (libhp_runtime_host, which both runtimes link).
 //
 //===----------------------------------------------------------------------===//
 

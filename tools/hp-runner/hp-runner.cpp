@@ -652,11 +652,12 @@ std::optional<std::string> runtimePreload(const char *argv0) {
                     "toolkit and NCCL are installed\n";
     return std::nullopt;
   }
-  std::string preload =
-      runnerOptions.gpu ? "--shared-libs=" + dir + "/libhp_cuda_runtime.so," +
-                              dir + "/libhp_runtime_gpu.so,"
-                        : "--shared-libs=" + dir + "/libhp_nccl_host.so," +
-                              dir + "/libhp_runtime_cpu.so,";
+  // Both targets: the host runtime (tensor files, sessions, the watchdog).
+  std::string preload = "--shared-libs=" + dir + "/libhp_runtime_host.so,";
+  preload +=
+      runnerOptions.gpu
+          ? dir + "/libhp_cuda_runtime.so," + dir + "/libhp_runtime_gpu.so,"
+          : dir + "/libhp_nccl_host.so," + dir + "/libhp_runtime_cpu.so,";
   return preload + HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
                                    "/libmlir_runner_utils.so";
 }

@@ -95,7 +95,9 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     them, so FSDP's gather is priced by its bytes alone while a gather along
     any other axis still pays for memory. Each named axis must split the
     argument (`shard` or `strided_shard`); an empty list, or the attribute
-    on an unnamed or non-DTensor argument, is an error.
+    on an unnamed argument, is an error of the dialect's verifier (wherever
+    the attribute appears), and on a non-DTensor argument an error of this
+    pass.
 
     When every op the region places already carries a `dtensor.strategy`
     (`dtensor-choose-strategies` leaves them), the pass rewrites by those
