@@ -73,8 +73,10 @@ def test_calls_go_through_ram_when_it_has_room(lookup, monkeypatch, room):
     # Each call's files go to /dev/shm (no disk work to slow the ranks'
     # next step), or, without room there, to the session directory.
     from hp import _session
-    if not room:
-        monkeypatch.setattr(_session, "SHM_SPARE_BYTES", 1 << 62)
+    # No spare room asked for (a small /dev/shm, as in a container, still
+    # holds two tiny calls), or more than any machine has.
+    monkeypatch.setattr(_session, "SHM_SPARE_BYTES", 0 if room else 1 << 62)
+    monkeypatch.setattr(_session, "SHM_SPARE_BYTES_PER_RANK", 0)
     model, prog = lookup
     before = sessions_left()
     seen = []
@@ -170,7 +172,7 @@ def test_a_client_that_dies_ends_its_ranks_and_leaves_no_files(sig):
         [sys.executable, "-c", CLIENT.format(test_dir=os.path.dirname(__file__))],
         stdout=subprocess.PIPE, text=True, env=os.environ)
     directory, calls, runner = client.stdout.readline().split()
-    assert os.path.isdir(directory) and calls.startswith("/dev/shm/")
+    assert os.path.isdir(directory) and os.path.isdir(calls)
     client.send_signal(sig)
     client.wait()
     deadline = time.monotonic() + 30

@@ -30,7 +30,8 @@ namespace hp {
 using namespace mlir;
 using namespace hp::dtensor;
 
-static constexpr llvm::StringLiteral kShardingAttrName = "dtensor.sharding";
+static constexpr llvm::StringLiteral kShardingAttrName =
+    hp::dtensor::DTensorDialect::ShardingAttrHelper::getNameStr();
 
 namespace {
 

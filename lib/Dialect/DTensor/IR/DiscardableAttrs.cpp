@@ -41,8 +41,8 @@ LogicalResult verifyFsdpAxes(FunctionOpInterface fn, unsigned index,
   if (!axes || axes.empty())
     return emit() << "must be a non-empty array<i64> of mesh axes, got "
                   << value;
-  if (!fn.getArgAttrOfType<StringAttr>(index,
-                                       LocalCallOp::getArgNameAttrName()))
+  if (!fn.getArgAttrOfType<StringAttr>(
+          index, DTensorDialect::ArgNameAttrHelper::getNameStr()))
     return emit() << "is only meaningful on a parameter (an argument with "
                      "a string 'dtensor.arg_name')";
   auto type = dyn_cast<DTensorType>(fn.getArgumentTypes()[index]);
@@ -82,8 +82,9 @@ LogicalResult verifyValueAttribute(Operation *op, bool isArgument,
   };
   Type type =
       isArgument ? fn.getArgumentTypes()[index] : fn.getResultTypes()[index];
-  if (name == "dtensor.placements" || name == "dtensor.constrain") {
-    if (name == "dtensor.constrain" && isArgument)
+  if (name == DTensorDialect::PlacementsAttrHelper::getNameStr() ||
+      name == DTensorDialect::ConstrainAttrHelper::getNameStr()) {
+    if (name == DTensorDialect::ConstrainAttrHelper::getNameStr() && isArgument)
       return emit() << "applies to results only";
     if (!isPlacementList(attr.getValue()))
       return emit() << "must be an array of placements, got "
@@ -92,7 +93,7 @@ LogicalResult verifyValueAttribute(Operation *op, bool isArgument,
       return emit() << "needs a ranked tensor, not " << type;
     return success();
   }
-  if (name == LocalCallOp::getArgNameAttrName()) {
+  if (name == DTensorDialect::ArgNameAttrHelper::getNameStr()) {
     auto text = dyn_cast<StringAttr>(attr.getValue());
     if (!isArgument)
       return emit() << "names arguments only";
@@ -100,12 +101,12 @@ LogicalResult verifyValueAttribute(Operation *op, bool isArgument,
       return emit() << "must be a non-empty string, got " << attr.getValue();
     return success();
   }
-  if (name == "dtensor.fsdp_axes") {
+  if (name == DTensorDialect::FsdpAxesAttrHelper::getNameStr()) {
     if (!isArgument)
       return emit() << "applies to arguments only";
     return verifyFsdpAxes(fn, index, attr.getValue(), emit);
   }
-  if (name == "dtensor.sharding") {
+  if (name == DTensorDialect::ShardingAttrHelper::getNameStr()) {
     if (!isa<ShardingAttr>(attr.getValue()))
       return emit() << "must be a #dtensor.sharding, got " << attr.getValue();
     return success();
@@ -143,7 +144,7 @@ LogicalResult DTensorDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   bool isNames = attr.getName() == AxisNamesAttrHelper(ctx).getName();
   bool isDevices = attr.getName() == DevicesAttrHelper(ctx).getName();
-  if (name == "dtensor.mesh") {
+  if (name == DTensorDialect::MeshAttrHelper::getNameStr()) {
     if (!isa<FunctionOpInterface>(op))
       return op->emitOpError()
              << "'" << name << "' is only meaningful on a function";

@@ -23,9 +23,12 @@ using namespace hp::dtensor;
 
 namespace {
 
-constexpr StringLiteral kMeshAttr = "dtensor.mesh";
-constexpr StringLiteral kPlacementsAttr = "dtensor.placements";
-constexpr StringLiteral kConstrainAttr = "dtensor.constrain";
+constexpr StringLiteral kMeshAttr =
+    DTensorDialect::MeshAttrHelper::getNameStr();
+constexpr StringLiteral kPlacementsAttr =
+    DTensorDialect::PlacementsAttrHelper::getNameStr();
+constexpr StringLiteral kConstrainAttr =
+    DTensorDialect::ConstrainAttrHelper::getNameStr();
 
 /// The placement list `attr` for a tensor of type `type` on `mesh`, checked
 /// against the mesh and the type; null after an error on `fn`. (That it is

@@ -67,7 +67,8 @@ struct PropagateSettings {
 /// `dtensor.fsdp_axes` on a named argument: the mesh axes that split a
 /// parameter only to store it (FSDP, ZeRO-3), which every step gathers it
 /// along, as torch's FSDP does.
-constexpr StringLiteral kFsdpAxesAttrName = "dtensor.fsdp_axes";
+constexpr StringLiteral kFsdpAxesAttrName =
+    DTensorDialect::FsdpAxesAttrHelper::getNameStr();
 
 /// The `dtensor.arg_name` of `v` when it is a named argument of a function
 /// (hp.torch names parameters and buffers so), else null.

@@ -29,12 +29,22 @@ def DTensor_Dialect : Dialect {
   // on the shard.send/shard.recv ops of one planned permute, the group they
   // are issued in together (convert-shard-to-nccl makes it one nccl.group);
   // on an op of a dtensor.global_region body, the strategy
-  // dtensor-choose-strategies chose for it.
+  // dtensor-choose-strategies chose for it. On functions, their arguments
+  // and results (a frontend's annotations, dtensor-globalize's input): the
+  // mesh, placements, pins, parameter names, FSDP axes and the boundary
+  // shardings convert-dtensor-to-shard records. All are verified by the
+  // dialect (DiscardableAttrs.cpp).
   let discardableAttrs = (ins
     "::mlir::ArrayAttr":$axis_names,
     "::mlir::DenseI64ArrayAttr":$devices,
     "::mlir::IntegerAttr":$p2p_group,
-    "::mlir::Attribute":$strategy
+    "::mlir::Attribute":$strategy,
+    "::mlir::FlatSymbolRefAttr":$mesh,
+    "::mlir::ArrayAttr":$placements,
+    "::mlir::ArrayAttr":$constrain,
+    "::mlir::StringAttr":$arg_name,
+    "::mlir::DenseI64ArrayAttr":$fsdp_axes,
+    "::mlir::Attribute":$sharding
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -261,7 +261,9 @@ def DTensor_LocalCallOp : DTensor_Op<"local_call", [
   }];
   let extraClassDeclaration = [{
     /// The `dtensor.arg_name` attribute that names callee arguments.
-    static ::llvm::StringRef getArgNameAttrName() { return "dtensor.arg_name"; }
+    static ::llvm::StringRef getArgNameAttrName() {
+      return DTensorDialect::ArgNameAttrHelper::getNameStr();
+    }
   }];
 }
 
