@@ -11,6 +11,7 @@ Those per-call directories live on a RAM file system when one has room
 """
 
 import fcntl
+import math
 import os
 import select
 import shutil
@@ -59,13 +60,7 @@ def _calls_directory(need, ranks):
 
 
 def _spec_bytes(specs):
-    total = 0
-    for shape, dtype, _ in specs:
-        n = dtype.itemsize
-        for d in shape:
-            n *= d
-        total += n
-    return total
+    return sum(math.prod(shape) * dtype.itemsize for shape, dtype, _ in specs)
 
 
 def _remove_call(directory, names=()):
