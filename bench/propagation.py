@@ -624,10 +624,11 @@ def corpus():
 # ---------------------------------------------------------------------------
 
 SUMMARY = re.compile(
-    r"remark: dtensor-propagate: (\d+) ops, (\d+) redistributes; cost (\S+) = "
+    r"remark: dtensor-choose-strategies: (\d+) ops; cost (\S+) = "
     r"redistributes (\S+) \+ compute (\S+) \(flop-bytes \S+\); ([^;]*?), "
     r"(optimal(?: \(meets the relaxation's lower bound\))?|lower bound (\S+), gap (\S+)); "
     r"greedy (\S+)")
+APPLIED = re.compile(r"remark: dtensor-apply-strategies: \d+ ops, (\d+) redistributes")
 
 
 def run(cmd, path):
@@ -641,15 +642,16 @@ def propagate(path, options):
     proc, wall = run([HP_OPT, f"--dtensor-propagate={options}",
                       "--mlir-print-op-on-diagnostic=false", "-o", os.devnull], path)
     m = SUMMARY.search(proc.stderr)
-    if proc.returncode != 0 or not m:
+    applied = APPLIED.search(proc.stderr)
+    if proc.returncode != 0 or not m or not applied:
         raise RuntimeError(f"hp-opt --dtensor-propagate={options} failed "
                            f"(rc {proc.returncode}):\n{proc.stderr[-3000:]}")
-    cost = float(m.group(3))
-    return {"ops": int(m.group(1)), "redistributes": int(m.group(2)),
-            "cost": cost, "redist": float(m.group(4)), "compute": float(m.group(5)),
-            "method": m.group(6), "exact": m.group(7).startswith("optimal"),
-            "bound": cost if m.group(7).startswith("optimal") else float(m.group(8)),
-            "greedy": float(m.group(10)), "wall": wall}
+    cost = float(m.group(2))
+    return {"ops": int(m.group(1)), "redistributes": int(applied.group(1)),
+            "cost": cost, "redist": float(m.group(3)), "compute": float(m.group(4)),
+            "method": m.group(5), "exact": m.group(6).startswith("optimal"),
+            "bound": cost if m.group(6).startswith("optimal") else float(m.group(7)),
+            "greedy": float(m.group(9)), "wall": wall}
 
 
 def function_body(text, name="program"):

@@ -2,13 +2,17 @@
 // IR as dtensor.strategy attributes; each of its options.
 // RUN: hp-opt %s -dtensor-choose-strategies | FileCheck %s
 // Rewriting by the annotations gives what dtensor-propagate gives alone.
-// RUN: hp-opt %s -dtensor-choose-strategies | hp-opt -dtensor-propagate | FileCheck %s --check-prefix=REWRITE
+// RUN: hp-opt %s -dtensor-choose-strategies | hp-opt -dtensor-apply-strategies | FileCheck %s --check-prefix=REWRITE
 // RUN: hp-opt %s -dtensor-propagate | FileCheck %s --check-prefix=REWRITE
 // RUN: hp-opt %s -dtensor-choose-strategies=print-strategies --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRINT
 // RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=0" | FileCheck %s --check-prefix=FREE
 // RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1000" | FileCheck %s --check-prefix=DEAR
-// Choosing again replaces the annotations: the dear choice, then the free one.
-// RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1000" | hp-opt -dtensor-choose-strategies="flop-bytes=0" | FileCheck %s --check-prefix=FREE
+// Choosing again keeps the annotations (a decision, not a suggestion): the
+// dear choice stays under free compute.
+// RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1000" | hp-opt -dtensor-choose-strategies="flop-bytes=0" | FileCheck %s --check-prefix=DEAR
+// One op pinned by hand, the rest chosen given it (@pinned).
+// RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1e-6" | FileCheck %s --check-prefix=PIN
+// RUN: hp-opt %s -dtensor-choose-strategies="flop-bytes=1e-6 print-strategies" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=PINSUM
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies latency-bytes=0" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT0
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies latency-bytes=100000000" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAT8
 // RUN: hp-opt %hp_src_root/examples/global_dp_tp_mlp.mlir -dtensor-choose-strategies="print-strategies axis-weights=1,100" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=WEIGHTS
@@ -112,3 +116,45 @@ func.func @named(%x: !dtensor.tensor<64x8xf32, @tp, [replicate]>,
 // BADFLOP: error: dtensor-choose-strategies: flop-bytes must be a finite number >= 0
 // BADW: error: dtensor-choose-strategies: axis-weights must be finite numbers above 0, got 0
 // BADMEM: error: dtensor-choose-strategies: param-memory-weight must be a finite number of at least 0, got -1
+
+// The matmul pinned by hand to row blocks, which the chooser alone would
+// not pick here (UNPINNED, in @unpinned: whole tensors, nothing moved);
+// given the pin, the addf after it runs on the same rows and the rows are
+// gathered once, at the boundary.
+// PIN-LABEL: func.func @pinned
+// PIN: linalg.matmul {dtensor.strategy = #dtensor.strategy<{{\[}}[shard<0>], [replicate], [shard<0>]] -> {{\[}}[shard<0>]], loops = [0]>}
+// PIN-NEXT: arith.addf %{{.*}}, %{{.*}} {dtensor.strategy = #dtensor.strategy<{{\[}}[shard<0>], [shard<0>]] -> {{\[}}[shard<0>]], loops = [0]>}
+// PIN-LABEL: func.func @unpinned
+// PIN: linalg.matmul {dtensor.strategy = #dtensor.strategy<{{\[}}[replicate], [replicate], [replicate]] -> {{\[}}[replicate]], loops = [-1]>}
+// PIN-NEXT: arith.addf %{{.*}}, %{{.*}} {dtensor.strategy = #dtensor.strategy<{{\[}}[replicate], [replicate]] -> {{\[}}[replicate]], loops = [-1]>}
+// PINSUM: remark: dtensor-choose-strategies: 2 ops, 1 as annotated; cost
+func.func @pinned(%x: !dtensor.tensor<16x32xf32, @tp, [replicate]>,
+                  %w: !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+    -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x, %w)
+      : (!dtensor.tensor<16x32xf32, @tp, [replicate]>, !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+     -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  ^bb0(%gx: tensor<16x32xf32>, %gw: tensor<32x8xf32>):
+    %e = tensor.empty() : tensor<16x8xf32>
+    %mm = linalg.matmul {dtensor.strategy = #dtensor.strategy<[[shard<0>], [replicate], [shard<0>]] -> [[shard<0>]], loops = [0]>}
+        ins(%gx, %gw : tensor<16x32xf32>, tensor<32x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+    %a = arith.addf %mm, %mm : tensor<16x8xf32>
+    dtensor.yield %a : tensor<16x8xf32>
+  }
+  return %y : !dtensor.tensor<16x8xf32, @tp, [replicate]>
+}
+
+func.func @unpinned(%x: !dtensor.tensor<16x32xf32, @tp, [replicate]>,
+                    %w: !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+    -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  %y = dtensor.global_region on @tp args(%x, %w)
+      : (!dtensor.tensor<16x32xf32, @tp, [replicate]>, !dtensor.tensor<32x8xf32, @tp, [replicate]>)
+     -> !dtensor.tensor<16x8xf32, @tp, [replicate]> {
+  ^bb0(%gx: tensor<16x32xf32>, %gw: tensor<32x8xf32>):
+    %e = tensor.empty() : tensor<16x8xf32>
+    %mm = linalg.matmul ins(%gx, %gw : tensor<16x32xf32>, tensor<32x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+    %a = arith.addf %mm, %mm : tensor<16x8xf32>
+    dtensor.yield %a : tensor<16x8xf32>
+  }
+  return %y : !dtensor.tensor<16x8xf32, @tp, [replicate]>
+}

@@ -14,15 +14,18 @@
 
 // x [S(0)] stays split by rows through all 250 matmuls; the weight [S(1)]
 // is gathered once for all of them.
+// WEIGHT: remark: dtensor-choose-strategies: 500 ops; cost 85254.4 = redistributes 77824 + compute 7430.4 (flop-bytes 0.00045); variable elimination, optimal; greedy {{[0-9.e+]+}}
 // WEIGHT-NOT: collectives=1
 // WEIGHT: remark: redistribute 'tensor<64x64xf32>' [S(1)] -> [R] for operand #1 of 'linalg.matmul': cost={{.*}} collectives=1 steps=[all_gather(axes=[0], dim=1
 // WEIGHT-NOT: collectives=1
-// WEIGHT: remark: dtensor-propagate: 500 ops, 251 redistributes; cost 85254.4 = redistributes 77824 + compute 7430.4 (flop-bytes 0.00045); variable elimination, optimal; greedy {{[0-9.e+]+}}
+// WEIGHT: remark: dtensor-apply-strategies: 500 ops, 251 redistributes
 
 // a [S(0)] and b [S(1)]: b is moved to rows once, for all 1,000 ops.
+// FAN: remark: dtensor-choose-strategies: 1999 ops; cost 67532.6 = redistributes 67072 + compute 460.57 (flop-bytes 0.00045); variable elimination, optimal; greedy {{[0-9.e+]+}}
 // FAN-NOT: collectives=1
 // FAN: remark: redistribute 'tensor<32x64xf32>' [S(1)] -> [S(0)] for operand #1 of 'linalg.map': cost={{.*}} collectives=1
 // FAN-NOT: collectives=1
-// FAN: remark: dtensor-propagate: 1999 ops, 2000 redistributes; cost 67532.6 = redistributes 67072 + compute 460.57 (flop-bytes 0.00045); variable elimination, optimal; greedy {{[0-9.e+]+}}
+// FAN: remark: dtensor-apply-strategies: 1999 ops, 2000 redistributes
 
-// DAG: remark: dtensor-propagate: 4998 ops, 3575 redistributes; cost 5.57182e+07 = redistributes 5.56319e+07 + compute 86364.1 (flop-bytes 0.00045); window search (tables over the cap) from greedy, optimal (meets the relaxation's lower bound); greedy {{[0-9.e+]+}}
+// DAG: remark: dtensor-choose-strategies: 4998 ops; cost 5.57182e+07 = redistributes 5.56319e+07 + compute 86364.1 (flop-bytes 0.00045); window search (tables over the cap) from greedy, optimal (meets the relaxation's lower bound); greedy {{[0-9.e+]+}}
+// DAG: remark: dtensor-apply-strategies: 4998 ops, 3575 redistributes

@@ -10,8 +10,8 @@
 // memory price there is no third start.
 dtensor.mesh @m shape = [2, 2]
 
-// CAPPED: remark: dtensor-propagate: 4 ops, {{.*}}; window search (tables over the cap) from the memory-free choice,
-// NOMEMORY: remark: dtensor-propagate: 4 ops, {{.*}}; window search (tables over the cap) from {{greedy|the relaxation}},
+// CAPPED: remark: dtensor-choose-strategies: 4 ops; {{.*}}; window search (tables over the cap) from the memory-free choice,
+// NOMEMORY: remark: dtensor-choose-strategies: 4 ops; {{.*}}; window search (tables over the cap) from {{greedy|the relaxation}},
 func.func @chain(%x: !dtensor.tensor<64x8xf32, @m, [replicate, replicate]>,
                  %w0: !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]> {dtensor.arg_name = "w0"},
                  %w1: !dtensor.tensor<8x8xf32, @m, [shard<1>, shard<0>]> {dtensor.arg_name = "w1"})

@@ -41,17 +41,21 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 }
 
 // PRINT: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp; 2048 flops per device
+// PRINT: remark: dtensor-choose-strategies: 1 ops; cost {{.*}} = redistributes {{.*}} + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy {{.*}}
 // PRINT: remark: redistribute 'tensor<16x8xf32>' [R] -> [S(0)] for operand #2 of 'linalg.matmul': cost=0{{.*}} collectives=0 steps=[chunk(axes=[0], dim=0
 // PRINT: remark: redistribute 'tensor<16x8xf32>' [S(0)] -> [R] for result #0 of the region: cost={{.*}} collectives=1 steps=[all_gather(axes=[0], dim=0
-// PRINT: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}} = redistributes {{.*}} + compute {{.*}} (flop-bytes 0.00045); variable elimination, optimal; greedy {{.*}}
+// PRINT: remark: dtensor-apply-strategies: 1 ops, 2 redistributes
 
 // The dp x tp MLP moves 512 bytes in 2 collectives (the latency counts once
 // per collective; the weights multiply the bytes on the tp axis, where all
 // of them move).
-// LAT0: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 512 +
-// LAT8: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 2.00001e+08 +
-// WEIGHTS: remark: dtensor-propagate: 5 ops, 5 redistributes; cost {{.*}} = redistributes 182272 +
-// PIPE: remark: dtensor-propagate: {{.*}} (flop-bytes 0);
+// LAT0: remark: dtensor-choose-strategies: 5 ops; cost {{.*}} = redistributes 512 +
+// LAT0: remark: dtensor-apply-strategies: 5 ops, 5 redistributes
+// LAT8: remark: dtensor-choose-strategies: 5 ops; cost {{.*}} = redistributes 2.00001e+08 +
+// LAT8: remark: dtensor-apply-strategies: 5 ops, 5 redistributes
+// WEIGHTS: remark: dtensor-choose-strategies: 5 ops; cost {{.*}} = redistributes 182272 +
+// WEIGHTS: remark: dtensor-apply-strategies: 5 ops, 5 redistributes
+// PIPE: remark: dtensor-choose-strategies: {{.*}} (flop-bytes 0);
 
 // The TP MLP's split init made partial for its sharded reduction is a local
 // fill, and its all_reduce starts from partial sums: neither gathers.
@@ -63,7 +67,7 @@ func.func @rows(%x: !dtensor.tensor<16x32xf32, @tp, [shard<0>]>,
 // exact table fits: the search starts from greedy, finds the same strategy,
 // and reports its gap to the per-factor lower bound.
 // CAP: remark: strategy [S(0)], [R], [S(0)] -> [S(0)]; linalg.matmul, loop 0 on tp
-// CAP: remark: dtensor-propagate: 1 ops, 2 redistributes; cost {{.*}}; window search (tables over the cap) from greedy, lower bound {{.*}}, gap {{.*}}; greedy
+// CAP: remark: dtensor-choose-strategies: 1 ops; cost {{.*}}; window search (tables over the cap) from greedy, lower bound {{.*}}, gap {{.*}}; greedy
 // Tables of more than 2^24 entries (and up to 4 of them held) would not fit
 // in memory: refused, not an out-of-memory abort halfway.
 // BADCAP: error: dtensor-propagate: max-table-size must be between 1 and 2^24 (16777216 entries; the chooser holds up to 4 such tables), got 0

@@ -13,7 +13,8 @@
 // STRAT: remark: strategy [S(0)] -> [S(0)]; tensor.extract_slice, result dim 0 on tp
 // STRAT: remark: strategy [S(0)], [S(0)] -> [S(0)]; tensor.insert_slice, result dim 0 on tp
 // STRAT: remark: strategy [S(0)] -> [S(0)]; tensor.pad, result dim 0 on tp
-// STRAT: remark: dtensor-propagate: 3 ops, 0 redistributes
+// STRAT: remark: dtensor-choose-strategies: 3 ops; cost 0 =
+// STRAT: remark: dtensor-apply-strategies: 3 ops, 0 redistributes
 // CHECK-LABEL: func.func @slices
 // CHECK-NOT: dtensor.redistribute
 // CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 4] [1, 1] : tensor<2x6xf32> to tensor<2x4xf32>

@@ -404,7 +404,7 @@ bool runPropagate(const std::string &source, int64_t maxTableSize,
     std::string s = d.str();
     if (llvm::StringRef(s).starts_with("strategy "))
       strategies.push_back(s);
-    else if (llvm::StringRef(s).starts_with("dtensor-propagate:"))
+    else if (llvm::StringRef(s).starts_with("dtensor-choose-strategies:"))
       summary = s;
     else if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
       ADD_FAILURE() << s;

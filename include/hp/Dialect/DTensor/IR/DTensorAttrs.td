@@ -190,12 +190,14 @@ def DTensor_StrategyAttr : AttrDef<DTensor_Dialect, "Strategy"> {
 
     `dtensor-choose-strategies` leaves one on every op of a
     `dtensor.global_region` body that it places (as the `dtensor.strategy`
-    attribute); `dtensor-propagate` rewrites by it. The lists are the
+    attribute), and a user may write one to pin an op;
+    `dtensor-apply-strategies` rewrites by it. The lists are the
     placements of the op's tensor operands, then of its tensor results, one
     placement per mesh axis; `loops` gives, per mesh axis, the loop the op
     shards there (for shape ops the result dim) or -1 for none. An
-    annotation is checked, not trusted: `dtensor-propagate` takes it only
-    if it is one of the op's strategies.
+    annotation is checked, not trusted: both passes take it only if it is
+    one of the op's strategies, and then keep it (the chooser places the
+    other ops given it).
 
     Constraints: at least one mesh axis (`loops`), every list a placement
     list of that many placements, every loop at least -1.

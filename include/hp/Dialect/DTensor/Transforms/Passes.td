@@ -9,6 +9,21 @@ include "hp/Dialect/DTensor/Transforms/PlanningOptions.td"
 // What the strategy chooser weighs: shared by the pass that chooses and
 // leaves its choice in the IR and the pass that chooses (where the IR does
 // not say) and rewrites.
+// The warnings of the pass that rewrites (dtensor-apply-strategies) and of
+// dtensor-propagate, which runs it.
+defvar GatherWarningOptions = [
+    Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
+           /*default=*/"67108864",
+           "Warn when a redistribute gathers a whole tensor of at least this "
+           "many bytes on every rank, naming the op that forced it (0: never)">,
+    Option<"warnGatherNamedArgs", "warn-gather-named-args", "bool",
+           /*default=*/"false",
+           "Warn whatever its size when a redistribute gathers a whole "
+           "function argument that has a `dtensor.arg_name` (hp.torch names "
+           "the parameters and buffers so), naming it and the op that forced "
+           "it">,
+];
+
 defvar ChooserOptions = !listconcat(PlanCostOptions, [
     Option<"flopBytes", "flop-bytes", "double", /*default=*/"4.5e-4",
            "Bytes of communication worth one flop of compute (default: an "
@@ -34,20 +49,28 @@ def DTensorChooseStrategies : Pass<"dtensor-choose-strategies"> {
   let description = [{
     The first half of `dtensor-propagate`: gives every op of a
     `dtensor.global_region` body that propagation places a strategy, chosen
-    exactly as `dtensor-propagate` chooses (same objective, same options),
-    and records it as a `dtensor.strategy` attribute
-    (`#dtensor.strategy<operand placements -> result placements, loops =
-    [...]>`) instead of rewriting. The region is left as it was otherwise:
-    the choice can be read, tested with FileCheck, edited by hand or by
-    another tool, and `dtensor-propagate` then rewrites by it (checking that
-    each annotation is one of the op's strategies).
+    to minimise the cost `dtensor-propagate` describes, and records it as a
+    `dtensor.strategy` attribute (`#dtensor.strategy<operand placements ->
+    result placements, loops = [...]>`). The region is left as it was
+    otherwise: the choice can be read, tested with FileCheck, edited by hand
+    or by another tool, and `dtensor-apply-strategies` then rewrites by it.
+
+    Annotations already present follow the rule both passes share: a
+    `dtensor.strategy` is a decision. It must be one of the op's strategies
+    on the region's mesh (otherwise an error names the op), and it is kept:
+    the pass chooses only for the ops without one, the others taking theirs
+    as given (a user can pin one op and let the chooser place the rest).
+    Running the pass again therefore changes nothing; to choose afresh
+    (with other options, say), remove the annotations first. An annotation
+    on an op that takes none (a constant, `dtensor.constrain`, a
+    `dtensor.local_region`) is an error.
 
     Ops that run replicated in front of the region (constants,
     `tensor.empty`, scalar code) get no strategy; a region that must run
     replicated as a whole (a value no DTensor can hold) gets none either,
-    with the same remark `dtensor-propagate` gives. Annotations already
-    there are replaced: running it again (with other options, say)
-    chooses again.
+    with a remark naming the value. `print-strategies` remarks each op's
+    strategy and the region's cost, its lower bound where the choice is not
+    proven optimal, and the cost of torch's greedy choice.
 
     ```mlir
     %mm = linalg.matmul {dtensor.strategy = #dtensor.strategy<[[replicate],
@@ -57,6 +80,35 @@ def DTensorChooseStrategies : Pass<"dtensor-choose-strategies"> {
   }];
   let options = ChooserOptions;
   let dependentDialects = ["::hp::dtensor::DTensorDialect"];
+}
+
+def DTensorApplyStrategies : Pass<"dtensor-apply-strategies"> {
+  let summary = "Rewrite each dtensor.global_region into local regions by "
+                "its ops' dtensor.strategy";
+  let description = [{
+    The second half of `dtensor-propagate`: rewrites a
+    `dtensor.global_region` whose ops carry a `dtensor.strategy` (as
+    `dtensor-choose-strategies` leaves them) into validate view: one
+    `dtensor.local_region` per op on local tensors and a
+    `dtensor.redistribute` wherever a value's placements change. Each
+    annotation is checked, not trusted: it must be one of the op's
+    strategies (the rule `dtensor-choose-strategies` describes). An op the
+    region places that carries none is an error located at it; the pass
+    never chooses.
+
+    A region that must run replicated as a whole (a value no DTensor can
+    hold) becomes maximal runs of its ops in one replicated local region
+    each; an annotation in it is an error. `print-strategies` remarks each
+    redistribute's cause and plan, and the number of ops and redistributes.
+  }];
+  let options = !listconcat(PlanCostOptions, [
+    Option<"printStrategies", "print-strategies", "bool", /*default=*/"false",
+           "Remark each redistribute's cause and plan, and the region's "
+           "number of ops and redistributes">,
+  ], GatherWarningOptions);
+  let dependentDialects = ["::hp::dtensor::DTensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def DTensorPropagate : Pass<"dtensor-propagate"> {
@@ -69,8 +121,10 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     device, and rewrites the region into validate view: one
     `dtensor.local_region` per op on local tensors and a
     `dtensor.redistribute` wherever a value's placements change.
-    `hp-partition` runs it first. docs/Propagation.md explains the
-    strategies, the objective and the algorithm.
+    `hp-partition` runs it first. It is `dtensor-choose-strategies` then
+    `dtensor-apply-strategies` (each option goes to the halves that have
+    it), with every option checked before either runs. docs/Propagation.md
+    explains the strategies, the objective and the algorithm.
 
     - Structured ops (every `linalg` op: indexing maps and iterator types,
       read from upstream's `ShardingInterface` where registered) shard at most
@@ -99,12 +153,9 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     the attribute appears), and on a non-DTensor argument an error of this
     pass.
 
-    When every op the region places already carries a `dtensor.strategy`
-    (`dtensor-choose-strategies` leaves them), the pass rewrites by those
-    instead of choosing, after checking that each is one of the op's
-    strategies; an annotation that is not, one on an op that runs
-    replicated in front of the region, or a region where only some ops
-    carry one, is an error.
+    A `dtensor.strategy` already on an op is a decision, as
+    `dtensor-choose-strategies` says: checked against the op's strategies,
+    then kept, the chooser placing only the ops without one.
 
     The choice is exact (variable elimination) unless a table would exceed
     `max-table-size` entries; then it is a window search started from
@@ -135,18 +186,7 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
     Not supported yet, with an error: a `dtensor.local_region` nested in
     another op of the body (an `scf.for`, say) rather than at its top level.
   }];
-  let options = !listconcat(ChooserOptions, [
-    Option<"warnGatherBytes", "warn-gather-bytes", "uint64_t",
-           /*default=*/"67108864",
-           "Warn when a redistribute gathers a whole tensor of at least this "
-           "many bytes on every rank, naming the op that forced it (0: never)">,
-    Option<"warnGatherNamedArgs", "warn-gather-named-args", "bool",
-           /*default=*/"false",
-           "Warn whatever its size when a redistribute gathers a whole "
-           "function argument that has a `dtensor.arg_name` (hp.torch names "
-           "the parameters and buffers so), naming it and the op that forced "
-           "it">,
-  ]);
+  let options = !listconcat(ChooserOptions, GatherWarningOptions);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
