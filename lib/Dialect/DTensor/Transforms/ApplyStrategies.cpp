@@ -13,8 +13,9 @@
 #include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyModels.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
-#include "hp/Dialect/DTensor/Transforms/Strategies.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -521,6 +522,13 @@ struct DTensorApplyStrategiesPass
     : hp::dtensor::impl::DTensorApplyStrategiesBase<
           DTensorApplyStrategiesPass> {
   using DTensorApplyStrategiesBase::DTensorApplyStrategiesBase;
+
+  // The op rules: hp's models, wherever the pass runs (a tool need not
+  // have registered them).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    DTensorApplyStrategiesBase::getDependentDialects(registry);
+    registerStrategyModels(registry);
+  }
 
   void runOnOperation() override {
     PlacementSettings settings;

@@ -1,7 +1,7 @@
 //===- ChooseStrategies.cpp - a strategy for each op of a global region ---===//
 //
 // The first half of dtensor-propagate: each op of a global_region gets its
-// strategies (Strategies.h), the chooser picks one per op by cost
+// strategies (StrategyOpInterface.h), the chooser picks one per op by cost
 // (StrategyChooser.h) and the pass leaves the choice on the op as a
 // dtensor.strategy. dtensor-apply-strategies rewrites by it. docs/
 // Propagation.md has the rules.
@@ -11,6 +11,7 @@
 #include "PlacementGraph.h"
 
 #include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyModels.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
 #include "llvm/Support/Debug.h"
@@ -177,6 +178,13 @@ struct DTensorChooseStrategiesPass
     : hp::dtensor::impl::DTensorChooseStrategiesBase<
           DTensorChooseStrategiesPass> {
   using DTensorChooseStrategiesBase::DTensorChooseStrategiesBase;
+
+  // The op rules: hp's models, wherever the pass runs (a tool need not
+  // have registered them).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    DTensorChooseStrategiesBase::getDependentDialects(registry);
+    registerStrategyModels(registry);
+  }
 
   void runOnOperation() override {
     PlacementSettings settings;

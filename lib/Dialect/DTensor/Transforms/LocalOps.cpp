@@ -2,8 +2,9 @@
 
 #include "LocalOps.h"
 
+#include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyRules.h"
 #include "hp/Dialect/DTensor/Transforms/RankPiece.h"
-#include "hp/Dialect/DTensor/Transforms/Strategies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -12,6 +13,8 @@
 using namespace mlir;
 using namespace hp::dtensor;
 using propagation::Placements;
+using strategies::TableRead;
+using strategies::tableReadOf;
 
 namespace hp::dtensor::detail {
 
@@ -165,7 +168,11 @@ Operation *rebuildWithLocalSizes(OpBuilder &b, Operation *op, const Strategy &s,
   };
   bool split = llvm::any_of(
       s.results, [&](const Placements &p) { return llvm::any_of(p, isShard); });
-  if (!split || !holdsSizes(op))
+  // Ops whose attributes hold sizes are rebuilt, the others cloned.
+  bool holdsSizes =
+      isa<tensor::ExpandShapeOp, tensor::ExtractSliceOp, tensor::InsertSliceOp>(
+          op);
+  if (!split || !holdsSizes)
     return nullptr;
   Location loc = op->getLoc();
   // Uncut dims a strategy splits take the local source's size.

@@ -4,7 +4,7 @@
 
 #include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
-#include "hp/Dialect/DTensor/Transforms/Strategies.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -10,6 +10,7 @@
 
 #include "PlacementGraph.h"
 
+#include "hp/Dialect/DTensor/Strategies/StrategyModels.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -29,6 +30,13 @@ namespace {
 struct DTensorPropagatePass
     : hp::dtensor::impl::DTensorPropagateBase<DTensorPropagatePass> {
   using DTensorPropagateBase::DTensorPropagateBase;
+
+  // The op rules: hp's models, wherever the pass runs (a tool need not
+  // have registered them).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    DTensorPropagateBase::getDependentDialects(registry);
+    registerStrategyModels(registry);
+  }
 
   void runOnOperation() override {
     PlacementSettings settings;

@@ -137,7 +137,10 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
       `insert_slice`, `pad`, `concat`) keep the dims they do not cut split.
     - Constants, `tensor.empty` and scalar code run replicated in front of
       the region; a local chunk of them is free.
-    - Anything else runs replicated, with a remark naming it.
+    - `linalg.softmax` splits any dim but the one it normalises.
+    - Anything else runs replicated, with a remark naming it, unless a
+      `StrategyOpInterface` model gives it strategies (the rules above are
+      such models: docs/Propagation.md, "Open op rules").
     - `dtensor.constrain` and the boundary's placements are fixed; a
       `dtensor.local_region` in the body keeps its declared layouts.
 
