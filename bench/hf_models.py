@@ -172,7 +172,7 @@ def hp_row(hp, shape, build, steps):
     with torch.no_grad():
         error = (out - model(*args)).abs().max().item()
     moved = hp.torch.collectives(prog)
-    return {"export": seconds, "replicated": sum("runs replicated" in r for r in prog.remarks),
+    return {"export": seconds, "replicated": sum(r.kind == "runs-replicated" for r in prog.remarks),
             "error": error, "counts": moved["counts"], "bytes": moved["bytes"], "step": step}
 
 

@@ -23,6 +23,7 @@
 
 #include "HPModule.h"
 
+#include "hp-c/Diagnostics.h"
 #include "hp/Runtime/Runtime.h"
 
 using namespace hpbind;
@@ -91,33 +92,38 @@ bool filePosition(MlirLocation loc, std::string &where, std::string &name) {
   return false;
 }
 
-/// "file:line:col: severity: [name: ]message", as compilers print it.
-std::string formatDiagnostic(MlirDiagnostic diag) {
-  std::string text;
-  mlirDiagnosticPrint(diag, appendTo, &text);
-  std::string where, name;
+/// `diag` as a record: its parts ("file:line:col", the severity, "[name: ]
+/// message") and hp's facts about it.
+Diagnostic recordDiagnostic(MlirDiagnostic diag) {
+  Diagnostic d;
+  mlirDiagnosticPrint(diag, appendTo, &d.message);
+  std::string name;
   MlirLocation loc = mlirDiagnosticGetLocation(diag);
-  if (!filePosition(loc, where, name)) {
-    where.clear();
-    mlirLocationPrint(loc, appendTo, &where);
+  if (!filePosition(loc, d.location, name)) {
+    d.location.clear();
+    mlirLocationPrint(loc, appendTo, &d.location);
   } else if (!name.empty()) {
-    text = name + ": " + text;
+    d.message = name + ": " + d.message;
   }
-  const char *severity = "error";
+  d.severity = "error";
   switch (mlirDiagnosticGetSeverity(diag)) {
   case MlirDiagnosticWarning:
-    severity = "warning";
+    d.severity = "warning";
     break;
   case MlirDiagnosticNote:
-    severity = "note";
+    d.severity = "note";
     break;
   case MlirDiagnosticRemark:
-    severity = "remark";
+    d.severity = "remark";
     break;
   default:
     break;
   }
-  return where + ": " + severity + ": " + text;
+  auto text = [](MlirStringRef s) { return std::string(s.data, s.length); };
+  d.kind = text(hpDiagnosticGetKind(diag));
+  d.op = text(hpDiagnosticGetOpName(diag));
+  d.parameter = text(hpDiagnosticGetParameter(diag));
+  return d;
 }
 
 } // namespace
@@ -139,7 +145,7 @@ hpbind::Context::Context() {
       ctx,
       [](MlirDiagnostic diag, void *self) {
         static_cast<Context *>(self)->diagnostics.push_back(
-            formatDiagnostic(diag));
+            recordDiagnostic(diag));
         return mlirLogicalResultSuccess();
       },
       this, nullptr);
@@ -190,7 +196,7 @@ MlirPassManager parsePipeline(MlirContext ctx, const std::string &pipeline,
 
 } // namespace
 
-std::vector<std::string> hpbind::Module::run(const std::string &pipeline) {
+std::vector<Diagnostic> hpbind::Module::run(const std::string &pipeline) {
   checkNesting(pipeline, "pipeline");
   // Passes assume valid input; a module built op by op may not be.
   if (!mlirOperationVerify(operation()))
@@ -271,6 +277,30 @@ Type localType(const Type &t, const std::vector<int64_t> &meshShape) {
   return {t.context, local};
 }
 
+/// `diagnostics` as hp.Diagnostic objects (python/hp/_diagnostics.py: a str
+/// with its parts, so that text checks written before it still read it).
+nb::list toPython(const std::vector<Diagnostic> &diagnostics) {
+  nb::object make = nb::module_::import_("hp._diagnostics").attr("Diagnostic");
+  nb::list out;
+  for (const Diagnostic &d : diagnostics)
+    out.append(
+        make(d.severity, d.location, d.message, d.kind, d.op, d.parameter));
+  return out;
+}
+
+/// Sets a placement list through `set` (an hpFuncSet... call), raising
+/// ValueError with the C API's diagnostics when it refuses.
+template <typename Set>
+void setPlacementList(Operation &op, const std::vector<Attribute> &placements,
+                      Set set) {
+  op.owner.check("this Operation");
+  ContextRef c = op.owner.context();
+  std::vector<MlirAttribute> attrs = raw(c, placements);
+  MlirAttribute list = mlirArrayAttrGet(c->ctx, attrs.size(), attrs.data());
+  if (!set(list))
+    c->fail("cannot set the placements");
+}
+
 void bindIR(nb::module_ &m) {
   nb::class_<Context>(m, "Context")
       .def(nb::new_([] { return std::make_shared<Context>(); }),
@@ -315,6 +345,66 @@ void bindIR(nb::module_ &m) {
              const Attribute &a) { op.setFunctionAttribute(true, i, n, a); },
           nb::arg("index"), nb::arg("name"), nb::arg("attr"),
           "Sets result attribute `name` of a func.func.")
+      .def(
+          "set_mesh",
+          [](Operation &op, const std::string &mesh) {
+            op.owner.check("this Operation");
+            checkSymbolName(mesh, "mesh name");
+            if (!hpFuncSetMesh(op.op, toRef(mesh)))
+              op.owner.context()->fail("cannot set the function's mesh");
+          },
+          nb::arg("mesh"),
+          "Sets `dtensor.mesh = @mesh` on a function (its global view's "
+          "mesh).")
+      .def(
+          "set_arg_placements",
+          [](Operation &op, intptr_t i, const std::vector<Attribute> &ps) {
+            setPlacementList(op, ps, [&](MlirAttribute list) {
+              return hpFuncSetArgPlacements(op.op, i, list);
+            });
+          },
+          nb::arg("index"), nb::arg("placements"),
+          "Sets `dtensor.placements` of argument `index` of a function to "
+          "the placement attributes `placements`, one per mesh dim.")
+      .def(
+          "set_result_placements",
+          [](Operation &op, intptr_t i, const std::vector<Attribute> &ps) {
+            setPlacementList(op, ps, [&](MlirAttribute list) {
+              return hpFuncSetResultPlacements(op.op, i, list);
+            });
+          },
+          nb::arg("index"), nb::arg("placements"),
+          "Sets `dtensor.placements` of result `index` of a function.")
+      .def(
+          "set_result_constrain",
+          [](Operation &op, intptr_t i, const std::vector<Attribute> &ps) {
+            setPlacementList(op, ps, [&](MlirAttribute list) {
+              return hpFuncSetResultConstrain(op.op, i, list);
+            });
+          },
+          nb::arg("index"), nb::arg("placements"),
+          "Sets `dtensor.constrain` of result `index` of a function (a "
+          "layout the value takes inside, not at the boundary).")
+      .def(
+          "set_arg_name",
+          [](Operation &op, intptr_t i, const std::string &name) {
+            op.owner.check("this Operation");
+            if (!hpFuncSetArgName(op.op, i, toRef(name)))
+              op.owner.context()->fail("cannot name the argument");
+          },
+          nb::arg("index"), nb::arg("name"),
+          "Names argument `index` of a function (`dtensor.arg_name`: a "
+          "parameter's name, which warnings quote), any text.")
+      .def(
+          "set_arg_fsdp_axes",
+          [](Operation &op, intptr_t i, const std::vector<int64_t> &axes) {
+            op.owner.check("this Operation");
+            if (!hpFuncSetArgFsdpAxes(op.op, i, axes.size(), axes.data()))
+              op.owner.context()->fail("cannot set the argument's FSDP axes");
+          },
+          nb::arg("index"), nb::arg("axes"),
+          "Sets `dtensor.fsdp_axes` of argument `index` of a function: the "
+          "mesh dims FSDP splits it along.")
       .def("__str__", &Operation::str);
 
   nb::class_<Module>(m, "Module")
@@ -341,14 +431,21 @@ void bindIR(nb::module_ &m) {
           },
           "A copy of the module, locations included (a pipeline run on it "
           "leaves this one alone).")
-      .def("verify", &Module::verify,
-           "Raises ValueError with the diagnostics if invalid; returns the "
-           "warnings and remarks.")
-      .def("run", &Module::run, nb::arg("pipeline"),
-           "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
-           "'builtin.module(hp-partition)'; raises ValueError with the "
-           "diagnostics on failure; returns the warnings and remarks "
-           "(print-plans).")
+      .def(
+          "verify",
+          [](const ModuleRef &self) { return toPython(self->verify()); },
+          "Raises ValueError with the diagnostics if invalid; returns the "
+          "warnings and remarks (hp.Diagnostic).")
+      .def(
+          "run",
+          [](const ModuleRef &self, const std::string &pipeline) {
+            return toPython(self->run(pipeline));
+          },
+          nb::arg("pipeline"),
+          "Runs a pass pipeline on the module, e.g. 'hp-partition' or "
+          "'builtin.module(hp-partition)'; raises ValueError with the "
+          "diagnostics on failure; returns the warnings and remarks "
+          "(hp.Diagnostic: print-plans, runs-replicated, gathers-whole).")
       .def(
           "import_function",
           [](const ModuleRef &self, const ModuleRef &source,

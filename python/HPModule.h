@@ -82,10 +82,24 @@ inline void checkMeshShape(const std::vector<int64_t> &shape,
     throw nb::value_error(error->c_str());
 }
 
+/// One diagnostic, as Python reads it (hp.Diagnostic): its parts, and what
+/// hp's passes say it is about (hp-c/Diagnostics.h), so that callers filter
+/// by kind rather than by words.
+struct Diagnostic {
+  std::string severity; // "error", "warning", "remark" or "note"
+  std::string location; // "file:line:col", or the location printed
+  std::string message;  // the text, after the op's name where it has one
+  std::string kind, op, parameter;
+  /// "location: severity: message", as compilers print it.
+  std::string str() const {
+    return location + ": " + severity + ": " + message;
+  }
+};
+
 /// Owns an MlirContext; every other object keeps it alive.
 struct Context {
   MlirContext ctx;
-  std::vector<std::string> diagnostics;
+  std::vector<Diagnostic> diagnostics;
   MlirDiagnosticHandlerID handler;
 
   Context();
@@ -97,8 +111,8 @@ struct Context {
   /// Raises ValueError with the collected diagnostics.
   [[noreturn]] void fail(const std::string &what) {
     std::string message = what;
-    for (const std::string &d : diagnostics)
-      message += "\n" + d;
+    for (const Diagnostic &d : diagnostics)
+      message += "\n" + d.str();
     diagnostics.clear();
     throw nb::value_error(message.c_str());
   }
@@ -150,17 +164,17 @@ struct Module {
     return s;
   }
   /// The diagnostics collected since the last call (warnings, remarks).
-  std::vector<std::string> takeDiagnostics() {
-    std::vector<std::string> taken;
+  std::vector<Diagnostic> takeDiagnostics() {
+    std::vector<Diagnostic> taken;
     taken.swap(context->diagnostics);
     return taken;
   }
-  std::vector<std::string> verify() {
+  std::vector<Diagnostic> verify() {
     if (!mlirOperationVerify(operation()))
       context->fail("module does not verify");
     return takeDiagnostics();
   }
-  std::vector<std::string> run(const std::string &pipeline);
+  std::vector<Diagnostic> run(const std::string &pipeline);
 };
 using ModuleRef = std::shared_ptr<Module>;
 

@@ -203,6 +203,29 @@ MLIR_CAPI_EXPORTED MlirOperation hpDTensorLocalCallOpCreate(
 MLIR_CAPI_EXPORTED bool hpFuncSetArgName(MlirOperation func, intptr_t index,
                                          MlirStringRef name);
 
+/// The attributes of the global view (hp.torch sets them before
+/// dtensor-globalize): `dtensor.mesh = @mesh` on `func` (`mesh` a plain
+/// symbol name); `dtensor.placements` on argument or result `index` and
+/// `dtensor.constrain` on result `index` (`placements` an array of placement
+/// attributes); `dtensor.fsdp_axes = array<i64: axes...>` on argument
+/// `index`. Each returns false and changes nothing if `func` is null, or
+/// (with a diagnostic) not a function with a function type, `index` is out
+/// of range or the value is not of that kind. The dialect's verifier checks
+/// the rest (a mesh that exists, axes that split the argument).
+MLIR_CAPI_EXPORTED bool hpFuncSetMesh(MlirOperation func, MlirStringRef mesh);
+MLIR_CAPI_EXPORTED bool hpFuncSetArgPlacements(MlirOperation func,
+                                               intptr_t index,
+                                               MlirAttribute placements);
+MLIR_CAPI_EXPORTED bool hpFuncSetResultPlacements(MlirOperation func,
+                                                  intptr_t index,
+                                                  MlirAttribute placements);
+MLIR_CAPI_EXPORTED bool hpFuncSetResultConstrain(MlirOperation func,
+                                                 intptr_t index,
+                                                 MlirAttribute placements);
+MLIR_CAPI_EXPORTED bool hpFuncSetArgFsdpAxes(MlirOperation func, intptr_t index,
+                                             intptr_t count,
+                                             const int64_t *axes);
+
 /// Parses `text` as a module whose locations name `filename`, and verifies
 /// it; null on error (the diagnostics go to the context's handlers), and
 /// null without parsing for text nesting deeper than 512 brackets.

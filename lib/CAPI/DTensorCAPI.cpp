@@ -574,35 +574,118 @@ MlirOperation hpDTensorLocalCallOpCreate(
   return wrap(op.getOperation());
 }
 
-bool hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
+/// The function `func` whose argument (or result) `index` may be given an
+/// attribute by the C function `fnName`; null, with a diagnostic (none for a
+/// null handle), if it may not.
+static FunctionOpInterface functionSlot(MlirOperation func, intptr_t index,
+                                        bool result, StringRef fnName) {
   if (mlirOperationIsNull(func))
-    return false;
+    return nullptr;
   Operation *op = unwrap(func);
-  Call call(op->getLoc(), __func__);
+  Call call(op->getLoc(), fnName);
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn) {
     call.misuse() << "'" << op->getName() << "' is not a function";
-    return false;
+    return nullptr;
   }
-  // The argument count comes from the function type (ODS name
-  // `function_type`), which a generically built op may lack; func.func casts
-  // it to a FunctionType.
+  // The counts come from the function type (ODS name `function_type`),
+  // which a generically built op may lack; func.func casts it to a
+  // FunctionType.
   auto type = dyn_cast_or_null<TypeAttr>(op->getAttr("function_type"));
   if (!type || !type.getValue() ||
       (isa<func::FuncOp>(op) && !isa<FunctionType>(type.getValue()))) {
     call.misuse() << "the function has no function type";
-    return false;
+    return nullptr;
   }
-  intptr_t numArgs = fn.getNumArguments();
-  if (index < 0 || index >= numArgs) {
-    call.misuse() << "argument " << index
-                  << " is out of range; the function has " << numArgs;
-    return false;
+  intptr_t count = result ? fn.getNumResults() : fn.getNumArguments();
+  if (index < 0 || index >= count) {
+    call.misuse() << (result ? "result " : "argument ") << index
+                  << " is out of range; the function has " << count;
+    return nullptr;
   }
-  if (!call.checkString("name", name, /*allowEmpty=*/false))
+  return fn;
+}
+
+bool hpFuncSetArgName(MlirOperation func, intptr_t index, MlirStringRef name) {
+  FunctionOpInterface fn = functionSlot(func, index, false, __func__);
+  if (!fn || !Call(fn.getLoc(), __func__)
+                  .checkString("name", name, /*allowEmpty=*/false))
     return false;
   fn.setArgAttr(index, LocalCallOp::getArgNameAttrName(),
                 StringAttr::get(fn.getContext(), unwrap(name)));
+  return true;
+}
+
+bool hpFuncSetMesh(MlirOperation func, MlirStringRef mesh) {
+  if (mlirOperationIsNull(func))
+    return false;
+  Operation *op = unwrap(func);
+  Call call(op->getLoc(), __func__);
+  if (!isa<FunctionOpInterface>(op)) {
+    call.misuse() << "'" << op->getName() << "' is not a function";
+    return false;
+  }
+  if (!call.checkSymbol("mesh", mesh))
+    return false;
+  op->setAttr(DTensorDialect::MeshAttrHelper::getNameStr(),
+              FlatSymbolRefAttr::get(op->getContext(), unwrap(mesh)));
+  return true;
+}
+
+/// Sets `name` on argument or result `index` of `func` to the placement list
+/// `placements`.
+static bool setPlacementList(MlirOperation func, intptr_t index, bool result,
+                             StringRef name, MlirAttribute placements,
+                             StringRef fnName) {
+  FunctionOpInterface fn = functionSlot(func, index, result, fnName);
+  if (!fn)
+    return false;
+  Call call(fn.getLoc(), fnName);
+  auto list = mlirAttributeIsNull(placements)
+                  ? ArrayAttr()
+                  : dyn_cast<ArrayAttr>(unwrap(placements));
+  if (!list) {
+    call.misuse() << "placements must be an array of placements";
+    return false;
+  }
+  if (!call.checkPlacements(list.getValue()))
+    return false;
+  if (result)
+    fn.setResultAttr(index, name, list);
+  else
+    fn.setArgAttr(index, name, list);
+  return true;
+}
+
+bool hpFuncSetArgPlacements(MlirOperation func, intptr_t index,
+                            MlirAttribute placements) {
+  return setPlacementList(func, index, /*result=*/false,
+                          DTensorDialect::PlacementsAttrHelper::getNameStr(),
+                          placements, __func__);
+}
+
+bool hpFuncSetResultPlacements(MlirOperation func, intptr_t index,
+                               MlirAttribute placements) {
+  return setPlacementList(func, index, /*result=*/true,
+                          DTensorDialect::PlacementsAttrHelper::getNameStr(),
+                          placements, __func__);
+}
+
+bool hpFuncSetResultConstrain(MlirOperation func, intptr_t index,
+                              MlirAttribute placements) {
+  return setPlacementList(func, index, /*result=*/true,
+                          DTensorDialect::ConstrainAttrHelper::getNameStr(),
+                          placements, __func__);
+}
+
+bool hpFuncSetArgFsdpAxes(MlirOperation func, intptr_t index, intptr_t count,
+                          const int64_t *axes) {
+  FunctionOpInterface fn = functionSlot(func, index, false, __func__);
+  if (!fn || !Call(fn.getLoc(), __func__).checkArray("axes", count, axes))
+    return false;
+  fn.setArgAttr(
+      index, DTensorDialect::FsdpAxesAttrHelper::getNameStr(),
+      DenseI64ArrayAttr::get(fn.getContext(), ArrayRef<int64_t>(axes, count)));
   return true;
 }
 

@@ -11,10 +11,11 @@ as ``ValueError`` whose message holds MLIR's located diagnostics.
 """
 
 from . import _hp
+from ._diagnostics import Diagnostic
 from ._hp import Attribute, Block, Context, Module, Operation, Type, Value
 
 __all__ = [
-    "Attribute", "Block", "Context", "DeviceMesh", "MAX_RANKS", "Module", "Operation",
+    "Attribute", "Block", "Context", "DeviceMesh", "Diagnostic", "MAX_RANKS", "Module", "Operation",
     "Partial", "Placement", "Replicate", "RunError", "Shard", "StridedShard", "Type",
     "Value", "collective_bytes_sent", "collectives", "constrain", "dtensor_type",
     "from_local", "global_region", "local_call", "local_region",

@@ -64,7 +64,7 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     gathers = ("warn-gather-named-args" if warn_gather_bytes is None
                else f"warn-gather-bytes={warn_gather_bytes}")
     remarks = [d for d in module.clone().run(f"builtin.module(dtensor-propagate{{{gathers}}})")
-        if "runs replicated" in d or ": warning:" in d]
+               if d.kind in ("runs-replicated", "gathers-whole")]
     for r in remarks:
         warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
 

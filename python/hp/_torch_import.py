@@ -101,12 +101,17 @@ def _lower(importer, program, n_results):
     lowered = importer(program, output_type="linalg-on-tensors", func_name="forward",
                        decomposition_table=_decompose.decomposition_table(),
                        fx_importer=_located_importer())
-    imported = str(lowered)
-    _refuse_unsupported(imported)
+    from torch_mlir import ir
+
+    ops = list(_nested_ops(lowered.operation))
+    _refuse_unsupported({op.name for op in ops})
     # torch-mlir returns what functionalization found written as extra results.
-    head = re.search(r"func\.func @forward\(.*\) -> (.*) \{", imported)
-    if head and head.group(1).count("tensor<") != n_results:
-        raise ValueError(f"torch-mlir returned {head.group(1).count('tensor<')} results where "
+    forward = next(op for op in ops if op.name == "func.func"
+                   and ir.StringAttr(op.attributes["sym_name"]).value == "forward")
+    returned = len(ir.FunctionType(ir.TypeAttr(forward.attributes["function_type"]).value)
+                   .results)
+    if returned != n_results:
+        raise ValueError(f"torch-mlir returned {returned} results where "
                          f"{n_results} were expected (outputs and plan pins): the module most "
                          "likely writes to an input or a buffer (an in-place update, or a "
                          "layer in training mode); hp exports functions, so export it in "
@@ -203,24 +208,22 @@ def _global_view(ctx, imported, mesh, arg_ps, output_ps, pins, pin, arg_names,
     module.run(_PREPARE)
     mesh.add_to(module)
     fn = module.lookup("forward")
-    fn.set_attribute("dtensor.mesh", hp.Attribute.parse(ctx, f"@{mesh.name}"))
+    fn.set_mesh(mesh.name)
 
-    def attr(ps):
-        return hp.Attribute.parse(ctx, "[" + ", ".join(str(p.to_mlir(ctx)) for p in ps) + "]")
+    def attrs(ps):
+        return [p.to_mlir(ctx) for p in ps]
 
     for i, ps in enumerate(arg_ps):
-        fn.set_arg_attribute(i, "dtensor.placements", attr(ps))
+        fn.set_arg_placements(i, attrs(ps))
     for i, name in enumerate(arg_names):
         if name is not None:
-            fn.set_arg_attribute(i, "dtensor.arg_name", hp.Attribute.parse(ctx, f'"{name}"'))
+            fn.set_arg_name(i, name)
     for i, axes in (fsdp_axes or {}).items():
-        fn.set_arg_attribute(i, "dtensor.fsdp_axes", hp.Attribute.parse(
-            ctx, "array<i64: " + ", ".join(str(a) for a in axes) + ">"))
+        fn.set_arg_fsdp_axes(i, list(axes))
     for i, ps in enumerate(output_ps):
-        fn.set_result_attribute(i, "dtensor.placements", attr(ps))
+        fn.set_result_placements(i, attrs(ps))
     for k, (t, layout, what) in enumerate(pins):
-        fn.set_result_attribute(len(output_ps) + k, "dtensor.constrain",
-                                attr(pin(layout, t, what)))
+        fn.set_result_constrain(len(output_ps) + k, attrs(pin(layout, t, what)))
     module.run("builtin.module(dtensor-globalize)")
     return module
 
@@ -245,12 +248,25 @@ def _refuse_mutation(program, flat_names):
                          "mode or without in-place updates")
 
 
-def _refuse_unsupported(text):
-    """What torch-mlir emits outside linalg on tensors, named for the user."""
-    if "ml_program." in text:
+def _nested_ops(op):
+    """Every op nested in ``op`` (torch-mlir's IR), in order, but those in
+    the bodies of linalg ops (scalar code, and most of the module)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                inner = inner.operation
+                yield inner
+                if not inner.name.startswith("linalg."):
+                    yield from _nested_ops(inner)
+
+
+def _refuse_unsupported(names):
+    """What torch-mlir emits outside linalg on tensors (``names``: the op
+    names of the module), named for the user."""
+    if any(n.startswith("ml_program.") for n in names):
         raise ValueError("the module draws random numbers (dropout in training mode?): "
                          "hp exports deterministic programs; export it in eval mode")
-    extra = sorted(set(re.findall(r"\b(tm_tensor\.\w+)", text)))
+    extra = sorted(n for n in names if n.startswith("tm_tensor."))
     if extra:
         raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
                          "(index_put, index_add, a sort of rows longer than "

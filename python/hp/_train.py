@@ -161,7 +161,7 @@ class Trainer:
         if partition.error is not None:
             self.close()
             raise partition.error
-        remarks += [d for d in partition.remarks if "runs replicated" in d]
+        remarks += [d for d in partition.remarks if d.kind == "runs-replicated"]
         self._moved = partition.moved
 
     def _initial_state(self, state, trained, keys):

@@ -705,6 +705,44 @@ static void localCalls(MlirContext ctx, MlirLocation loc) {
   // CHECK-NEXT: arg name untyped: null=1 diags=1
   EXPECT_VALUE("arg name ok", hpFuncSetArgName(fn, 0, str("a")), true);
   // CHECK: arg name ok: null=1 diags=0
+
+  // The global view's setters: the same slot checks, then their own.
+  EXPECT_VALUE("mesh null func", hpFuncSetMesh(noOp, str("mesh")), false);
+  // CHECK: mesh null func: null=1 diags=0
+  EXPECT_VALUE("mesh quoted", hpFuncSetMesh(fn, str("a b")), false);
+  // CHECK: diag: hpFuncSetMesh: mesh 'a b' is not a symbol name ([A-Za-z_][A-Za-z0-9_$.-]*)
+  // CHECK-NEXT: mesh quoted: null=1 diags=1
+  EXPECT_VALUE("mesh ok", hpFuncSetMesh(fn, str("mesh")), true);
+  // CHECK: mesh ok: null=1 diags=0
+  EXPECT_VALUE("placements 1", hpFuncSetArgPlacements(fn, 1, outs), false);
+  // CHECK: diag: hpFuncSetArgPlacements: argument 1 is out of range; the function has 1
+  // CHECK-NEXT: placements 1: null=1 diags=1
+  EXPECT_VALUE("placements null", hpFuncSetArgPlacements(fn, 0, noAttr),
+               false);
+  // CHECK: diag: hpFuncSetArgPlacements: placements must be an array of placements
+  // CHECK-NEXT: placements null: null=1 diags=1
+  EXPECT_VALUE("placements nested", hpFuncSetArgPlacements(fn, 0, outs), false);
+  // CHECK: diag: hpFuncSetArgPlacements: placements entry #0 is [#dtensor.shard<0>], not a placement
+  // CHECK-NEXT: placements nested: null=1 diags=1
+  EXPECT_VALUE("placements ok", hpFuncSetArgPlacements(fn, 0, flat), true);
+  // CHECK: placements ok: null=1 diags=0
+  // The function has no result.
+  EXPECT_VALUE("result placements 0", hpFuncSetResultPlacements(fn, 0, flat),
+               false);
+  // CHECK: diag: hpFuncSetResultPlacements: result 0 is out of range; the function has 0
+  // CHECK-NEXT: result placements 0: null=1 diags=1
+  EXPECT_VALUE("constrain 0", hpFuncSetResultConstrain(fn, 0, flat), false);
+  // CHECK: diag: hpFuncSetResultConstrain: result 0 is out of range; the function has 0
+  // CHECK-NEXT: constrain 0: null=1 diags=1
+  int64_t axis = 0;
+  EXPECT_VALUE("fsdp NULL", hpFuncSetArgFsdpAxes(fn, 0, 1, NULL), false);
+  // CHECK: diag: hpFuncSetArgFsdpAxes: axes is NULL but its count is 1
+  // CHECK-NEXT: fsdp NULL: null=1 diags=1
+  EXPECT_VALUE("fsdp -1", hpFuncSetArgFsdpAxes(fn, -1, 1, &axis), false);
+  // CHECK: diag: hpFuncSetArgFsdpAxes: argument -1 is out of range; the function has 1
+  // CHECK-NEXT: fsdp -1: null=1 diags=1
+  EXPECT_VALUE("fsdp ok", hpFuncSetArgFsdpAxes(fn, 0, 1, &axis), true);
+  // CHECK: fsdp ok: null=1 diags=0
   mlirOperationDestroy(untyped);
   mlirOperationDestroy(fn);
 }

@@ -16,6 +16,7 @@
 #include "hp/Dialect/DTensor/Strategies/StrategyModels.h"
 #include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Support/DiagnosticFacts.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -181,12 +182,17 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements, Operation *cause,
   StringAttr name = namedOrigin(v);
   if (!gathersWhole)
     return slot;
-  if (name && settings.warnGatherNamedArgs)
-    emitWarning(at) << "gathers the whole '" << name.getValue() << "' ("
-                    << global << ", " << plan::humanBytes(bytes)
-                    << ") on every rank for " << what
-                    << " (warn-gather-named-args)";
-  else if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes) {
+  hp::DiagnosticFacts facts{hp::diagnostic_kind::kGathersWhole,
+                            cause ? cause->getName().getStringRef() : "",
+                            name ? name.getValue() : ""};
+  if (name && settings.warnGatherNamedArgs) {
+    InFlightDiagnostic d = emitWarning(at)
+                           << "gathers the whole '" << name.getValue() << "' ("
+                           << global << ", " << plan::humanBytes(bytes)
+                           << ") on every rank for " << what
+                           << " (warn-gather-named-args)";
+    hp::setDiagnosticFacts(d, facts);
+  } else if (settings.warnGatherBytes && bytes >= settings.warnGatherBytes) {
     InFlightDiagnostic d = emitWarning(at) << "gathers the whole ";
     if (name)
       d << "'" << name.getValue() << "' (" << global << ", ";
@@ -194,6 +200,7 @@ Value RegionLowering::dtensorOf(Value v, ArrayAttr placements, Operation *cause,
       d << global << " (";
     d << plan::humanBytes(bytes) << ") on every rank for " << what
       << " (warn-gather-bytes=" << settings.warnGatherBytes << ")";
+    hp::setDiagnosticFacts(d, facts);
   }
   return slot;
 }

@@ -13,6 +13,7 @@
 #include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
 #include "hp/Dialect/DTensor/Strategies/StrategyModels.h"
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
+#include "hp/Support/DiagnosticFacts.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -132,10 +133,14 @@ LogicalResult RegionChooser::run() {
     g.remarkUnplaceable();
     return success();
   }
-  for (auto &[op, why] : g.fallbacks)
-    op->emitRemark() << "runs replicated (" << why
-                     << "): dtensor-propagate gives every operand and "
-                        "result `replicate`";
+  for (auto &[op, why] : g.fallbacks) {
+    InFlightDiagnostic remark =
+        op->emitRemark() << "runs replicated (" << why
+                         << "): dtensor-propagate gives every operand and "
+                            "result `replicate`";
+    hp::setDiagnosticFacts(remark, {hp::diagnostic_kind::kRunsReplicated,
+                                    op->getName().getStringRef(), ""});
+  }
   FailureOr<SmallVector<int64_t>> annotated = g.readAnnotations();
   if (failed(annotated))
     return failure();

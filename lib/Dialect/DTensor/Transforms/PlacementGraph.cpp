@@ -5,6 +5,7 @@
 #include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "hp/Dialect/DTensor/Planning/PlanAttrs.h"
 #include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
+#include "hp/Support/DiagnosticFacts.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -334,6 +335,10 @@ void PlacementGraph::remarkUnplaceable() {
                                    : "a dynamic shape")
          << "), so its ops stay together on whole tensors";
   remark.attachNote(region.getLoc()) << "the region";
+  Operation *producer = unplaceable.getDefiningOp();
+  hp::setDiagnosticFacts(
+      remark, {hp::diagnostic_kind::kRunsReplicated,
+               producer ? producer->getName().getStringRef() : "", ""});
 }
 
 Value PlacementGraph::namedArgument(Value v) {
