@@ -59,12 +59,17 @@ def export(model, args, mesh, params=None, inputs=None, outputs=None, plan=None,
     ctx = context or hp.Context()
     module = _global_view(ctx, imported, mesh, input_ps + [placed[n] for n in state],
                           output_ps, pins, pin, [None] * len(args) + list(state))
-    # What placing it will say: ops that run replicated, whole tensors
-    # gathered. Reported now, where the user is, not at run time.
+    # Placed once, here: the choice stays in the program (dtensor.strategy
+    # on each op), so every later pipeline (the ranks' lowering, a
+    # partitioning for collectives()) applies it instead of choosing again.
+    # What placing says (ops that run replicated, whole tensors gathered)
+    # is reported now, where the user is, not at run time.
+    remarks = [d for d in module.run("builtin.module(dtensor-choose-strategies)")
+               if d.kind == "runs-replicated"]
     gathers = ("warn-gather-named-args" if warn_gather_bytes is None
                else f"warn-gather-bytes={warn_gather_bytes}")
-    remarks = [d for d in module.clone().run(f"builtin.module(dtensor-propagate{{{gathers}}})")
-               if d.kind in ("runs-replicated", "gathers-whole")]
+    remarks += [d for d in module.clone().run(
+        f"builtin.module(dtensor-apply-strategies{{{gathers}}})") if d.kind == "gathers-whole"]
     for r in remarks:
         warnings.warn(f"hp.torch.export: {r}", stacklevel=2)
 

@@ -131,12 +131,15 @@ class Trainer:
         module = _torch_import._global_view(ctx, text, mesh, input_ps + target_ps + [list(rep)] +
                                   [placed[n] for n in names], output_ps, pins, pin,
                                   [None] * first + names, fsdp_axes)
-        # One partitioning of a copy gives the remarks of the placement and
-        # what a step moves (collectives()); it runs on its own context in
-        # a thread while the session starts its ranks (which compile the
-        # same program in their own processes).
+        # Placed once, here (the choice stays in the module as dtensor.strategy
+        # annotations): the ops that run replicated are said now. One
+        # partitioning of a copy, applying that choice, gives what a step
+        # moves (collectives()); it runs on its own context in a thread while
+        # the session starts its ranks (which lower the same program in their
+        # own processes, applying the same choice).
+        remarks = [d for d in module.run("builtin.module(dtensor-choose-strategies)")
+                   if d.kind == "runs-replicated"]
         partition = _Partition(str(module))
-        remarks = []
         input_specs = [(tuple(t.shape), t.dtype, ps) for t, ps in
                        zip((*xs, *ts, hyper), input_ps + target_ps + [rep])]
         state_specs = {n: (tuple(init[n].shape), init[n].dtype, placed[n]) for n in names}
@@ -161,7 +164,6 @@ class Trainer:
         if partition.error is not None:
             self.close()
             raise partition.error
-        remarks += [d for d in partition.remarks if d.kind == "runs-replicated"]
         self._moved = partition.moved
 
     def _initial_state(self, state, trained, keys):

@@ -83,6 +83,21 @@ def test_params_in_five_lines(mlp_model):
     check_close(out, model(x))
 
 
+def test_export_places_once_and_later_pipelines_apply_its_choice(mlp_model):
+    # The choice is made at export and kept in the program: every op the
+    # region places carries a dtensor.strategy, and partitioning the program
+    # again takes those (priced "as annotated"), choosing nothing.
+    model, x = mlp_model
+    prog = hp.torch.export(model, (x,), TP4, plan=mlp.PLAN)
+    text = str(prog.module)
+    assert text.count("dtensor.strategy = #dtensor.strategy<") >= 2  # the two matmuls
+    said = prog.module.clone().run("builtin.module(hp-partition{print-strategies})")
+    summaries = [d for d in said if "dtensor-choose-strategies:" in d]
+    assert summaries and all("as annotated (dtensor.strategy)" in d for d in summaries)
+    # The same collectives as the plan's (one all_reduce after the rows).
+    assert hp.torch.collectives(prog)["counts"] == {"all_reduce": 1}
+
+
 def test_no_plan_moves_nothing(mlp_model):
     model, x = mlp_model
     prog = hp.torch.export(model, (x,), TP4)

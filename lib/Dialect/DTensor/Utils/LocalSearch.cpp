@@ -101,7 +101,11 @@ static Graph restrict(const Graph &graph, ArrayRef<int64_t> window,
 /// Large-neighbourhood search: windows of consecutive nodes re-chosen
 /// exactly with the rest fixed, until no window improves. A window changes
 /// only its nodes' compute and the values they touch, so that is all it
-/// prices.
+/// prices. A window whose nodes and neighbours (the other producers and
+/// users of the values it touches) kept their strategies since it was last
+/// solved is skipped: its subproblem, and so its answer, are the same; so
+/// is a narrower window inside one solved since (its exact answer covers
+/// the narrower one's).
 void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
                               ArrayRef<int64_t> widths) {
   const Graph &graph = p.graph;
@@ -115,6 +119,11 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
       c += p.compute(node, choice[node]);
     return c;
   };
+  // When each node's strategy last changed, and when each window (by width
+  // and start) was last solved, on one clock of accepted improvements.
+  int64_t clock = 1;
+  SmallVector<int64_t> changedAt(n, 0);
+  llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> solvedAt;
   for (int sweep = 0; sweep < 8; ++sweep) {
     bool improved = false;
     for (int64_t width : widths) {
@@ -127,12 +136,38 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
         }
         llvm::sort(values);
         values.erase(std::unique(values.begin(), values.end()), values.end());
+        int64_t &solved = solvedAt[{width, start}];
+        int64_t latest = 0;
+        for (int64_t node : window)
+          latest = std::max(latest, changedAt[node]);
+        for (int64_t v : values) {
+          const Graph::Value &value = graph.values[v];
+          if (value.producer >= 0)
+            latest = std::max(latest, changedAt[value.producer]);
+          for (auto [user, operand] : value.uses)
+            latest = std::max(latest, changedAt[user]);
+        }
+        if (solved && latest < solved)
+          continue;
+        solved = clock;
+        // The narrower windows inside this one cannot beat its exact
+        // answer: their neighbours are its nodes and neighbours.
+        auto coverInner = [&](int64_t at) {
+          for (int64_t inner : widths) {
+            if (inner >= width)
+              continue;
+            for (int64_t s = 0; s < n; s += inner / 2)
+              if (s >= start && s + inner <= start + width)
+                solvedAt[{inner, s}] = at;
+          }
+        };
         Graph sub = restrict(graph, window, choice);
         Problem subProblem(sub, p.options, &p.costs);
         SmallVector<int64_t> subChoice;
         double optimum = 0;
         if (!Eliminator(subProblem).run(subChoice, optimum))
           continue;
+        coverInner(solved);
         double before = localCost(window, values);
         SmallVector<int64_t> kept;
         for (auto [k, node] : llvm::enumerate(window)) {
@@ -143,6 +178,12 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
         if (after < before - 1e-9 * std::max(1.0, std::fabs(current))) {
           current += after - before;
           improved = true;
+          for (auto [k, node] : llvm::enumerate(window))
+            if (choice[node] != kept[k])
+              changedAt[node] = clock;
+          // This window's own answer is now its nodes' strategies.
+          solved = ++clock;
+          coverInner(solved);
         } else {
           for (auto [k, node] : llvm::enumerate(window))
             choice[node] = kept[k];
