@@ -136,7 +136,9 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
         }
         llvm::sort(values);
         values.erase(std::unique(values.begin(), values.end()), values.end());
-        int64_t &solved = solvedAt[{width, start}];
+        // By value: coverInner below inserts into the map.
+        std::pair<int64_t, int64_t> key{width, start};
+        int64_t solved = solvedAt.lookup(key);
         int64_t latest = 0;
         for (int64_t node : window)
           latest = std::max(latest, changedAt[node]);
@@ -149,7 +151,7 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
         }
         if (solved && latest < solved)
           continue;
-        solved = clock;
+        solved = solvedAt[key] = clock;
         // The narrower windows inside this one cannot beat its exact
         // answer: their neighbours are its nodes and neighbours.
         auto coverInner = [&](int64_t at) {
@@ -182,7 +184,7 @@ void detail::improveByWindows(Problem &p, SmallVector<int64_t> &choice,
             if (choice[node] != kept[k])
               changedAt[node] = clock;
           // This window's own answer is now its nodes' strategies.
-          solved = ++clock;
+          solved = solvedAt[key] = ++clock;
           coverInner(solved);
         } else {
           for (auto [k, node] : llvm::enumerate(window))
