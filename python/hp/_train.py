@@ -284,18 +284,17 @@ class Trainer:
 
 class _Partition(threading.Thread):
     """hp-partition of a program's text on a context of its own, in a
-    thread: its diagnostics (``remarks``) and what it moves (``moved``),
-    or the ``error`` it raised."""
+    thread: what it moves (``moved``), or the ``error`` it raised."""
 
     def __init__(self, text):
         super().__init__(daemon=True)
-        self.text, self.remarks, self.moved, self.error = text, [], None, None
+        self.text, self.moved, self.error = text, None, None
         self.start()
 
     def run(self):
         try:
             copy = hp.Module.parse(hp.Context(), self.text, "step")
-            self.remarks = copy.run("builtin.module(hp-partition)")
+            copy.run("builtin.module(hp-partition)")
             self.moved = hp.partitioned_collectives(copy, "forward")
         except Exception as e:  # pylint: disable=broad-except
             self.error = e

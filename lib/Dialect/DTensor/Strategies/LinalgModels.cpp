@@ -13,7 +13,6 @@
 #include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
 #include "hp/Dialect/DTensor/Strategies/StrategyRules.h"
 
-#include "hp/Dialect/DTensor/Layout/Layout.h"
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -334,6 +333,7 @@ struct StructuredModel
 
 /// linalg.softmax: every dim but the one it normalises may be split (each
 /// rank normalises whole rows of its own); about five flops per element.
+/// The structured-op rule gives exactly that.
 struct SoftmaxModel
     : StrategyOpInterface::ExternalModel<SoftmaxModel, linalg::SoftmaxOp> {
   LogicalResult getStrategies(Operation *op, ArrayRef<int64_t> meshShape,
@@ -344,29 +344,21 @@ struct SoftmaxModel
       why = "linalg.softmax on buffers";
       return failure();
     }
+    // As loops: identity maps for the input, the init and the result, the
+    // normalised dim a reduction with no combiner (so it is never split).
     ArrayRef<int64_t> shape = softmax.getInputOperandType().getShape();
-    SmallVector<AxisOption> options;
-    for (int64_t d = 0, e = shape.size(); d < e; ++d) {
-      if (d == static_cast<int64_t>(softmax.getDimension()) || shape[d] < 2)
-        continue;
-      AxisOption o;
-      o.loop = d;
-      o.operands.assign(2, Placement::shard(d)); // input, init
-      o.results.assign(1, Placement::shard(d));
-      options.push_back(std::move(o));
-    }
-    strategies =
-        combineAxisOptions(meshShape, 2, 1, options, [&](const Strategy &s) {
-          double points = 5;
-          for (auto [d, full] : llvm::enumerate(shape)) {
-            int64_t size = full;
-            for (auto [m, loop] : llvm::enumerate(s.loops))
-              if (loop == static_cast<int64_t>(d))
-                size = chunkLength(size, meshShape[m]);
-            points *= size;
-          }
-          return points;
-        });
+    int64_t rank = shape.size();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, op->getContext());
+    Structure s;
+    s.loopSizes.assign(shape.begin(), shape.end());
+    s.iterators.assign(rank, utils::IteratorType::parallel);
+    s.iterators[softmax.getDimension()] = utils::IteratorType::reduction;
+    s.operandMaps = {id, id};
+    s.initOf = {-1, 0};
+    s.resultMaps = {id};
+    s.combiners = {std::nullopt};
+    s.flopsPerPoint = 5;
+    strategies = structuredStrategies(s, meshShape);
     return success();
   }
 };

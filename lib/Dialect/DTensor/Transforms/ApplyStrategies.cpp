@@ -548,14 +548,11 @@ struct DTensorApplyStrategiesPass
     Operation *root = getOperation();
     if (failed(checkPlannerSettings(root, getArgument(), settings)))
       return signalPassFailure();
-    SmallVector<GlobalRegionOp> regions;
-    root->walk([&](GlobalRegionOp r) { regions.push_back(r); });
-    SymbolTableCollection symbols;
-    for (GlobalRegionOp r : regions) {
-      MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
-      if (!mesh || failed(RegionLowering(r, mesh, settings).run()))
-        return signalPassFailure();
-    }
+    if (failed(forEachGlobalRegion(
+            root, [&](GlobalRegionOp r, const MeshInfo &mesh) {
+              return RegionLowering(r, mesh, settings).run();
+            })))
+      signalPassFailure();
   }
 };
 

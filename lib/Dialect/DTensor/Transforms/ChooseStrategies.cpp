@@ -203,14 +203,11 @@ struct DTensorChooseStrategiesPass
     Operation *root = getOperation();
     if (failed(checkChooserSettings(root, getArgument(), settings)))
       return signalPassFailure();
-    SmallVector<GlobalRegionOp> regions;
-    root->walk([&](GlobalRegionOp r) { regions.push_back(r); });
-    SymbolTableCollection symbols;
-    for (GlobalRegionOp r : regions) {
-      MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
-      if (!mesh || failed(RegionChooser(r, mesh, settings).run()))
-        return signalPassFailure();
-    }
+    if (failed(forEachGlobalRegion(
+            root, [&](GlobalRegionOp r, const MeshInfo &mesh) {
+              return RegionChooser(r, mesh, settings).run();
+            })))
+      signalPassFailure();
   }
 };
 

@@ -121,6 +121,21 @@ hp::dtensor::detail::checkChooserSettings(Operation *root, StringRef pass,
   return failure(bad.wasInterrupted());
 }
 
+LogicalResult hp::dtensor::detail::forEachGlobalRegion(
+    Operation *root,
+    function_ref<LogicalResult(GlobalRegionOp, const MeshInfo &)> fn) {
+  // Collected first: the rewrite erases each region it lowers.
+  SmallVector<GlobalRegionOp> regions;
+  root->walk([&](GlobalRegionOp r) { regions.push_back(r); });
+  SymbolTableCollection symbols;
+  for (GlobalRegionOp r : regions) {
+    MeshInfo mesh = lookupMesh(r, r.getMeshAttr(), symbols);
+    if (!mesh || failed(fn(r, mesh)))
+      return failure();
+  }
+  return success();
+}
+
 PlacementGraph::PlacementGraph(GlobalRegionOp region, const MeshInfo &mesh,
                                double paramMemoryWeight)
     : region(region), mesh(mesh), paramMemoryWeight(paramMemoryWeight) {

@@ -40,6 +40,14 @@ mlir::LogicalResult checkChooserSettings(mlir::Operation *root,
                                          llvm::StringRef pass,
                                          const PlacementSettings &settings);
 
+/// Runs `fn` on every global_region under `root` with its mesh, in order;
+/// stops at the first failure (or a mesh that does not resolve, which the
+/// lookup reports).
+mlir::LogicalResult forEachGlobalRegion(
+    mlir::Operation *root,
+    llvm::function_ref<mlir::LogicalResult(GlobalRegionOp, const MeshInfo &)>
+        fn);
+
 /// The annotations rule, one for both passes: a `dtensor.strategy` on an op
 /// is a decision. Each is checked against the op's own strategies (an
 /// annotation that is not one of them, or one on an op that takes none, is
