@@ -58,9 +58,14 @@ void addPartitionPasses(OpPassManager &pm,
 /// hoisting and ownership-based deallocation: what both targets share.
 template <typename Derived>
 void addBufferizedSPMDPasses(OpPassManager &pm,
-                             const hp::PlanningOptions<Derived> &options) {
+                             const hp::PlanningOptions<Derived> &options,
+                             bool gpu) {
   addPartitionPasses(pm, options);
   pm.addPass(createConvertShardToNCCL());
+  // Scans (each rank's piece) as loops on tensors, made in place below.
+  dtensor::DTensorLowerScansOptions scans;
+  scans.gpu = gpu;
+  pm.addPass(dtensor::createDTensorLowerScans(scans));
   // Elementwise arith on tensors (common in local-region bodies) is not
   // bufferizable as is.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -104,7 +109,7 @@ void hp::buildPartitionPipeline(OpPassManager &pm,
 
 void hp::buildLowerToCPUPipeline(OpPassManager &pm,
                                  const hp::PartitionPipelineOptions &options) {
-  addBufferizedSPMDPasses(pm, options);
+  addBufferizedSPMDPasses(pm, options, /*gpu=*/false);
   // Contractions to a BLAS before the rest of linalg becomes loops.
   pm.addPass(createConvertLinalgToBLAS());
   // Copies of slices (arguments taken from a redistribute's view) as
@@ -140,7 +145,7 @@ void hp::buildLowerToCPUPipeline(OpPassManager &pm,
 
 void hp::buildLowerToGPUPipeline(OpPassManager &pm,
                                  const LowerToGPUPipelineOptions &options) {
-  addBufferizedSPMDPasses(pm, options);
+  addBufferizedSPMDPasses(pm, options, /*gpu=*/true);
   // Contractions whose layout fits call cuBLAS on the rank's stream.
   if (options.cublas) {
     ConvertLinalgToBLASOptions blas;

@@ -15,32 +15,6 @@ import torch
 aten = torch.ops.aten
 
 
-def _cumsum(x, dim, *, dtype=None):
-    """cumsum as a masked sum: out[i] = sum over j <= i of x[j].
-
-    torch-mlir lowers cumsum to ``tm_tensor.scan``, a sequential loop no
-    strategy splits. The masked sum is a ``linalg.generic`` reduction: with
-    the scanned dim split it is a partial sum, elsewhere it runs on each
-    rank's piece. Terms are added in torch's order (j = 0, 1, ..., then
-    zeros), so integer results are exact and float ones round as torch's
-    sequential loop does. Memory grows as n^2 along the scanned dim, which
-    is what transformers scans (position ids, packed-sequence markers).
-    """
-    if dtype is None and not x.is_floating_point():
-        dtype = torch.int64  # torch promotes bool and integer cumsums
-    if dtype is not None:
-        x = x.to(dtype)
-    if x.dim() == 0:
-        return x.clone()
-    dim = dim % x.dim()
-    n = x.shape[dim]
-    i = torch.arange(n, device=x.device)
-    keep = i.unsqueeze(1) >= i.unsqueeze(0)  # [out i, in j]: j <= i
-    terms = torch.where(keep, x.movedim(dim, -1).unsqueeze(-2),
-                        torch.zeros((), dtype=x.dtype, device=x.device))
-    return terms.sum(-1).movedim(-1, dim)
-
-
 # torch's kernels compute sqrt(2/pi) in the tensor's type; torch-mlir writes
 # it as 0.797724 (it is 0.7978846), which is off by 4e-5 after a layer.
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -274,7 +248,6 @@ def check_targets(values, checks):
 HP_DECOMPOSITIONS = {
     aten.embedding_dense_backward.default: _embedding_dense_backward,
     aten.nll_loss_forward.default: _nll_loss_forward,
-    aten.cumsum.default: _cumsum,
     aten.gelu.default: _gelu,
     aten.sort.default: _sort,
     aten.sort.stable: _sort_stable,

@@ -104,6 +104,8 @@ def _lower(importer, program, n_results):
     from torch_mlir import ir
 
     ops = list(_nested_ops(lowered.operation))
+    if _scans_as_dtensor(lowered.context, ops):
+        ops = list(_nested_ops(lowered.operation))
     _refuse_unsupported({op.name for op in ops})
     # torch-mlir returns what functionalization found written as extra results.
     forward = next(op for op in ops if op.name == "func.func"
@@ -258,6 +260,58 @@ def _nested_ops(op):
                 yield inner
                 if not inner.name.startswith("linalg."):
                     yield from _nested_ops(inner)
+
+
+# The combiners of torch-mlir's scans (cumsum, cumprod) as dtensor.scan kinds.
+_SCAN_KINDS = {"arith.addf": "sum", "arith.addi": "sum",
+               "arith.mulf": "prod", "arith.muli": "prod"}
+
+
+def _scan_kind(scan):
+    """The dtensor.scan kind of torch-mlir's ``tm_tensor.scan`` op ``scan``:
+    an inclusive scan of one input whose body combines its two arguments by
+    one op of _SCAN_KINDS and whose final accumulator is unused; else
+    None (the op is then refused by name)."""
+    from torch_mlir import ir
+
+    block = scan.regions[0].blocks[0]
+    body = [op.operation for op in block.operations]
+    if len(scan.operands) != 3 or len(body) != 2 or \
+            not ir.BoolAttr(scan.attributes["inclusive"]).value or \
+            list(scan.results[1].uses):
+        return None
+    combine, yielded = body
+    arguments = set(block.arguments)
+    if combine.name not in _SCAN_KINDS or set(combine.operands) != arguments or \
+            list(yielded.operands) != [combine.results[0]]:
+        return None
+    return _SCAN_KINDS[combine.name]
+
+
+def _scans_as_dtensor(context, ops):
+    """Rewrites each ``tm_tensor.scan`` among ``ops`` that :func:`_scan_kind`
+    names as hp's ``dtensor.scan`` (in place; whether any was), which hp
+    places and lowers in linear time (torch-mlir's is a sequential loop
+    hp does not take). torch-mlir's context does not know hp's dialect: the
+    op is built by name and prints in the generic form, which hp parses."""
+    from torch_mlir import ir
+
+    rewritten = False
+    for scan in ops:
+        kind = scan.name == "tm_tensor.scan" and _scan_kind(scan)
+        if not kind:
+            continue
+        context.allow_unregistered_dialects = True
+        dim = ir.IntegerAttr(scan.attributes["dimension"]).value
+        with ir.InsertionPoint(scan), scan.location:
+            op = ir.Operation.create(
+                "dtensor.scan", results=[scan.results[0].type], operands=[scan.operands[0]],
+                attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim),
+                            "kind": ir.Attribute.parse(f"#dtensor<reduce_op {kind}>")})
+        scan.results[0].replace_all_uses_with(op.results[0])
+        scan.erase()
+        rewritten = True
+    return rewritten
 
 
 def _refuse_unsupported(names):

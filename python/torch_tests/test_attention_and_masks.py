@@ -179,19 +179,29 @@ def test_embedding_styles_do_not_gather_the_table(style, moves):
 
 
 def test_cumsum_is_taken_along_and_across_a_split_dim():
+    # cumsum and cumprod as dtensor.scan (not torch-mlir's tm_tensor loop):
+    # split along the scanned dim, each rank's piece from the pieces before.
+    # The f32 running sum is carried in f64 as torch's CPU kernel carries
+    # it: over 4096 elements an f32 one would be off by about 1e-4.
     class Scan(nn.Module):
-        def forward(self, x, ids):
-            return x.cumsum(1), (ids != 1).cumsum(-1)
+        def forward(self, x, ids, long):
+            return (x.cumsum(1), (ids != 1).cumsum(-1), ids.cumsum(1, dtype=torch.int32),
+                    (x.sign() + 1.5).cumprod(1), long.cumsum(1))
 
     x = torch.randn(4, 12, 8)
     ids = torch.randint(0, 3, (4, 12))
+    long = torch.randn(2, 4096)
     model = Scan()
     for ps in ([hp.Shard(1)], [hp.Shard(0)]):
-        prog = export_quietly(model, (x, ids), TP4, inputs=[ps, ps])
-        out = hp.torch.run(prog, (x, ids))
-        expected = model(x, ids)
+        prog = export_quietly(model, (x, ids, long), TP4, inputs=[ps, ps, ps])
+        assert str(prog).count("dtensor.scan") == 5 and "tm_tensor" not in str(prog)
+        out = hp.torch.run(prog, (x, ids, long))
+        expected = model(x, ids, long)
         check_close(out[0], expected[0])
         assert out[1].dtype == torch.int64 and torch.equal(out[1], expected[1])
+        assert out[2].dtype == torch.int32 and torch.equal(out[2], expected[2])
+        check_close(out[3], expected[3])
+        check_close(out[4], expected[4], rtol=1e-6, atol=1e-6)
 
 
 def test_bool_inputs_and_outputs_travel_as_bytes():

@@ -16,6 +16,7 @@ namespace hp::dtensor::strategies {
 void registerLinalgModels(mlir::DialectRegistry &registry);
 void registerElementwiseModels(mlir::DialectRegistry &registry);
 void registerTensorModels(mlir::DialectRegistry &registry);
+void registerScanModel(mlir::DialectRegistry &registry);
 
 } // namespace hp::dtensor::strategies
 

@@ -8,4 +8,5 @@ void hp::dtensor::registerStrategyModels(mlir::DialectRegistry &registry) {
   strategies::registerLinalgModels(registry);
   strategies::registerElementwiseModels(registry);
   strategies::registerTensorModels(registry);
+  strategies::registerScanModel(registry);
 }

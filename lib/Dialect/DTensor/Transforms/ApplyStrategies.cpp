@@ -296,7 +296,10 @@ void RegionLowering::lowerOp(Operation *op, const Strategy &s) {
                        meshName, local);
       }
     }
-    YieldOp::create(b, op->getLoc(), clone->getResults());
+    SmallVector<Value> results(clone->getResults());
+    if (auto model = dyn_cast<StrategyOpInterface>(op))
+      results = model.buildLocalResults(b, clone, s, mesh, meshName);
+    YieldOp::create(b, op->getLoc(), results);
   }
   for (auto [result, value] : llvm::zip(op->getResults(), local.getResults()))
     outer.map(result, value);

@@ -370,13 +370,74 @@ def DTensor_YieldOp : DTensor_Op<"yield",
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
 
-//===----------------------------------------------------------------------===//
-// Collectives on local tensors, naming mesh axes
-//===----------------------------------------------------------------------===//
-
 def DTensor_ReduceOpAttr : EnumAttr<DTensor_Dialect, DTensor_ReduceOp, "reduce_op"> {
   let assemblyFormat = "$value";
 }
+
+//===----------------------------------------------------------------------===//
+// Compute ops with a placement rule of their own
+//===----------------------------------------------------------------------===//
+
+def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "inclusive scan (running sum, product, max or min) along a dim";
+  let description = [{
+    ```mlir
+    %c = dtensor.scan sum %x dim = 1 : tensor<4x1024xf32>
+    %d = dtensor.scan sum %x dim = 1 from %p : tensor<4x1xf64> : tensor<4x1024xf32>
+    ```
+    `result[..., i, ...]` combines `input[..., 0, ...]` to `input[..., i, ...]`
+    along `dim` with `kind` (torch's `cumsum`, `cumprod`, and the values of
+    `cummax` and `cummin`), in index order, starting from `init` (one value
+    per row, the dim of size 1) or else from the kind's identity. The running
+    value is carried as torch's CPU kernels carry it: f16 and bf16 in f32,
+    f32 in f64, other types in their own; each element is that value
+    rounded to the element type. `init` has the carried type.
+
+    hp.torch writes torch-mlir's `tm_tensor.scan` of a `cumsum` or
+    `cumprod` as this op. Unlike a loop, it has a placement rule
+    (docs/Propagation.md, "Scans"): split along `dim`, each rank scans its
+    piece from the combined totals of the pieces before it (an all_gather
+    of one value per row); split along another dim it runs on each piece; a
+    `partial<sum>` passes through a `sum`. On local tensors
+    `dtensor-lower-scans` makes it a loop, linear in time and memory.
+
+    Constraints: `dim` within the input's rank; `kind` one of
+    `sum | prod | max | min`; an integer or float element type; `init`
+    shaped as the input with `dim` of size 1, of the carried element type.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DTensor_ReduceOpAttr:$kind,
+                       I64Attr:$dim, Optional<AnyRankedTensor>:$init);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `dim` `=` $dim (`from` $init^ `:` type($init))? attr-dict
+    `:` type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The type the running value of a scan of `element`s is carried in.
+    static ::mlir::Type getCarriedType(::mlir::Type element);
+    /// The value `kind` leaves unchanged on `element` (-0.0 for a float
+    /// sum, so that a scan's first element keeps its sign).
+    static ::mlir::TypedAttr getIdentity(::hp::dtensor::ReduceOp kind,
+                                         ::mlir::Type element);
+    /// `acc` combined with `x` by `kind` (signed for integers; float max
+    /// and min propagate NaN, as torch's cummax and cummin do).
+    static ::mlir::Value buildCombine(::mlir::OpBuilder &b,
+                                      ::mlir::Location loc,
+                                      ::hp::dtensor::ReduceOp kind,
+                                      ::mlir::Value acc, ::mlir::Value x);
+    /// `v` converted between float types (extf or truncf); `v` itself when
+    /// it has `type` already.
+    static ::mlir::Value buildFloatCast(::mlir::OpBuilder &b,
+                                        ::mlir::Location loc,
+                                        ::mlir::Type type, ::mlir::Value v);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives on local tensors, naming mesh axes
+//===----------------------------------------------------------------------===//
 
 class DTensor_AxisCollective<string mnemonic, list<Trait> traits = []>
     : DTensor_Op<mnemonic, !listconcat(traits, [

@@ -9,8 +9,10 @@
 #ifndef HP_DIALECT_DTENSOR_STRATEGIES_STRATEGYOPINTERFACE_H
 #define HP_DIALECT_DTENSOR_STRATEGIES_STRATEGYOPINTERFACE_H
 
+#include "hp/Dialect/DTensor/IR/DTensor.h"
 #include "hp/Dialect/DTensor/Utils/StrategyChooser.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/OpDefinition.h"
 
 #include <string>

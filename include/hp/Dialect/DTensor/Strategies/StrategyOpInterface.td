@@ -35,6 +35,23 @@ def DTensor_StrategyOpInterface : OpInterface<"StrategyOpInterface"> {
       (ins "::llvm::ArrayRef<int64_t>":$meshShape,
            "std::vector<::hp::dtensor::propagation::Strategy> &":$strategies,
            "std::string &":$why)>,
+    InterfaceMethod<[{
+        What the op computes on this rank's pieces under strategy `s`, built
+        at `b`'s insertion point in the `dtensor.local_region` that
+        `dtensor-apply-strategies` makes for it on mesh `meshName`: the values
+        the region yields for its tensor results. `local` is the op already
+        cloned onto the local operands. Most ops' pieces are independent and
+        yield `local`'s results (the default); an op whose split needs other
+        ranks' pieces (a scan split along its dim) adds the collectives here.
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "buildLocalResults",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::Operation *":$local,
+           "const ::hp::dtensor::propagation::Strategy &":$s,
+           "const ::hp::dtensor::MeshInfo &":$mesh,
+           "::mlir::FlatSymbolRefAttr":$meshName),
+      /*methodBody=*/[{}], /*defaultImplementation=*/[{
+        return ::llvm::SmallVector<::mlir::Value>(local->getResults());
+      }]>,
   ];
 }
 

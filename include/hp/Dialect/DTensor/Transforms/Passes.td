@@ -195,6 +195,41 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DTensorLowerScans : Pass<"dtensor-lower-scans"> {
+  let summary = "Lower dtensor.scan on local tensors to a loop";
+  let description = [{
+    Every `dtensor.scan` becomes a loop nest on tensors that
+    bufferization makes in place: the other dims outside, the scan's dim
+    innermost, carrying the running value (from the kind's identity) and
+    writing each element once. Linear in time and memory; a float sum adds
+    in index order, as torch's sequential kernel does. `hp-lower-to-cpu`
+    runs it before bufferization, after partitioning (a scan split across
+    ranks is already its local scan and the pieces' totals).
+
+    ```mlir
+    %c = dtensor.scan sum %x dim = 0 : tensor<8xf32>
+    // becomes
+    %r:2 = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %minus_zero, %t = %empty) -> (f32, tensor<8xf32>) {
+      %v = tensor.extract %x[%i] : tensor<8xf32>
+      %s = arith.addf %acc, %v : f32
+      %u = tensor.insert %s into %t[%i] : tensor<8xf32>
+      scf.yield %s, %u : f32, tensor<8xf32>
+    }
+    ```
+
+    With `gpu`, a scan is refused with a located error instead:
+    `hp-lower-to-gpu` has no kernel for it yet (a host loop over device
+    memory would copy every element).
+  }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Refuse scans (the GPU target has no kernel for them)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
   let summary = "Inline local regions and local calls between to_local and from_local";
   let description = [{
