@@ -24,6 +24,7 @@
 #include "HPModule.h"
 
 #include "hp-c/Diagnostics.h"
+#include "hp-c/PlacementRules.h"
 #include "hp/Runtime/Runtime.h"
 
 using namespace hpbind;
@@ -479,7 +480,84 @@ void bindIR(nb::module_ &m) {
       });
 }
 
+/// A placement list (an array attribute) as its placements.
+std::vector<Attribute> placementsOf(const ContextRef &c, MlirAttribute list) {
+  if (mlirAttributeIsNull(list))
+    c->fail("the placement rule refused its arguments");
+  std::vector<Attribute> out;
+  for (intptr_t i = 0, e = mlirArrayAttrGetNumElements(list); i < e; ++i)
+    out.push_back(Attribute{c, mlirArrayAttrGetElement(list, i)});
+  return out;
+}
+
+MlirAttribute listOf(const ContextRef &c, const std::vector<Attribute> &ps) {
+  std::vector<MlirAttribute> attrs = raw(c, ps);
+  return mlirArrayAttrGet(c->ctx, attrs.size(), attrs.data());
+}
+
+/// The placement rules of hp-c/PlacementRules.h, and a placement attribute
+/// as a tuple hp's Placement classes are built from.
+void bindPlacementRules(nb::module_ &m) {
+  m.def(
+      "placement_parts",
+      [](const Attribute &a) -> nb::tuple {
+        if (hpAttributeIsADTensorShardAttr(a.attr))
+          return nb::make_tuple("shard", hpDTensorShardAttrGetDim(a.attr));
+        if (hpAttributeIsADTensorStridedShardAttr(a.attr))
+          return nb::make_tuple(
+              "strided_shard", hpDTensorStridedShardAttrGetDim(a.attr),
+              hpDTensorStridedShardAttrGetSplitFactor(a.attr));
+        if (hpAttributeIsADTensorPartialAttr(a.attr)) {
+          MlirStringRef name =
+              hpDTensorReduceOpGetName(hpDTensorPartialAttrGetReduceOp(a.attr));
+          return nb::make_tuple("partial", std::string(name.data, name.length));
+        }
+        if (hpAttributeIsADTensorReplicateAttr(a.attr))
+          return nb::make_tuple("replicate");
+        throw nb::value_error(("not a placement: " + a.str()).c_str());
+      },
+      nb::arg("placement"),
+      "('shard', dim), ('strided_shard', dim, split_factor), "
+      "('partial', reduction) or ('replicate',).");
+  m.def(
+      "fsdp_split",
+      [](ContextRef c, const std::vector<Attribute> &ps, int64_t rank,
+         int64_t meshDim) {
+        return placementsOf(
+            c, hpPlacementsFsdpSplit(listOf(c, ps), rank, meshDim));
+      },
+      nb::arg("context"), nb::arg("placements"), nb::arg("rank"),
+      nb::arg("mesh_dim"), "hpPlacementsFsdpSplit.");
+  m.def(
+      "optimizer_state_placements",
+      [](ContextRef c, const std::vector<Attribute> &ps,
+         const std::vector<int64_t> &paramShape,
+         const std::vector<int64_t> &stateShape) {
+        return placementsOf(c, hpPlacementsOfOptimizerState(
+                                   listOf(c, ps), paramShape.size(),
+                                   paramShape.data(), stateShape.size(),
+                                   stateShape.data()));
+      },
+      nb::arg("context"), nb::arg("placements"), nb::arg("param_shape"),
+      nb::arg("state_shape"), "hpPlacementsOfOptimizerState.");
+  m.def(
+      "placements_from_inputs",
+      [](ContextRef c, const std::vector<std::vector<Attribute>> &inputs,
+         int64_t rank, int64_t meshRank, int64_t fixedDim) {
+        std::vector<MlirAttribute> lists;
+        for (const std::vector<Attribute> &ps : inputs)
+          lists.push_back(listOf(c, ps));
+        return placementsOf(c, hpPlacementsFromInputs(c->ctx, lists.size(),
+                                                      lists.data(), rank,
+                                                      meshRank, fixedDim));
+      },
+      nb::arg("context"), nb::arg("inputs"), nb::arg("rank"),
+      nb::arg("mesh_rank"), nb::arg("fixed_dim") = -1,
+      "hpPlacementsFromInputs.");
+}
+
 void bindPlacementsAndTypes(nb::module_ &m) {
+  bindPlacementRules(m);
   m.def("shard_attr", [](ContextRef c, int64_t dim) {
     if (dim < 0)
       throw nb::value_error(

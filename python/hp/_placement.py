@@ -1,6 +1,8 @@
 """Placements (Shard, Replicate, Partial, ...) and device meshes, as hp's
 Python API spells them; each becomes the dialect's attribute through _hp."""
 
+import atexit
+
 from . import _hp
 
 
@@ -132,6 +134,67 @@ class Partial(Placement):
 
     def __repr__(self):
         return "P" if self.reduce_op == "sum" else f"P({self.reduce_op})"
+
+
+def _from_mlir(attr):
+    """The Placement of a placement attribute."""
+    parts = _hp.placement_parts(attr)
+    if parts[0] == "shard":
+        return Shard(parts[1])
+    if parts[0] == "strided_shard":
+        return StridedShard(parts[1], parts[2])
+    if parts[0] == "partial":
+        return Partial(parts[1])
+    return Replicate()
+
+
+# The placement rules a front end applies before the IR exists are C++'s
+# (hp/Dialect/DTensor/Layout/PlacementRules.h, through hp-c/PlacementRules.h),
+# so that hp.torch and a C or C++ front end decide alike. They work on
+# attributes of a context of their own.
+_rules_context = None
+
+
+def _drop_rules_context():
+    global _rules_context
+    _rules_context = None
+
+
+def _rule(fn, placements, *args):
+    global _rules_context
+    if _rules_context is None:
+        # Made once (a context costs milliseconds, a Trainer asks per
+        # parameter) and dropped at exit, before nanobind checks for leaks.
+        _rules_context = _hp.Context()
+        atexit.register(_drop_rules_context)
+    ctx = _rules_context
+    if placements and isinstance(placements[0], (list, tuple)):
+        attrs = [[p.to_mlir(ctx) for p in ps] for ps in placements]
+    else:
+        attrs = [p.to_mlir(ctx) for p in placements]
+    return [_from_mlir(a) for a in fn(ctx, attrs, *args)]
+
+
+def fsdp_split(placements, rank, mesh_dim):
+    """FSDP's split of a parameter of ``rank`` dims: ``Shard(0)`` on
+    ``mesh_dim`` where nothing splits or reduces it there (a scalar stays)."""
+    return _rule(_hp.fsdp_split, placements, rank, mesh_dim)
+
+
+def optimizer_state_placements(placements, param_shape, state_shape):
+    """An optimizer state tensor's placements: its parameter's where the
+    shapes are equal, else replicated."""
+    return _rule(_hp.optimizer_state_placements, placements, list(param_shape),
+                 list(state_shape))
+
+
+def placements_from_inputs(inputs, rank, mesh_rank, fixed_dim=-1):
+    """A value of ``rank`` dims without a declared layout: on each mesh dim
+    the ``Shard(k)`` every input has there when k < rank, else
+    ``Replicate()``; ``fixed_dim`` is left for the caller."""
+    if not inputs:
+        return [Replicate() for _ in range(mesh_rank)]
+    return _rule(_hp.placements_from_inputs, inputs, rank, mesh_rank, fixed_dim)
 
 
 class DeviceMesh:

@@ -7,6 +7,7 @@ import fnmatch
 import torch
 
 import hp
+from hp import _placement as _placement_rules
 from hp._torch_program import _DTYPES, _unknown_name
 
 
@@ -309,21 +310,16 @@ def _input_placements(mesh, args, inputs, what="inputs"):
 
 class _Pin:
     """The placements of a pin: it fixes the plan's mesh dim; on the others
-    it takes the inputs' placement where all inputs agree (data parallel:
-    the batch dim), else replicate."""
+    C++'s rule for a value without a layout, as a loss target's
+    (_placement.placements_from_inputs: the shard all inputs agree on, the
+    batch dim of data parallel, else replicate)."""
 
     def __init__(self, mesh, dim, input_ps):
         self.mesh, self.dim, self.input_ps = mesh, dim, input_ps
 
     def __call__(self, layout, t, what):
-        ps = [hp.Replicate()] * self.mesh.ndim
-        for d in range(self.mesh.ndim):
-            if d != self.dim and self.input_ps:
-                same = {repr(ip[d]) for ip in self.input_ps}
-                p = self.input_ps[0][d]
-                if len(same) == 1 and not p.is_partial() and (
-                        not p.is_shard() or p.dim < t.dim()):
-                    ps[d] = p
+        ps = _placement_rules.placements_from_inputs(self.input_ps, t.dim(), self.mesh.ndim,
+                                                     self.dim)
         ps[self.dim] = _placement(layout, t.dim(), what)
         return ps
 

@@ -25,7 +25,7 @@ import torch
 
 import hp
 from hp._optimizer import _Optimizer, _state_name
-from hp import _decompose, _torch_import, _torch_plan, _torch_program
+from hp import _decompose, _placement, _torch_import, _torch_plan, _torch_program
 from hp._session import Session
 from hp._torch_export import _checked_export_arguments
 
@@ -96,9 +96,6 @@ class Trainer:
         fsdp_split = set() if fsdp is None else _split_rows(placed, trained, state, fsdp_dim)
         keys = opt.state_keys()
         opt_names = [_state_name(k, n) for n in trained for k in keys]
-        for n in trained:
-            for k in keys:
-                placed[_state_name(k, n)] = placed[n]
         input_ps = _torch_plan._input_placements(mesh, xs, inputs)
         target_ps = _target_placements(mesh, xs, input_ps, ts, targets)
         rep = [hp.Replicate()] * mesh.ndim
@@ -108,6 +105,10 @@ class Trainer:
         hyper = opt.scalars(1, self._scalar_dtype)
         names = list(state) + opt_names
         init = self._initial_state(state, trained, keys)
+        for n in trained:
+            for k in keys:
+                placed[_state_name(k, n)] = _placement.optimizer_state_placements(
+                    placed[n], state[n].shape, init[_state_name(k, n)].shape)
         self._step_count = init.pop(None)
 
         gm, pins = _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys,
@@ -302,15 +303,16 @@ class _Partition(threading.Thread):
 
 def _split_rows(placed, trained, state, d):
     """FSDP: every trained parameter also split by rows on mesh dim ``d``
-    where nothing splits it there yet. (A column-parallel weight's rows are
+    where nothing splits it there yet (the rule is C++'s,
+    _placement.fsdp_split). (A column-parallel weight's rows are
     then split by "dp" outside "tp"'s blocks; torch's FSDP2 splits them
     inside, ``_StridedShard``. hp takes both, and measured the plain split
     cheaper on its planner: docs/Training.md.) Returns the names it split."""
     split = set()
     for n in trained:
-        ps = placed[n]
-        if state[n].dim() > 0 and not ps[d].is_shard() and not ps[d].is_partial():
-            ps[d] = hp.Shard(0)
+        ps = _placement.fsdp_split(placed[n], state[n].dim(), d)
+        if ps != placed[n]:
+            placed[n] = ps
             split.add(n)
     return split
 
@@ -321,20 +323,12 @@ def _checked_targets(example_targets, targets):
 
 
 def _target_placements(mesh, xs, input_ps, ts, targets):
-    """``targets``' placements; where absent, on each mesh dim the placement
+    """``targets``' placements; where absent, C++'s rule for a value without
+    a layout (_placement.placements_from_inputs): on each mesh dim the shard
     every input shares there when the target can take it, else replicate."""
     if targets is not None:
         return _torch_plan._input_placements(mesh, ts, targets, "targets")
-    out = []
-    for t in ts:
-        ps = [hp.Replicate()] * mesh.ndim
-        for d in range(mesh.ndim):
-            same = {repr(ip[d]) for ip in input_ps}
-            p = input_ps[0][d] if input_ps else None
-            if len(same) == 1 and p is not None and p.is_shard() and p.dim < t.dim():
-                ps[d] = p
-        out.append(ps)
-    return out
+    return [_placement.placements_from_inputs(input_ps, t.dim(), mesh.ndim) for t in ts]
 
 
 def _trace(model, loss_fn, xs, ts, hyper, state, trained, opt, keys, values, names,

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp-c/DTensor.h"
+#include "hp-c/PlacementRules.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -854,6 +855,39 @@ static void imports(MlirContext ctx) {
   mlirModuleDestroy(dest);
 }
 
+static void placementRules(MlirContext ctx) {
+  MlirAttribute noAttr = {NULL};
+  MlirAttribute r = hpDTensorReplicateAttrGet(ctx);
+  MlirAttribute list = mlirArrayAttrGet(ctx, 1, &r);
+  EXPECT_NULL_ATTR("fsdp null", hpPlacementsFsdpSplit(noAttr, 1, 0));
+  // CHECK: fsdp null: null=1 diags=0
+  EXPECT_NULL_ATTR("fsdp not a list", hpPlacementsFsdpSplit(r, 1, 0));
+  // CHECK: diag: hpPlacementsFsdpSplit: placements must be a non-empty array of placements, got #dtensor.replicate
+  // CHECK-NEXT: fsdp not a list: null=1 diags=1
+  EXPECT_NULL_ATTR("fsdp rank", hpPlacementsFsdpSplit(list, -1, 0));
+  // CHECK: diag: hpPlacementsFsdpSplit: rank must be non-negative, got -1
+  // CHECK-NEXT: fsdp rank: null=1 diags=1
+  EXPECT_NULL_ATTR("fsdp dim", hpPlacementsFsdpSplit(list, 1, 1));
+  // CHECK: diag: hpPlacementsFsdpSplit: mesh dim 1 is not one of the 1 the placements cover
+  // CHECK-NEXT: fsdp dim: null=1 diags=1
+  EXPECT_NULL_ATTR("state shape",
+                   hpPlacementsOfOptimizerState(list, 2, NULL, 0, NULL));
+  // CHECK: diag: hpPlacementsOfOptimizerState: a shape must have a non-negative rank and, unless empty, its sizes
+  // CHECK-NEXT: state shape: null=1 diags=1
+  EXPECT_NULL_ATTR("inputs NULL", hpPlacementsFromInputs(ctx, 1, NULL, 1, 1, -1));
+  // CHECK: diag: hpPlacementsFromInputs: inputs must be NULL with a count of 0, or hold its count
+  // CHECK-NEXT: inputs NULL: null=1 diags=1
+  EXPECT_NULL_ATTR("inputs fixed", hpPlacementsFromInputs(ctx, 1, &list, 1, 1, 1));
+  // CHECK: diag: hpPlacementsFromInputs: needs rank >= 0, meshRank >= 1 and -1 <= fixedDim < meshRank; got rank 1, meshRank 1, fixedDim 1
+  // CHECK-NEXT: inputs fixed: null=1 diags=1
+  EXPECT_NULL_ATTR("inputs mesh", hpPlacementsFromInputs(ctx, 1, &list, 1, 2, -1));
+  // CHECK: diag: hpPlacementsFromInputs: input 0 has 1 placements for a mesh of 2 dims
+  // CHECK-NEXT: inputs mesh: null=1 diags=1
+  EXPECT_NULL_ATTR("inputs null", hpPlacementsFromInputs(ctx, 1, &noAttr, 1, 1, -1));
+  // CHECK: diag: hpPlacementsFromInputs: input 0 is null
+  // CHECK-NEXT: inputs null: null=1 diags=1
+}
+
 int main(void) {
   hpRegisterAllDialects((MlirDialectRegistry){NULL});
   MlirContext ctx = makeContext();
@@ -867,6 +901,7 @@ int main(void) {
   yields(ctx, loc);
   parsing(ctx);
   imports(ctx);
+  placementRules(ctx);
   mlirContextDestroy(ctx);
   printf("done\n");
   // CHECK: done

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hp-c/DTensor.h"
+#include "hp-c/PlacementRules.h"
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -218,6 +219,38 @@ int main(void) {
   // CHECK: func.func private @keep(tensor<4xf32> {dtensor.arg_name = "x"}) -> tensor<4xf32>
   // CHECK: dtensor.global_region on @mesh args(%{{.*}}) : (!dtensor.tensor<8xf32, @mesh, [shard<0>, replicate]>) -> !dtensor.tensor<8xf32, @mesh, [shard<0>, replicate]> {
   // CHECK: dtensor.constrain %{{.*}} [replicate, replicate] : tensor<8xf32>
+
+  /* Placement rules (hp-c/PlacementRules.h), worked by hand. */
+  {
+    MlirAttribute rs[2] = {hpDTensorReplicateAttrGet(ctx),
+                           hpDTensorShardAttrGet(ctx, 1)};
+    MlirAttribute param = mlirArrayAttrGet(ctx, 2, rs);
+    mlirAttributePrint(hpPlacementsFsdpSplit(param, 2, 0), print, NULL);
+    printf("\n");
+    // CHECK: [#dtensor.shard<0>, #dtensor.shard<1>]
+    mlirAttributePrint(hpPlacementsFsdpSplit(param, 2, 1), print, NULL);
+    printf("\n");
+    // CHECK: [#dtensor.replicate, #dtensor.shard<1>]
+    int64_t shape[2] = {8, 4};
+    mlirAttributePrint(hpPlacementsOfOptimizerState(param, 2, shape, 2, shape),
+                       print, NULL);
+    printf("\n");
+    // CHECK: [#dtensor.replicate, #dtensor.shard<1>]
+    mlirAttributePrint(hpPlacementsOfOptimizerState(param, 2, shape, 0, NULL),
+                       print, NULL);
+    printf("\n");
+    // CHECK: [#dtensor.replicate, #dtensor.replicate]
+    MlirAttribute a[2] = {hpDTensorShardAttrGet(ctx, 0),
+                          hpDTensorShardAttrGet(ctx, 1)};
+    MlirAttribute b[2] = {hpDTensorShardAttrGet(ctx, 0),
+                          hpDTensorReplicateAttrGet(ctx)};
+    MlirAttribute inputs[2] = {mlirArrayAttrGet(ctx, 2, a),
+                               mlirArrayAttrGet(ctx, 2, b)};
+    mlirAttributePrint(hpPlacementsFromInputs(ctx, 2, inputs, 1, 2, -1), print,
+                       NULL);
+    printf("\n");
+    // CHECK: [#dtensor.shard<0>, #dtensor.replicate]
+  }
 
   /* Run the hp-partition pipeline. */
   MlirPassManager pm = mlirPassManagerCreate(ctx);
