@@ -14,7 +14,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hp_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "gen_redistribute.py", "gen_shard_programs.py", "gen_global.py",
-                   "gen_contractions.py", "gen_elementwise.py", "gen_scan.py"]
+                   "gen_contractions.py", "gen_elementwise.py", "gen_scan.py",
+                   "gen_sort.py"]
 
 # Every FileCheck variable is scoped to its CHECK-LABEL block (StableHLO habit).
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"

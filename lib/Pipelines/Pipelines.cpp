@@ -62,10 +62,14 @@ void addBufferizedSPMDPasses(OpPassManager &pm,
                              bool gpu) {
   addPartitionPasses(pm, options);
   pm.addPass(createConvertShardToNCCL());
-  // Scans (each rank's piece) as loops on tensors, made in place below.
+  // Scans and sorts (each rank's piece) as loops on tensors, made in place
+  // below.
   dtensor::DTensorLowerScansOptions scans;
   scans.gpu = gpu;
   pm.addPass(dtensor::createDTensorLowerScans(scans));
+  dtensor::DTensorLowerSortsOptions sorts;
+  sorts.gpu = gpu;
+  pm.addPass(dtensor::createDTensorLowerSorts(sorts));
   // Elementwise arith on tensors (common in local-region bodies) is not
   // bufferizable as is.
   pm.addPass(createConvertElementwiseToLinalgPass());

@@ -28,74 +28,11 @@ def _gelu(x, approximate="none"):
     return 0.5 * x * (1.0 + torch.tanh(inner))
 
 
-# Sorting by ranks compares every pair along the sorted dim: n^2 booleans
-# per row. Rows longer than this are left to torch-mlir (whose tm_tensor
-# sort hp refuses, naming it) rather than made quadratic.
-MAX_RANKED = 4096
-
-
-def _ranks(x, descending):
-    """Each element's place in the sorted order of its row (the last dim):
-    the number of elements that come before it, ties kept in index order
-    (a stable sort), NaN after every number ascending and before every
-    number descending, as torch sorts. x[..., n] -> int64 [..., n]."""
-    a = x.unsqueeze(-1)  # [..., i, 1]: the element placed
-    b = x.unsqueeze(-2)  # [..., 1, j]: the others
-    if x.is_floating_point():
-        a_nan, b_nan = a.isnan(), b.isnan()
-        # "b comes first" with NaN as the largest value.
-        bigger = (b > a) | (b_nan & ~a_nan)
-        smaller = (b < a) | (a_nan & ~b_nan)
-        equal = (b == a) | (a_nan & b_nan)
-    else:
-        bigger, smaller, equal = b > a, b < a, b == a
-    n = x.shape[-1]
-    i = torch.arange(n, device=x.device)
-    earlier = i.unsqueeze(0) < i.unsqueeze(1)  # [i, j]: j < i
-    first = (bigger if descending else smaller) | (equal & earlier)
-    return first.sum(-1)
-
-
-def _by_rank(x, ranks, k):
-    """The elements of ranks 0..k-1 of each row, and their indices: one
-    per rank (ranks are distinct), picked by a masked max, which keeps
-    the element's bits (inf, NaN and the sign of zero)."""
-    n = x.shape[-1]
-    r = torch.arange(k, device=x.device)
-    pick = ranks.unsqueeze(-2) == r.unsqueeze(-1)  # [..., r, i]
-    low = -torch.inf if x.is_floating_point() else torch.iinfo(x.dtype).min
-    values = torch.where(pick, x.unsqueeze(-2), low).amax(-1)
-    i = torch.arange(n, device=x.device)
-    indices = torch.where(pick, i, 0).sum(-1)
-    return values, indices
-
-
-def _sorted(x, dim, descending, k):
-    if x.dim() == 0:
-        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
-    dim = dim % x.dim()
-    if x.shape[dim] > MAX_RANKED:
-        return NotImplemented
-    row = x.movedim(dim, -1)
-    values, indices = _by_rank(row, _ranks(row, descending), k)
-    return values.movedim(-1, dim), indices.movedim(-1, dim)
-
-
-def _sort(x, dim=-1, descending=False):
-    """sort by ranks: torch-mlir lowers it to ``tm_tensor.sort``, a
-    sequential loop no strategy splits; ranks are ``linalg.generic``
-    reductions along the sorted dim, split over the others."""
-    return _sorted(x, dim, descending, x.shape[dim] if x.dim() else 1)
-
-
 def _sort_stable(x, *, stable=None, dim=-1, descending=False):
-    return _sort(x, dim, descending)
-
-
-def _topk(x, k, dim=-1, largest=True, sorted=True):
-    """topk as the first k of a sort by ranks (sorted whatever ``sorted``
-    says, which torch allows)."""
-    return _sorted(x, dim, largest, k)
+    """sort(stable=True) as the default sort, which torch-mlir lowers (to
+    ``tm_tensor.sort``, which hp writes as ``dtensor.sort``, a stable sort
+    whatever was asked: _torch_import._sorts_as_dtensor)."""
+    return aten.sort.default(x, dim, descending)
 
 
 def _hits(index, dim, n):
@@ -249,9 +186,7 @@ HP_DECOMPOSITIONS = {
     aten.embedding_dense_backward.default: _embedding_dense_backward,
     aten.nll_loss_forward.default: _nll_loss_forward,
     aten.gelu.default: _gelu,
-    aten.sort.default: _sort,
     aten.sort.stable: _sort_stable,
-    aten.topk.default: _topk,
     aten.scatter.src: _scatter_src,
     aten.scatter.value: _scatter_value,
     aten.scatter_add.default: _scatter_add,

@@ -104,8 +104,10 @@ def _lower(importer, program, n_results):
     from torch_mlir import ir
 
     ops = list(_nested_ops(lowered.operation))
-    if _scans_as_dtensor(lowered.context, ops):
-        ops = list(_nested_ops(lowered.operation))
+    # Each rewrite erases the ops it replaces: the list is read afresh.
+    for rewrite in (_scans_as_dtensor, _sorts_as_dtensor):
+        if rewrite(lowered.context, ops):
+            ops = list(_nested_ops(lowered.operation))
     _refuse_unsupported({op.name for op in ops})
     # torch-mlir returns what functionalization found written as extra results.
     forward = next(op for op in ops if op.name == "func.func"
@@ -314,6 +316,79 @@ def _scans_as_dtensor(context, ops):
     return rewritten
 
 
+# torch-mlir's sort comparators (arith.cmpf / cmpi predicates, by their
+# enum values): whether each sorts descending. Unsigned integer orders are
+# left to the refusal (uint8, which hp does not hold); a boolean sort comes
+# as sle / sge on i1, and dtensor.sort orders booleans as torch does.
+_CMPF_DESCENDING = {2: True, 3: True, 9: True, 10: True,     # ogt oge ugt uge
+                    4: False, 5: False, 11: False, 12: False}  # olt ole ult ule
+_CMPI_DESCENDING = {4: True, 5: True, 2: False, 3: False}      # sgt sge slt sle
+
+
+def _sort_order(sort):
+    """Whether torch-mlir's ``tm_tensor.sort`` op ``sort`` sorts descending:
+    two outputs, the values and their positions along the dim (a
+    linalg.generic of linalg.index of that dim), and a comparator that is
+    one comparison of the two values; None for any other sort."""
+    from torch_mlir import ir
+
+    if len(sort.operands) != 2 or len(sort.regions[0].blocks) != 1:
+        return None
+    block = sort.regions[0].blocks[0]
+    body = [op.operation for op in block.operations]
+    if len(body) != 2 or len(block.arguments) != 4:
+        return None
+    compare, yielded = body
+    if list(compare.operands) != list(block.arguments)[:2] or \
+            list(yielded.operands) != [compare.results[0]]:
+        return None
+    order = {"arith.cmpf": _CMPF_DESCENDING, "arith.cmpi": _CMPI_DESCENDING}.get(compare.name)
+    if order is None:
+        return None
+    predicate = ir.IntegerAttr(compare.attributes["predicate"]).value
+    dim = ir.IntegerAttr(sort.attributes["dimension"]).value
+    positions = sort.operands[1].owner
+    if isinstance(positions, ir.Block) or positions.operation.name != "linalg.generic":
+        return None
+    inner = [op.operation for op in positions.operation.regions[0].blocks[0].operations]
+    if [op.name for op in inner] != ["linalg.index", "arith.index_cast", "linalg.yield"] or \
+            ir.IntegerAttr(inner[0].attributes["dim"]).value != dim:
+        return None
+    return order.get(predicate)
+
+
+def _sorts_as_dtensor(context, ops):
+    """Rewrites each ``tm_tensor.sort`` among ``ops`` that :func:`_sort_order`
+    reads as hp's ``dtensor.sort`` (in place; whether any was): torch's
+    ``sort`` and ``topk`` (a slice of the sort), which hp places by rows and
+    lowers to a merge sort, n log n, in linear memory. The values' order is
+    torch's (NaN largest), stable among equals."""
+    from torch_mlir import ir
+
+    rewritten = False
+    for sort in ops:
+        if sort.name != "tm_tensor.sort":
+            continue
+        descending = _sort_order(sort)
+        if descending is None:
+            continue
+        context.allow_unregistered_dialects = True
+        attributes = {"dim": ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64, context=context),
+            ir.IntegerAttr(sort.attributes["dimension"]).value)}
+        if descending:
+            attributes["descending"] = ir.UnitAttr.get(context=context)
+        with ir.InsertionPoint(sort), sort.location:
+            op = ir.Operation.create(
+                "dtensor.sort", results=[sort.results[0].type, sort.results[1].type],
+                operands=[sort.operands[0]], attributes=attributes)
+        sort.results[0].replace_all_uses_with(op.results[0])
+        sort.results[1].replace_all_uses_with(op.results[1])
+        sort.erase()
+        rewritten = True
+    return rewritten
+
+
 def _refuse_unsupported(names):
     """What torch-mlir emits outside linalg on tensors (``names``: the op
     names of the module), named for the user."""
@@ -323,5 +398,4 @@ def _refuse_unsupported(names):
     extra = sorted(n for n in names if n.startswith("tm_tensor."))
     if extra:
         raise ValueError(f"torch-mlir lowered part of the module to {', '.join(extra)} "
-                         "(index_put, index_add, a sort of rows longer than "
-                         f"{_decompose.MAX_RANKED}, ...), which hp does not take yet")
+                         "(index_put, index_add, ...), which hp does not take yet")

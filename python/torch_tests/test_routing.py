@@ -67,6 +67,27 @@ def test_sort_by_rows_and_along_the_split_dim(descending):
         same(got, expected)
 
 
+class BoolSort(nn.Module):
+    def forward(self, x):
+        v, i = (x > 0).sort(dim=-1, descending=True, stable=True)
+        v0, i0 = (x > 0).sort(dim=0, stable=True)
+        return v, i, v0, i0
+
+
+def test_booleans_sort_false_first_as_torch_does():
+    # torch-mlir compares booleans as signed i1 (true = -1); dtensor.sort
+    # orders them as torch does. A sort's boolean result is not widened to
+    # bytes (dtensor-widen-bool-tensors knows linalg's ops only), so the
+    # region runs replicated, and says so.
+    x = rows_with_ties_and_nan()
+    model = BoolSort()
+    with pytest.warns(UserWarning, match="runs replicated.*tensor<8x9xi1>"):
+        prog = hp.torch.export(model, (x,), M4, inputs=[[hp.Shard(0)]],
+                               outputs=[[hp.Shard(0)]] * 4)
+    for got, expected in zip(hp.torch.run(prog, (x,)), model(x)):
+        same(got, expected)
+
+
 class TopK(nn.Module):
     def forward(self, x, n):
         top, idx = x.topk(3, -1)

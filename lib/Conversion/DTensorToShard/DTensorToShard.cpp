@@ -311,8 +311,9 @@ void addPatterns(TypeConverter &converter, RewritePatternSet &patterns,
 ConversionTarget makeTarget(MLIRContext *ctx, TypeConverter &converter) {
   ConversionTarget target(*ctx);
   target.addIllegalDialect<DTensorDialect>();
-  // A scan on local tensors is compute, lowered later (dtensor-lower-scans).
-  target.addDynamicallyLegalOp<ScanOp>(
+  // Scans and sorts on local tensors are compute, lowered later
+  // (dtensor-lower-scans, dtensor-lower-sorts).
+  target.addDynamicallyLegalOp<ScanOp, SortOp>(
       [&converter](Operation *op) { return converter.isLegal(op); });
   target.markUnknownOpDynamicallyLegal([&converter](Operation *op) {
     if (auto fn = dyn_cast<FunctionOpInterface>(op)) {

@@ -17,6 +17,7 @@ void registerLinalgModels(mlir::DialectRegistry &registry);
 void registerElementwiseModels(mlir::DialectRegistry &registry);
 void registerTensorModels(mlir::DialectRegistry &registry);
 void registerScanModel(mlir::DialectRegistry &registry);
+void registerSortModel(mlir::DialectRegistry &registry);
 
 } // namespace hp::dtensor::strategies
 

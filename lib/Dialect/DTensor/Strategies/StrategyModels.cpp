@@ -9,4 +9,5 @@ void hp::dtensor::registerStrategyModels(mlir::DialectRegistry &registry) {
   strategies::registerElementwiseModels(registry);
   strategies::registerTensorModels(registry);
   strategies::registerScanModel(registry);
+  strategies::registerSortModel(registry);
 }

@@ -435,6 +435,38 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
   }];
 }
 
+def DTensor_SortOp : DTensor_Op<"sort", [Pure,
+    AllTypesMatch<["input", "values"]>]> {
+  let summary = "stable sort along a dim: the values and their indices";
+  let description = [{
+    ```mlir
+    %v, %i = dtensor.sort %x dim = 1 descending : tensor<4x1024xf32> -> tensor<4x1024xi64>
+    ```
+    Each row along `dim` sorted ascending (or `descending`) as torch sorts:
+    integers signed, booleans (i1) false first, NaN after every number
+    ascending and before every number descending,
+    equal elements (and NaNs) in index order (a stable sort, which torch's
+    `sort(stable=True)` asks for and its default sort allows). `indices`
+    holds each value's position in its row of the input. hp.torch writes
+    torch-mlir's `tm_tensor.sort` of a `sort` or `topk` (the first k
+    values, a slice of the sort) as this op. Its placement rule: any other
+    dim may be split (each rank sorts its rows); the sorted dim is whole.
+    On local tensors `dtensor-lower-sorts` makes it a merge sort: n log n
+    steps per row in memory linear in the input.
+
+    Constraints: `dim` within the input's rank; an integer or float element
+    type; `indices` of the input's shape with i64 elements.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
+                       UnitAttr:$descending);
+  let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$indices);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim (`descending` $descending^)? attr-dict `:`
+    type($input) `->` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Collectives on local tensors, naming mesh axes
 //===----------------------------------------------------------------------===//

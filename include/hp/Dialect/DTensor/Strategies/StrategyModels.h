@@ -12,7 +12,8 @@ namespace hp::dtensor {
 /// Attaches StrategyOpInterface to linalg's structured ops (and
 /// linalg.softmax), to the arith and math ops (elementwise on tensors) and
 /// to tensor's shape ops (expand_shape, collapse_shape, extract_slice,
-/// insert_slice, pad, concat) and to dtensor.scan, as each dialect loads.
+/// insert_slice, pad, concat) and to dtensor.scan and dtensor.sort, as each
+/// dialect loads.
 void registerStrategyModels(mlir::DialectRegistry &registry);
 
 } // namespace hp::dtensor

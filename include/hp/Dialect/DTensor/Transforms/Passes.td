@@ -230,6 +230,31 @@ def DTensorLowerScans : Pass<"dtensor-lower-scans"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def DTensorLowerSorts : Pass<"dtensor-lower-sorts"> {
+  let summary = "Lower dtensor.sort on local tensors to a merge sort";
+  let description = [{
+    Every `dtensor.sort` becomes a bottom-up merge sort of each row on
+    tensors: passes over runs of width 1, 2, 4, ... (an `scf.while`), each
+    merging every row's pairs of runs from one pair of tensors (values,
+    indices) into the other, the left run first among equals, so the sort is
+    stable; NaN compares as torch orders it (after every number ascending,
+    before every number descending). n log n steps per row, memory linear in
+    the input. `hp-lower-to-cpu` runs it beside `dtensor-lower-scans`, before
+    bufferization.
+
+    With `gpu`, a sort is refused with a located error instead, as
+    `dtensor-lower-scans` refuses scans.
+  }];
+  let options = [
+    Option<"gpu", "gpu", "bool", /*default=*/"false",
+           "Refuse sorts (the GPU target has no kernel for them)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DTensorExpandLocalRegions : Pass<"dtensor-expand-local-regions"> {
   let summary = "Inline local regions and local calls between to_local and from_local";
   let description = [{

@@ -1,0 +1,56 @@
+//===- SortModel.cpp - the strategies of dtensor.sort ---------------------===//
+//
+// A sort keeps its rows whole: any other dim may be split, and each rank
+// sorts its rows; the sorted dim is as a reduction with no combiner, which
+// no strategy splits. Values and indices are laid out alike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Models.h"
+
+#include "hp/Dialect/DTensor/IR/DTensor.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyOpInterface.h"
+#include "hp/Dialect/DTensor/Strategies/StrategyRules.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace hp::dtensor;
+using namespace hp::dtensor::strategies;
+
+namespace {
+
+struct SortModel : StrategyOpInterface::ExternalModel<SortModel, SortOp> {
+  LogicalResult getStrategies(Operation *op, ArrayRef<int64_t> meshShape,
+                              std::vector<Strategy> &strategies,
+                              std::string &) const {
+    auto sort = cast<SortOp>(op);
+    auto type = cast<RankedTensorType>(sort.getInput().getType());
+    int64_t rank = type.getRank();
+    int64_t dim = sort.getDimAttr().getInt();
+    Structure s;
+    s.loopSizes.assign(type.getShape().begin(), type.getShape().end());
+    s.iterators.assign(rank, utils::IteratorType::parallel);
+    s.iterators[dim] = utils::IteratorType::reduction;
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, op->getContext());
+    s.operandMaps = {id};
+    s.resultMaps = {id, id};
+    s.initOf = {-1};
+    s.combiners = {std::nullopt, std::nullopt};
+    // A merge sort: about log2(n) compares per element of a row.
+    int64_t n = type.getDimSize(dim);
+    s.flopsPerPoint = n > 1 ? std::ceil(std::log2(static_cast<double>(n))) : 1;
+    strategies = structuredStrategies(s, meshShape);
+    return success();
+  }
+};
+
+} // namespace
+
+void strategies::registerSortModel(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, DTensorDialect *) {
+    SortOp::attachInterface<SortModel>(*ctx);
+  });
+}

@@ -1,0 +1,47 @@
+// RUN: hp-opt %s -split-input-file -verify-diagnostics
+
+func.func @dim_past_rank(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{dim 2 is not a dim of a rank-2 tensor}}
+  %a, %i = dtensor.sort %x dim = 2 : tensor<4x8xf32> -> tensor<4x8xi64>
+  return %a : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @negative_dim(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{dim -1 is not a dim of a rank-1 tensor}}
+  %a, %i = dtensor.sort %x dim = -1 : tensor<4xf32> -> tensor<4xi64>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @complex(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{sorts integers or floats, not 'complex<f32>'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xcomplex<f32>> -> tensor<4xi64>
+  return %a : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @indices_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{indices must be 'tensor<4xi64>', not 'tensor<4xi32>'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xf32> -> tensor<4xi32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @indices_shape(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{indices must be 'tensor<4xi64>', not 'tensor<5xi64>'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xf32> -> tensor<5xi64>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @values_type(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{all of {input, values} have same type}}
+  %a:2 = "dtensor.sort"(%x) {dim = 0 : i64} : (tensor<4xf32>) -> (tensor<4xf64>, tensor<4xi64>)
+  return %a#0 : tensor<4xf64>
+}
