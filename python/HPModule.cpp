@@ -252,13 +252,44 @@ MlirAttribute hpbind::parseAttribute(const ContextRef &context,
 
 namespace {
 
+/// A DTensor's element type: an hp.Type of this context, or a scalar type's
+/// name, built by its C API constructor (no MLIR text is parsed).
+MlirType elementType(const ContextRef &c, const nb::object &element) {
+  if (nb::isinstance<Type>(element)) {
+    const Type &t = nb::cast<const Type &>(element);
+    checkContext(c, t.context, "the element Type");
+    return t.type;
+  }
+  if (!nb::isinstance<nb::str>(element))
+    throw nb::type_error("element type must be an hp.Type or a name");
+  std::string name = nb::cast<std::string>(element);
+  MlirContext ctx = c->ctx;
+  if (name == "f16")
+    return mlirF16TypeGet(ctx);
+  if (name == "bf16")
+    return mlirBF16TypeGet(ctx);
+  if (name == "f32")
+    return mlirF32TypeGet(ctx);
+  if (name == "f64")
+    return mlirF64TypeGet(ctx);
+  if (name == "index")
+    return mlirIndexTypeGet(ctx);
+  for (unsigned width : {1u, 8u, 16u, 32u, 64u})
+    if (name == "i" + std::to_string(width))
+      return mlirIntegerTypeGet(ctx, width);
+  throw nb::value_error(("element type must be one of f16, bf16, f32, f64, "
+                         "i1, i8, i16, i32, i64, index or an hp.Type, got '" +
+                         name + "'")
+                            .c_str());
+}
+
 Type dtensorType(const ContextRef &c, const std::vector<int64_t> &shape,
-                 const std::string &element, const std::string &mesh,
+                 const nb::object &element, const std::string &mesh,
                  const std::vector<Attribute> &placements) {
   checkSymbolName(mesh, "mesh name");
   std::vector<MlirAttribute> attrs = raw(c, placements);
   MlirType t = hpDTensorTypeGet(c->ctx, shape.size(), shape.data(),
-                                parseType(c, element), toRef(mesh),
+                                elementType(c, element), toRef(mesh),
                                 attrs.size(), attrs.data());
   if (mlirTypeIsNull(t))
     c->fail("invalid dtensor type");

@@ -6,7 +6,8 @@
 |* these; a C or C++ front end gets the same answers. Placement lists are    *|
 |* array attributes of placement attributes (hp-c/DTensor.h), one per mesh   *|
 |* dim. Each function reports a broken argument as an error diagnostic on    *|
-|* the context and returns a null attribute.                                 *|
+|* the context and returns a null attribute (a null attribute or context    *|
+|* argument, which names no context, only returns null).                     *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

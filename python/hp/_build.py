@@ -21,7 +21,9 @@ def _placements(ctx, mesh, placements):
 
 
 def dtensor_type(ctx, shape, element_type, mesh, placements):
-    """``!dtensor.tensor<shape x element_type, @mesh, [placements]>``."""
+    """``!dtensor.tensor<shape x element_type, @mesh, [placements]>``;
+    ``element_type`` a scalar type's name (``"f32"``, ``"bf16"``, ``"i64"``,
+    ...) or an ``hp.Type``."""
     placements = _placements(ctx, mesh, placements)
     return _hp.dtensor_type(ctx, list(shape), element_type, mesh.name, placements)
 

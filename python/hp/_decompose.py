@@ -28,11 +28,45 @@ def _gelu(x, approximate="none"):
     return 0.5 * x * (1.0 + torch.tanh(inner))
 
 
+def _cumulative(x, dim, *, dtype=None):
+    """cumsum and cumprod of a 0-d tensor (torch-mlir's lowering takes a dim
+    of at least one element's rank): the value, promoted as torch promotes
+    integers and bools."""
+    if x.dim() != 0:
+        return NotImplemented
+    if dtype is None and not x.is_floating_point():
+        dtype = torch.int64
+    return x.clone() if dtype is None else x.clone().to(dtype)
+
+
+def _sort(x, dim=-1, descending=False):
+    """sort as torch-mlir lowers it (``tm_tensor.sort``, which hp writes as
+    ``dtensor.sort``, a stable sort whatever was asked:
+    _torch_import._sorts_as_dtensor), but for what its lowering would get
+    wrong: a 0-d tensor (refused there) and uint8, which torch-mlir compares
+    signed (values from 128 up would sort first), sorted as int16."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    if x.dtype == torch.uint8:
+        values, indices = aten.sort.default(x.to(torch.int16), dim, descending)
+        return values.to(torch.uint8), indices
+    return NotImplemented
+
+
 def _sort_stable(x, *, stable=None, dim=-1, descending=False):
-    """sort(stable=True) as the default sort, which torch-mlir lowers (to
-    ``tm_tensor.sort``, which hp writes as ``dtensor.sort``, a stable sort
-    whatever was asked: _torch_import._sorts_as_dtensor)."""
+    """sort(stable=True) as the default sort, which torch-mlir lowers."""
     return aten.sort.default(x, dim, descending)
+
+
+def _topk(x, k, dim=-1, largest=True, sorted=True):
+    """topk as torch-mlir lowers it (the first k of a ``tm_tensor.sort``),
+    but for a 0-d tensor and uint8, as :func:`_sort`."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64, device=x.device)
+    if x.dtype == torch.uint8:
+        values, indices = aten.topk.default(x.to(torch.int16), k, dim, largest, sorted)
+        return values.to(torch.uint8), indices
+    return NotImplemented
 
 
 def _hits(index, dim, n):
@@ -185,8 +219,12 @@ def check_targets(values, checks):
 HP_DECOMPOSITIONS = {
     aten.embedding_dense_backward.default: _embedding_dense_backward,
     aten.nll_loss_forward.default: _nll_loss_forward,
+    aten.cumsum.default: _cumulative,
+    aten.cumprod.default: _cumulative,
     aten.gelu.default: _gelu,
+    aten.sort.default: _sort,
     aten.sort.stable: _sort_stable,
+    aten.topk.default: _topk,
     aten.scatter.src: _scatter_src,
     aten.scatter.value: _scatter_value,
     aten.scatter_add.default: _scatter_add,

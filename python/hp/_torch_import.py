@@ -280,7 +280,7 @@ def _scan_kind(scan):
     body = [op.operation for op in block.operations]
     if len(scan.operands) != 3 or len(body) != 2 or \
             not ir.BoolAttr(scan.attributes["inclusive"]).value or \
-            list(scan.results[1].uses):
+            list(scan.results[1].uses) or scan.operands[0].type != scan.results[0].type:
         return None
     combine, yielded = body
     arguments = set(block.arguments)
@@ -299,8 +299,9 @@ def _scans_as_dtensor(context, ops):
     from torch_mlir import ir
 
     rewritten = False
-    for scan in ops:
-        kind = scan.name == "tm_tensor.scan" and _scan_kind(scan)
+    # Chosen before any is erased (ops also lists the erased ops' bodies).
+    for scan in [op for op in ops if op.name == "tm_tensor.scan"]:
+        kind = _scan_kind(scan)
         if not kind:
             continue
         context.allow_unregistered_dialects = True
@@ -317,9 +318,9 @@ def _scans_as_dtensor(context, ops):
 
 
 # torch-mlir's sort comparators (arith.cmpf / cmpi predicates, by their
-# enum values): whether each sorts descending. Unsigned integer orders are
-# left to the refusal (uint8, which hp does not hold); a boolean sort comes
-# as sle / sge on i1, and dtensor.sort orders booleans as torch does.
+# enum values): whether each sorts descending. Integers compare signed
+# (uint8 is widened first, _decompose._sort); a boolean sort comes as
+# sle / sge on i1, and dtensor.sort orders booleans as torch does.
 _CMPF_DESCENDING = {2: True, 3: True, 9: True, 10: True,     # ogt oge ugt uge
                     4: False, 5: False, 11: False, 12: False}  # olt ole ult ule
 _CMPI_DESCENDING = {4: True, 5: True, 2: False, 3: False}      # sgt sge slt sle
@@ -332,7 +333,8 @@ def _sort_order(sort):
     one comparison of the two values; None for any other sort."""
     from torch_mlir import ir
 
-    if len(sort.operands) != 2 or len(sort.regions[0].blocks) != 1:
+    if len(sort.operands) != 2 or len(sort.regions[0].blocks) != 1 or \
+            sort.operands[0].type != sort.results[0].type:
         return None
     block = sort.regions[0].blocks[0]
     body = [op.operation for op in block.operations]
@@ -366,9 +368,8 @@ def _sorts_as_dtensor(context, ops):
     from torch_mlir import ir
 
     rewritten = False
-    for sort in ops:
-        if sort.name != "tm_tensor.sort":
-            continue
+    # Chosen before any is erased (ops also lists the erased ops' bodies).
+    for sort in [op for op in ops if op.name == "tm_tensor.sort"]:
         descending = _sort_order(sort)
         if descending is None:
             continue

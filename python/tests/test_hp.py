@@ -67,6 +67,19 @@ def test_dtensor_type_and_local_type(ctx):
         hp.dtensor_type(ctx, (10, 8), "f32", mesh, [hp.Shard(0)])
     with pytest.raises(ValueError, match="shard dim 3 is out of range for a tensor of rank 2"):
         hp.dtensor_type(ctx, (10, 8), "f32", mesh, [hp.Shard(3), hp.Replicate()])
+    # The element type by its name (built, not parsed) or as an hp.Type.
+    for name in ("f16", "bf16", "f64", "i8", "i32", "i64"):
+        t = hp.dtensor_type(ctx, (2,), name, hp.DeviceMesh("m1", (2,)), [hp.Shard(0)])
+        assert str(t) == f"!dtensor.tensor<2x{name}, @m1, [shard<0>]>"
+    f8 = hp.Type.parse(ctx, "f8E4M3FN")
+    t = hp.dtensor_type(ctx, (2,), f8, hp.DeviceMesh("m1", (2,)), [hp.Replicate()])
+    assert str(t) == "!dtensor.tensor<2xf8E4M3FN, @m1, [replicate]>"
+    with pytest.raises(ValueError, match="element type 'i16' is not one a DTensor can hold"):
+        hp.dtensor_type(ctx, (2,), "i16", hp.DeviceMesh("m1", (2,)), [hp.Shard(0)])
+    with pytest.raises(ValueError, match="element type must be one of f16, .* got 'tensor<2xf32>'"):
+        hp.dtensor_type(ctx, (2,), "tensor<2xf32>", mesh, [hp.Shard(0), hp.Replicate()])
+    with pytest.raises(TypeError, match="element type must be an hp.Type or a name"):
+        hp.dtensor_type(ctx, (2,), 32, mesh, [hp.Shard(0), hp.Replicate()])
 
 
 def test_parse_print_and_pipeline(ctx):

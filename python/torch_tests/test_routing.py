@@ -88,6 +88,28 @@ def test_booleans_sort_false_first_as_torch_does():
         same(got, expected)
 
 
+class SmallCases(nn.Module):
+    """What torch-mlir's sort and scan would get wrong or refuse: bytes
+    (compared signed there), 0-d tensors."""
+
+    def forward(self, n, s):
+        b = n.to(torch.uint8)
+        v, i = b.sort(-1, descending=True)
+        top, idx = b.topk(2, -1)
+        z, zi = s.sort()
+        return (v.to(torch.int32), i, top.to(torch.int32), idx, z, zi, s.cumsum(0),
+                (s > 0).cumsum(0), s.topk(1)[0])
+
+
+def test_bytes_and_0d_tensors_sort_and_scan_as_torch_does():
+    n = torch.tensor([[200, 3, 255, 128, 7], [0, 129, 1, 250, 127]], dtype=torch.int32)
+    s = torch.tensor(-1.5)
+    model = SmallCases()
+    prog = hp.torch.export(model, (n, s), M4)
+    for got, expected in zip(hp.torch.run(prog, (n, s)), model(n, s)):
+        same(got, expected)
+
+
 class TopK(nn.Module):
     def forward(self, x, n):
         top, idx = x.topk(3, -1)

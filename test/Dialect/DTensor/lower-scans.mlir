@@ -8,7 +8,7 @@
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
-// CHECK-DAG: %[[ID:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK-DAG: %[[ID:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK: %[[R:.*]]:2 = scf.for %[[I:.*]] = %[[C0]] to %[[C8]] step %[[C1]] iter_args(%[[ACC:.*]] = %[[ID]], %[[T:.*]] = %[[EMPTY]]) -> (f64, tensor<8xf32>)
 // CHECK-NEXT: %[[V:.*]] = tensor.extract %{{.*}}[%[[I]]] : tensor<8xf32>
 // CHECK-NEXT: %[[W:.*]] = arith.extf %[[V]] : f32 to f64

@@ -13,7 +13,7 @@ dtensor.mesh @m2 shape = [2, 2] names = ["a", "b"]
 // CHECK-NOT: dtensor.redistribute
 // CHECK: dtensor.local_region
 // CHECK: ^bb0(%[[X:.*]]: tensor<3x4xf32>):
-// CHECK: %[[ID:.*]] = arith.constant -0.000000e+00 : f64
+// CHECK: %[[ID:.*]] = arith.constant 0.000000e+00 : f64
 // CHECK: %[[FRESH:.*]] = linalg.fill ins(%[[ID]] : f64) outs(%{{.*}} : tensor<3x1xf64>)
 // CHECK: %[[TOTALS:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<3x4xf32>) outs(%[[FRESH]] : tensor<3x1xf64>)
 // CHECK: arith.extf %{{.*}} : f32 to f64

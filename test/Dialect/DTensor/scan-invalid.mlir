@@ -25,7 +25,7 @@ func.func @avg(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @complex(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  // expected-error @+1 {{scans integers or floats, not 'complex<f32>'}}
+  // expected-error @+1 {{scans signless integers (not i1), f16, bf16, f32 or f64, not 'complex<f32>'}}
   %a = dtensor.scan sum %x dim = 0 : tensor<4xcomplex<f32>>
   return %a : tensor<4xcomplex<f32>>
 }
@@ -60,4 +60,28 @@ func.func @init_rank(%x: tensor<4x8xi64>, %i: tensor<4xi64>) -> tensor<4x8xi64> 
   // expected-error @+1 {{init must be 'tensor<4x1xi64>'}}
   %a = dtensor.scan sum %x dim = 1 from %i : tensor<4xi64> : tensor<4x8xi64>
   return %a : tensor<4x8xi64>
+}
+
+// -----
+
+func.func @bool(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{scans signless integers (not i1), f16, bf16, f32 or f64, not 'i1'}}
+  %a = dtensor.scan max %x dim = 0 : tensor<4xi1>
+  return %a : tensor<4xi1>
+}
+
+// -----
+
+func.func @signed(%x: tensor<4xsi32>) -> tensor<4xsi32> {
+  // expected-error @+1 {{not 'si32'}}
+  %a = dtensor.scan sum %x dim = 0 : tensor<4xsi32>
+  return %a : tensor<4xsi32>
+}
+
+// -----
+
+func.func @float8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{not 'f8E4M3FN'}}
+  %a = dtensor.scan max %x dim = 0 : tensor<4xf8E4M3FN>
+  return %a : tensor<4xf8E4M3FN>
 }

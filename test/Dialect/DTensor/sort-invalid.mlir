@@ -17,7 +17,7 @@ func.func @negative_dim(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @complex(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  // expected-error @+1 {{sorts integers or floats, not 'complex<f32>'}}
+  // expected-error @+1 {{sorts signless integers or floats, not 'complex<f32>'}}
   %a, %i = dtensor.sort %x dim = 0 : tensor<4xcomplex<f32>> -> tensor<4xi64>
   return %a : tensor<4xcomplex<f32>>
 }
@@ -44,4 +44,20 @@ func.func @values_type(%x: tensor<4xf32>) -> tensor<4xf64> {
   // expected-error @+1 {{all of {input, values} have same type}}
   %a:2 = "dtensor.sort"(%x) {dim = 0 : i64} : (tensor<4xf32>) -> (tensor<4xf64>, tensor<4xi64>)
   return %a#0 : tensor<4xf64>
+}
+
+// -----
+
+func.func @unsigned(%x: tensor<4xui8>) -> tensor<4xui8> {
+  // expected-error @+1 {{sorts signless integers or floats, not 'ui8'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xui8> -> tensor<4xi64>
+  return %a : tensor<4xui8>
+}
+
+// -----
+
+func.func @indices_static_for_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{indices must be 'tensor<?xi64>', not 'tensor<4xi64>'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<?xf32> -> tensor<4xi64>
+  return %a : tensor<?xf32>
 }

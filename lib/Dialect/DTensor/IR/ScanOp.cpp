@@ -18,9 +18,14 @@ LogicalResult ScanOp::verify() {
   if (getKind() == ReduceOp::Avg)
     return emitOpError() << "kind 'avg' is not a scan: it combines sum, prod, "
                             "max or min";
-  if (!isa<IntegerType, FloatType>(type.getElementType()))
-    return emitOpError() << "scans integers or floats, not "
-                         << type.getElementType();
+  // The types hp holds: signless integers past i1 (whose sum and max
+  // would wrap and sign-flip), and floats with a zero, a one and infinities.
+  Type element = type.getElementType();
+  if (!(element.isSignlessInteger() && !element.isInteger(1)) &&
+      !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element))
+    return emitOpError() << "scans signless integers (not i1), f16, bf16, f32 "
+                            "or f64, not "
+                         << element;
   if (!getInit())
     return success();
   auto init = cast<RankedTensorType>(getInit().getType());
@@ -68,7 +73,7 @@ TypedAttr ScanOp::getIdentity(ReduceOp kind, Type element) {
     case ReduceOp::Min:
       return FloatAttr::get(f, llvm::APFloat::getInf(sem));
     default:
-      return FloatAttr::get(f, llvm::APFloat::getZero(sem, /*Negative=*/true));
+      return FloatAttr::get(f, llvm::APFloat::getZero(sem));
     }
   }
   auto i = cast<IntegerType>(element);

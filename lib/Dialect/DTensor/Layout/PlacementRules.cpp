@@ -4,10 +4,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cassert>
+
 using namespace hp::dtensor::plan;
 
 bool hp::dtensor::plan::fsdpSplit(PlacementList &placements, int64_t rank,
                                   int64_t meshDim) {
+  assert(meshDim >= 0 && meshDim < static_cast<int64_t>(placements.size()) &&
+         "mesh dim out of range");
   Placement &p = placements[meshDim];
   if (rank == 0 || p.isSplit() || p.kind == Placement::Partial)
     return false;
@@ -27,6 +31,12 @@ PlacementList
 hp::dtensor::plan::placementsFromInputs(llvm::ArrayRef<PlacementList> inputs,
                                         int64_t rank, int64_t meshRank,
                                         int64_t fixedDim) {
+  assert(fixedDim >= -1 && fixedDim < meshRank && "fixed dim out of range");
+  assert(llvm::all_of(inputs,
+                      [&](const PlacementList &in) {
+                        return static_cast<int64_t>(in.size()) == meshRank;
+                      }) &&
+         "an input's placements do not cover the mesh");
   PlacementList out(meshRank, Placement::replicate());
   if (inputs.empty())
     return out;

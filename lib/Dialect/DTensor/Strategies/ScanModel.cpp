@@ -23,10 +23,8 @@ using namespace mlir;
 using namespace hp::dtensor;
 using namespace hp::dtensor::strategies;
 
-namespace {
-
 /// `id` with `dim` read at 0: one value per row along dim.
-AffineMap rowMap(AffineMap id, int64_t dim) {
+static AffineMap rowMap(AffineMap id, int64_t dim) {
   MLIRContext *ctx = id.getContext();
   return id.replace(getAffineDimExpr(dim, ctx), getAffineConstantExpr(0, ctx),
                     id.getNumDims(), 0);
@@ -35,8 +33,9 @@ AffineMap rowMap(AffineMap id, int64_t dim) {
 /// `kind` over `dim` of `input` into `init` ([..., 1, ...] along dim, of the
 /// carried type): each row's total; with `before` (an index), only the
 /// entries at positions below it along dim.
-Value combineAlong(OpBuilder &b, Location loc, ReduceOp kind, Value input,
-                   Value init, int64_t dim, Value before = nullptr) {
+static Value combineAlong(OpBuilder &b, Location loc, ReduceOp kind,
+                          Value input, Value init, int64_t dim,
+                          Value before = nullptr) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   MLIRContext *ctx = b.getContext();
@@ -61,6 +60,8 @@ Value combineAlong(OpBuilder &b, Location loc, ReduceOp kind, Value input,
       });
   return generic.getResult(0);
 }
+
+namespace {
 
 struct ScanModel : StrategyOpInterface::ExternalModel<ScanModel, ScanOp> {
   LogicalResult getStrategies(Operation *op, ArrayRef<int64_t> meshShape,

@@ -12,12 +12,10 @@ namespace hp::dtensor {
 using namespace mlir;
 using namespace hp::dtensor;
 
-namespace {
-
 /// `scan` as loops: the other dims outside, its own innermost, carrying the
 /// running value (in the carried type, from the row's init or the kind's
 /// identity) and the result being written.
-Value lowerScan(OpBuilder &b, ScanOp scan) {
+static Value lowerScan(OpBuilder &b, ScanOp scan) {
   Location loc = scan.getLoc();
   Value x = scan.getInput();
   Value init = scan.getInit();
@@ -68,6 +66,8 @@ Value lowerScan(OpBuilder &b, ScanOp scan) {
       });
   return nest.results.front();
 }
+
+namespace {
 
 struct DTensorLowerScansPass
     : hp::dtensor::impl::DTensorLowerScansBase<DTensorLowerScansPass> {

@@ -3,6 +3,7 @@
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 namespace hp::dtensor {
 #define GEN_PASS_DEF_DTENSORLOWERSORTS
@@ -12,12 +13,10 @@ namespace hp::dtensor {
 using namespace mlir;
 using namespace hp::dtensor;
 
-namespace {
-
 /// Whether `x` comes strictly before `y` in torch's order: NaN after every
 /// number ascending, before every number descending; false before true.
-Value comesBefore(OpBuilder &b, Location loc, Value x, Value y,
-                  bool descending) {
+static Value comesBefore(OpBuilder &b, Location loc, Value x, Value y,
+                         bool descending) {
   if (!isa<FloatType>(x.getType())) {
     // Integers are signed, as torch's; booleans (i1) sort false first.
     bool boolean = x.getType().isInteger(1);
@@ -38,11 +37,70 @@ Value comesBefore(OpBuilder &b, Location loc, Value x, Value y,
   return arith::OrIOp::create(b, loc, ordered, nanFirst);
 }
 
+/// Merges the runs [lo, mid) and [mid, hi) of one row of (from,
+/// fromIndices) into [lo, hi) of (into, intoIndices), the left run first
+/// among equals; `at` is a row position's index in the tensors. Returns the
+/// pair written.
+static std::pair<Value, Value>
+mergeRuns(OpBuilder &b, Location loc, Value from, Value fromIndices, Value into,
+          Value intoIndices, Value lo, Value mid, Value hi,
+          llvm::function_ref<SmallVector<Value>(Value)> at, bool descending) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lastLeft = arith::SubIOp::create(b, loc, mid, one);
+  Value lastRight = arith::SubIOp::create(b, loc, hi, one);
+  SmallVector<Value> start = {lo, mid, lo, into, intoIndices};
+  auto merge = scf::WhileOp::create(
+      b, loc, ValueRange(start).getTypes(), start,
+      [&](OpBuilder &cb, Location cl, ValueRange m) {
+        Value left =
+            arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ult, m[2], hi);
+        scf::ConditionOp::create(cb, cl, left, m);
+      },
+      [&](OpBuilder &mb, Location ml, ValueRange m) {
+        Value i = m[0], j = m[1], k = m[2];
+        // Clamped reads: a run that is used up is not read,
+        // but its index stays in bounds.
+        Value ii = arith::MinUIOp::create(mb, ml, i, lastLeft);
+        Value jj = arith::MinUIOp::create(mb, ml, j, lastRight);
+        Value vi = tensor::ExtractOp::create(mb, ml, from, at(ii));
+        Value vj = tensor::ExtractOp::create(mb, ml, from, at(jj));
+        Value leftHas =
+            arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult, i, mid);
+        Value rightHas =
+            arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult, j, hi);
+        Value rightFirst = comesBefore(mb, ml, vj, vi, descending);
+        Value trueValue =
+            arith::ConstantIntOp::create(mb, ml, mb.getI1Type(), 1);
+        // The left run's element unless the right's comes
+        // strictly first: equal elements keep their order.
+        Value leftWins = arith::AndIOp::create(
+            mb, ml, leftHas,
+            arith::XOrIOp::create(mb, ml, rightFirst, trueValue));
+        Value takeLeft = arith::OrIOp::create(
+            mb, ml, arith::XOrIOp::create(mb, ml, rightHas, trueValue),
+            leftWins);
+        Value v = arith::SelectOp::create(mb, ml, takeLeft, vi, vj);
+        Value xi = tensor::ExtractOp::create(mb, ml, fromIndices, at(ii));
+        Value xj = tensor::ExtractOp::create(mb, ml, fromIndices, at(jj));
+        Value vx = arith::SelectOp::create(mb, ml, takeLeft, xi, xj);
+        Value t = tensor::InsertOp::create(mb, ml, v, m[3], at(k));
+        Value ti = tensor::InsertOp::create(mb, ml, vx, m[4], at(k));
+        Value nextI = arith::AddIOp::create(mb, ml, i, one);
+        Value nextJ = arith::AddIOp::create(mb, ml, j, one);
+        scf::YieldOp::create(
+            mb, ml,
+            ValueRange{arith::SelectOp::create(mb, ml, takeLeft, nextI, i),
+                       arith::SelectOp::create(mb, ml, takeLeft, j, nextJ),
+                       arith::AddIOp::create(mb, ml, k, one), t, ti});
+      });
+  return {merge.getResult(3), merge.getResult(4)};
+}
+
 /// `sort` as a bottom-up merge sort of every row: runs of width 1, 2, 4, ...
 /// merged from one pair of tensors (values, indices) into the other and
 /// back, the left run first among equals (stable). Returns the values and
 /// indices.
-std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
+static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   Location loc = sort.getLoc();
   Value x = sort.getInput();
   auto type = cast<RankedTensorType>(x.getType());
@@ -101,66 +159,9 @@ std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
                     fb, fl, arith::AddIOp::create(fb, fl, lo, width), n);
                 Value hi = arith::MinUIOp::create(
                     fb, fl, arith::AddIOp::create(fb, fl, lo, pair), n);
-                Value lastLeft = arith::SubIOp::create(fb, fl, mid, one);
-                Value lastRight = arith::SubIOp::create(fb, fl, hi, one);
-                SmallVector<Value> start = {lo, mid, lo, out[0], out[1]};
-                auto merge = scf::WhileOp::create(
-                    fb, fl, ValueRange(start).getTypes(), start,
-                    [&](OpBuilder &cb, Location cl, ValueRange m) {
-                      Value left = arith::CmpIOp::create(
-                          cb, cl, arith::CmpIPredicate::ult, m[2], hi);
-                      scf::ConditionOp::create(cb, cl, left, m);
-                    },
-                    [&](OpBuilder &mb, Location ml, ValueRange m) {
-                      Value i = m[0], j = m[1], k = m[2];
-                      // Clamped reads: a run that is used up is not read,
-                      // but its index stays in bounds.
-                      Value ii = arith::MinUIOp::create(mb, ml, i, lastLeft);
-                      Value jj = arith::MinUIOp::create(mb, ml, j, lastRight);
-                      Value vi =
-                          tensor::ExtractOp::create(mb, ml, from, at(ii));
-                      Value vj =
-                          tensor::ExtractOp::create(mb, ml, from, at(jj));
-                      Value leftHas = arith::CmpIOp::create(
-                          mb, ml, arith::CmpIPredicate::ult, i, mid);
-                      Value rightHas = arith::CmpIOp::create(
-                          mb, ml, arith::CmpIPredicate::ult, j, hi);
-                      Value rightFirst =
-                          comesBefore(mb, ml, vj, vi, descending);
-                      Value trueValue = arith::ConstantIntOp::create(
-                          mb, ml, mb.getI1Type(), 1);
-                      // The left run's element unless the right's comes
-                      // strictly first: equal elements keep their order.
-                      Value leftWins = arith::AndIOp::create(
-                          mb, ml, leftHas,
-                          arith::XOrIOp::create(mb, ml, rightFirst, trueValue));
-                      Value takeLeft = arith::OrIOp::create(
-                          mb, ml,
-                          arith::XOrIOp::create(mb, ml, rightHas, trueValue),
-                          leftWins);
-                      Value v =
-                          arith::SelectOp::create(mb, ml, takeLeft, vi, vj);
-                      Value xi = tensor::ExtractOp::create(mb, ml, fromIndices,
-                                                           at(ii));
-                      Value xj = tensor::ExtractOp::create(mb, ml, fromIndices,
-                                                           at(jj));
-                      Value vx =
-                          arith::SelectOp::create(mb, ml, takeLeft, xi, xj);
-                      Value t =
-                          tensor::InsertOp::create(mb, ml, v, m[3], at(k));
-                      Value ti =
-                          tensor::InsertOp::create(mb, ml, vx, m[4], at(k));
-                      Value i1 = arith::AddIOp::create(mb, ml, i, one);
-                      Value j1 = arith::AddIOp::create(mb, ml, j, one);
-                      scf::YieldOp::create(
-                          mb, ml,
-                          ValueRange{
-                              arith::SelectOp::create(mb, ml, takeLeft, i1, i),
-                              arith::SelectOp::create(mb, ml, takeLeft, j, j1),
-                              arith::AddIOp::create(mb, ml, k, one), t, ti});
-                    });
-                scf::YieldOp::create(
-                    fb, fl, ValueRange{merge.getResult(3), merge.getResult(4)});
+                auto [t, ti] = mergeRuns(fb, fl, from, fromIndices, out[0],
+                                         out[1], lo, mid, hi, at, descending);
+                scf::YieldOp::create(fb, fl, ValueRange{t, ti});
               });
           return {runs.getResult(0), runs.getResult(1)};
         });
@@ -192,6 +193,8 @@ std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
       });
   return {passes.getResult(1), passes.getResult(2)};
 }
+
+namespace {
 
 struct DTensorLowerSortsPass
     : hp::dtensor::impl::DTensorLowerSortsBase<DTensorLowerSortsPass> {

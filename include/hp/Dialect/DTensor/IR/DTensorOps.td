@@ -403,8 +403,10 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
     `dtensor-lower-scans` makes it a loop, linear in time and memory.
 
     Constraints: `dim` within the input's rank; `kind` one of
-    `sum | prod | max | min`; an integer or float element type; `init`
-    shaped as the input with `dim` of size 1, of the carried element type.
+    `sum | prod | max | min`; a signless integer element type other than
+    i1 (torch promotes a boolean cumsum to int64), or f16, bf16, f32, f64;
+    `init` shaped as the input with `dim` of size 1, of the carried element
+    type.
   }];
   let arguments = (ins AnyRankedTensor:$input, DTensor_ReduceOpAttr:$kind,
                        I64Attr:$dim, Optional<AnyRankedTensor>:$init);
@@ -417,8 +419,9 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
   let extraClassDeclaration = [{
     /// The type the running value of a scan of `element`s is carried in.
     static ::mlir::Type getCarriedType(::mlir::Type element);
-    /// The value `kind` leaves unchanged on `element` (-0.0 for a float
-    /// sum, so that a scan's first element keeps its sign).
+    /// Where a row's running value starts: the value `kind` leaves
+    /// unchanged on `element` (+0.0 for a float sum, as torch's CPU kernel
+    /// starts).
     static ::mlir::TypedAttr getIdentity(::hp::dtensor::ReduceOp kind,
                                          ::mlir::Type element);
     /// `acc` combined with `x` by `kind` (signed for integers; float max
@@ -454,8 +457,8 @@ def DTensor_SortOp : DTensor_Op<"sort", [Pure,
     On local tensors `dtensor-lower-sorts` makes it a merge sort: n log n
     steps per row in memory linear in the input.
 
-    Constraints: `dim` within the input's rank; an integer or float element
-    type; `indices` of the input's shape with i64 elements.
+    Constraints: `dim` within the input's rank; a signless integer or float
+    element type; `indices` of the input's shape with i64 elements.
   }];
   let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
                        UnitAttr:$descending);

@@ -108,6 +108,7 @@ def DTensorApplyStrategies : Pass<"dtensor-apply-strategies"> {
   ], GatherWarningOptions);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
@@ -192,6 +193,7 @@ def DTensorPropagate : Pass<"dtensor-propagate"> {
   let options = !listconcat(ChooserOptions, GatherWarningOptions);
   let dependentDialects = ["::hp::dtensor::DTensorDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
@@ -200,8 +202,9 @@ def DTensorLowerScans : Pass<"dtensor-lower-scans"> {
   let description = [{
     Every `dtensor.scan` becomes a loop nest on tensors that
     bufferization makes in place: the other dims outside, the scan's dim
-    innermost, carrying the running value (from the kind's identity) and
-    writing each element once. Linear in time and memory; a float sum adds
+    innermost, carrying the running value (in the carried type, from the
+    row's `init` or the kind's identity) and writing each element, rounded
+    to the element type, once. Linear in time and memory; a float sum adds
     in index order, as torch's sequential kernel does. `hp-lower-to-cpu`
     runs it before bufferization, after partitioning (a scan split across
     ranks is already its local scan and the pieces' totals).
@@ -209,11 +212,13 @@ def DTensorLowerScans : Pass<"dtensor-lower-scans"> {
     ```mlir
     %c = dtensor.scan sum %x dim = 0 : tensor<8xf32>
     // becomes
-    %r:2 = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %minus_zero, %t = %empty) -> (f32, tensor<8xf32>) {
+    %r:2 = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero, %t = %empty) -> (f64, tensor<8xf32>) {
       %v = tensor.extract %x[%i] : tensor<8xf32>
-      %s = arith.addf %acc, %v : f32
-      %u = tensor.insert %s into %t[%i] : tensor<8xf32>
-      scf.yield %s, %u : f32, tensor<8xf32>
+      %w = arith.extf %v : f32 to f64
+      %s = arith.addf %acc, %w : f64
+      %n = arith.truncf %s : f64 to f32
+      %u = tensor.insert %n into %t[%i] : tensor<8xf32>
+      scf.yield %s, %u : f64, tensor<8xf32>
     }
     ```
 
