@@ -49,5 +49,8 @@ echo
 echo "== param_memory: peak memory per rank with block reads, tensors and a checkpoint, 4 ranks"
 "$(bash scripts/torch-env.sh)" bench/param_memory.py
 echo
+echo "== first_step: time to the first training step, cold and from hp's cache, vs torch.compile's"
+"$(bash scripts/torch-env.sh)" bench/first_step.py
+echo
 echo "== scans_and_sorts: cumsum, sort and topk on 2 ranks, time against length (target: 2^18 at most 4.5x 2^16)"
 "$(bash scripts/torch-env.sh)" bench/scans_and_sorts.py

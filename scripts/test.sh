@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 bash scripts/build.sh || exit 1
 export PATH=/usr/lib/llvm-22/bin:$PATH
 
+# Programs compiled by the tests are cached in the build tree (lit.cfg.py
+# says the same for lit alone), not in the user's ~/.cache/hp.
+export HP_CACHE_DIR="$PWD/build/test/hp-cache"
+
 reports=build/test-reports
 rm -rf "$reports" && mkdir -p "$reports"
 

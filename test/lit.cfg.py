@@ -32,6 +32,9 @@ config.environment["HP_TIMEOUT_S"] = "120"
 # Every NCCL call is compared across its ranks (docs/Runtime.md): a
 # mismatched collective fails the test instead of completing silently.
 config.environment["HP_CHECK_COLLECTIVES"] = "1"
+# Compiled programs are cached in the build tree, not in the user's cache;
+# a test of the cache itself names its own directory.
+config.environment["HP_CACHE_DIR"] = os.path.join(config.hp_obj_root, "test", "hp-cache")
 config.substitutions.append(
     ("%hp-runner", os.path.join(config.hp_tools_dir, "hp-runner")))
 # The generated programs (thousands of cases) spend most of their time in
@@ -41,6 +44,13 @@ config.substitutions.append(
 config.substitutions.append(
     ("%hp-quick-runner", os.path.join(config.hp_tools_dir, "hp-runner")
      + " -O0 --fast-isel --regalloc=fast"))
+# hp-runner -march must name the host's architecture (LLVM's names).
+import platform
+host_arch = {"x86_64": "x86-64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
+config.substitutions.append(("%host_arch", host_arch))
+# x86 (32-bit) shares the native target of x86-64 hosts: a real other
+# architecture, not an unknown one.
+config.substitutions.append(("%other_arch", "x86" if host_arch == "x86-64" else "x86-64"))
 config.substitutions.append(("%hp_lib_dir", os.path.join(config.hp_obj_root, "lib")))
 if shutil.which("mpirun"):
     config.available_features.add("mpi")

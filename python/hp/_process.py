@@ -33,7 +33,7 @@ def _kill_session(proc):
     """Ends hp-runner, mpirun and every rank: all share the session that
     _launch started (ranks may sit in process groups of their own).
     hp-runner alone is asked first: it forwards SIGTERM to mpirun, which
-    stops the ranks, and then removes its files (the lowered module, Open
+    stops the ranks, and then removes its files (the compiled object, Open
     MPI's session directory); signalling every process at once races
     hp-runner's removal against mpirun's own clean-up. What is left after
     that gets SIGTERM, then SIGKILL."""

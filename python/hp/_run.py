@@ -164,6 +164,8 @@ def run(module_or_path, np=1, entry="main", timeout=600, extra_args=(), env=None
                     f.write(str(module_or_path))
             cmd = [_runner(), "-np", str(np), "--mpirun-args=--tag-output",
                    os.fspath(path), "-e", entry, "--entry-point-result=void", *extra_args]
+            if cleanup:  # a temporary file: named the same each time, so cached
+                cmd.append("--input-name=module.mlir")
             returncode, stdout, stderr = _launch(cmd, timeout, environment)
         finally:
             with _JobSignals.hold():

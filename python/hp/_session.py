@@ -13,6 +13,7 @@ Those per-call directories live on a RAM file system when one has room
 import fcntl
 import math
 import os
+import re
 import select
 import shutil
 import struct
@@ -57,6 +58,23 @@ def _calls_directory(need, ranks):
         return tempfile.mkdtemp(prefix="hp-session-calls-", dir=shm)
     except OSError:
         return None
+
+
+_COMPILE_REPORT = "hp-runner: compile: "
+
+
+def _parse_compile_report(line):
+    """hp-runner --compile-report's line as a dict, or None."""
+    if not line.startswith(_COMPILE_REPORT):
+        return None
+    m = re.match(r"cache (hit|miss|off), (\d+) bytes(?: in ([\d.]+) s|: parse ([\d.]+) s, "
+                 r"lower ([\d.]+) s, codegen ([\d.]+) s)", line[len(_COMPILE_REPORT):])
+    if not m:
+        return None
+    cache, size, hit_s, parse_s, lower_s, codegen_s = m.groups()
+    stages = [float(v) if v else 0.0 for v in (parse_s, lower_s, codegen_s)]
+    return {"cache": cache, "bytes": int(size), "parse_s": stages[0], "lower_s": stages[1],
+            "codegen_s": stages[2], "total_s": float(hit_s) if hit_s else sum(stages)}
 
 
 def _spec_bytes(specs):
@@ -138,6 +156,7 @@ class Session:
         # go when their answers come.
         self._abandoned = set()
         self._answered = False  # a call was answered: the ranks are up
+        self._compile_report = None
         self._proc = None
         self._fds = []
         self._dir = None
@@ -187,7 +206,8 @@ class Session:
             self._out = open(os.path.join(self._dir, "stdout"), "w+")
             self._err = open(os.path.join(self._dir, "stderr"), "w+")
             self._proc = subprocess.Popen(
-                [hp._runner(), "-np", str(self._np), "--mpirun-args=--tag-output", program],
+                [hp._runner(), "-np", str(self._np), "--mpirun-args=--tag-output",
+                 "--compile-report", "--input-name=program.mlir", program],
                 stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
                 start_new_session=True, env=env)
             self._fds = [os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CLOEXEC)
@@ -402,6 +422,8 @@ class Session:
                         _remove_call(os.path.join(self._calls_dir, line.decode()))
                         start = time.monotonic()  # rank 0 turns to this call now
                 if str(n).encode() in lines:
+                    if not self._answered:
+                        self._compile_report = self._read_compile_report()
                     self._answered = True
                     return
             elif self._proc.poll() is not None:
@@ -413,6 +435,24 @@ class Session:
                     time.monotonic() - start > self._timeout and self._unread_requests():
                 self._fail(f"rank 0 has not taken request {n} in {self._timeout:g} s "
                            f"(HP_TIMEOUT_S): rank 0 is stopped or hung", ending=False)
+
+    @property
+    def compile_report(self):
+        """How hp-runner came by the compiled program, once the ranks have
+        answered a call (None before): a dict with ``cache`` ("hit", "miss"
+        or "off", docs/Runtime.md "Compiled once, cached"), the object's
+        ``bytes`` and the seconds of each stage, ``parse_s``, ``lower_s`` and
+        ``codegen_s`` (0.0 on a hit), and ``total_s``."""
+        return self._compile_report
+
+    def _read_compile_report(self):
+        self._err.flush()
+        with open(self._err.name) as f:
+            for line in f:
+                report = _parse_compile_report(line)
+                if report:
+                    return report
+        return None
 
     def _unread_requests(self):
         """Bytes the client wrote to the requests FIFO that rank 0 has not
@@ -431,7 +471,9 @@ class Session:
         outputs, errors, untagged = [""] * self._np, [""] * self._np, []
         for f, stream in ((self._out, "out"), (self._err, "err")):
             f.seek(0)
-            hp._split_tagged(f.read(), self._np, outputs, errors, untagged)
+            text = "".join(line for line in f.read().splitlines(keepends=True)
+                           if not line.startswith(_COMPILE_REPORT))
+            hp._split_tagged(text, self._np, outputs, errors, untagged)
         code = self._proc.returncode
         self._end()
         raise hp.RunError(f"hp.torch.Session: {what} (hp-runner exit {code}) on "

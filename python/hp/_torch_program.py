@@ -282,7 +282,9 @@ def _launch(prog, args, params, np, timeout, extra_args, repeat):
             prog.write_arguments(tmp, args, params)
             path = os.path.join(tmp, "program.mlir")
             prog.save(path, repeat)
-            hp.run(path, np=np, timeout=timeout, extra_args=extra_args,
+            # The same name for every launch: the compiled program is cached.
+            hp.run(path, np=np, timeout=timeout,
+                   extra_args=[*extra_args, "--input-name=program.mlir"],
                    env={_runtime_abi.ENV_TENSOR_DIR: tmp})
             outs = prog.read_results(tmp)
             step = None

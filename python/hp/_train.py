@@ -268,6 +268,12 @@ class Trainer:
         return self._session.peak_memory()
 
     @property
+    def compile_report(self):
+        """How hp-runner came by the step's compiled program
+        (:attr:`hp.torch.Session.compile_report`), once a step has run."""
+        return None if self._session is None else self._session.compile_report
+
+    @property
     def closed(self):
         return self._session is None or self._session.closed
 

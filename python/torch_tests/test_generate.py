@@ -222,7 +222,8 @@ def left_padded(rows, length, pads, pad_id, seed):
     return ids
 
 
-@pytest.mark.parametrize("name,kv_heads", [("llama", 4), ("llama", 8), ("qwen2", 4)])
+@pytest.mark.parametrize("name,kv_heads", [("llama", 4), ("llama", 8), ("qwen2", 4),
+                                          ("qwen2", 8)])
 def test_left_padded_batches_equal_transformers(name, kv_heads):
     # Rows with 0 to 5 pads, the mask inferred from pad_token_id as
     # transformers infers it, or given; batches of 4 rows and of 1.

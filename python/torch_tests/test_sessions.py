@@ -360,3 +360,26 @@ def test_an_interrupted_call_leaves_no_request_behind(lookup, monkeypatch):
         check_close(sess(ids), model(ids).detach())
         left = [e for e in os.listdir(sess._calls_dir) if e[0].isdigit()]
         assert left == [], left
+
+
+def test_a_second_session_takes_the_program_from_the_cache(lookup, tmp_path, monkeypatch):
+    """hp-runner compiles once per job and keeps the object in a cache per
+    node (docs/Runtime.md "Compiled once, cached"): a second Session of the
+    same exported program generates no code, and computes the same."""
+    monkeypatch.setenv("HP_CACHE_DIR", str(tmp_path))
+    model, prog = lookup
+    ids = torch.tensor([1, 2, 3, 4])
+    reports = []
+    for _ in range(2):
+        with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+            assert sess.compile_report is None  # nothing answered yet
+            check_close(sess(ids), model(ids).detach())
+            reports.append(sess.compile_report)
+    assert [r["cache"] for r in reports] == ["miss", "hit"], reports
+    assert reports[0]["lower_s"] > 0 and reports[0]["codegen_s"] > 0
+    assert reports[1]["codegen_s"] == 0.0 and reports[1]["bytes"] == reports[0]["bytes"]
+    assert len(list(tmp_path.glob("llvmcache-hp-*"))) == 1
+    monkeypatch.setenv("HP_CACHE", "0")
+    with hp.torch.Session(prog, dict(model.named_parameters())) as sess:
+        check_close(sess(ids), model(ids).detach())
+        assert sess.compile_report["cache"] == "off"

@@ -312,6 +312,25 @@ def test_a_closed_trainer_refuses_steps():
         tr.state_dict()
 
 
+def test_a_second_trainer_generates_no_code(tmp_path, monkeypatch):
+    """The step's program is the same for a second Trainer of the same model
+    (the parameters travel as arguments, not in the program), so hp-runner
+    takes it from the cache: no lowering, no code generation, the same
+    losses."""
+    monkeypatch.setenv("HP_CACHE_DIR", str(tmp_path))
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    losses, reports = [], []
+    for seed in (0, 0, 1):
+        torch.manual_seed(seed)
+        with tiny_trainer() as tr:
+            losses.append([float(tr.step((x,), (y,))) for _ in range(2)])
+            reports.append(tr.compile_report)
+    assert [r["cache"] for r in reports] == ["miss", "hit", "hit"], reports
+    assert reports[1]["lower_s"] == reports[1]["codegen_s"] == 0.0
+    assert losses[0] == losses[1] and losses[2] != losses[0]
+    assert len(list(tmp_path.glob("llvmcache-hp-*"))) == 1
+
+
 def test_parameters_that_require_no_gradient_are_not_stepped():
     """torch steps only parameters with a gradient: a frozen one keeps its
     value under AdamW's decay and has no optimizer state."""

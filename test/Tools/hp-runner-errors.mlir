@@ -32,11 +32,15 @@
 // BOGUS: hp-runner: unknown option '--bogus-flag' (hp-runner --help lists the options)
 // NOFILES-NOT: {{.}}
 // JitRunner's options that take a separate value (-mattr, -march) are told
-// from the input file, as llvm::cl registers them.
+// from the input file, as llvm::cl registers them, and apply where the code
+// is generated: -march must name the host's architecture, where the ranks
+// run.
 // RUN: %hp-runner -mattr +sse2 %s | FileCheck %s --check-prefix=MATTR
-// RUN: not %hp-runner -march x86-64 %s 2>&1 | FileCheck %s --check-prefix=MARCH
+// RUN: %hp-runner -march %host_arch %s | FileCheck %s --check-prefix=MATTR
+// RUN: not %hp-runner -march %other_arch %s 2>&1 | FileCheck %s --check-prefix=MARCH
 // MATTR: ran
 // MARCH-NOT: one input file
+// MARCH: hp-runner: cannot generate code for the program: -march={{.*}} is not this host's architecture ({{.*}}): the ranks run the program here
 // NOMPI: hp-runner: --mpirun-args needs -np N: without it the program runs as one rank, without mpirun
 // TWO: hp-runner: one input file, got '{{.*}}hp-runner-errors.mlir' and '{{.*}}hp-runner-errors.mlir'
 // ZERO: hp-runner: -np needs a positive number of ranks, got '0'

@@ -3,18 +3,21 @@
 // mlir-runner for hp: the same -e / --entry-point-result / --shared-libs
 // interface, plus
 //  * dtensor-level (or any non-LLVM) input is lowered with hp-lower-to-cpu,
-//    once, before any rank starts: a compile error is printed once, with
-//    its source line, and no rank is launched;
+//    and compiled to one object, once, before any rank starts: a compile
+//    error is printed once, with its source line, and no rank is launched;
+//    every rank links the one object (ProgramObject.h), which is kept in a
+//    cache per node (hp/Support/ObjectCache.h);
 //  * hp's runtime (communicator cache + NCCL-over-MPI host library) and
 //    MLIR's runner utilities are preloaded, so vector.print and
 //    printMemref* work as under mlir-runner;
-//  * `-np N` runs the lowered module under mpirun with N ranks;
+//  * `-np N` runs the program under mpirun with N ranks;
 //  * `--check-bounds` adds upstream's runtime verification before lowering;
 //  * a fault in the program is reported with its rank and signal.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ProgramFaults.h"
+#include "ProgramObject.h"
 
 #include "hp/InitAllDialects.h"
 #include "hp/InitAllPasses.h"
@@ -22,6 +25,7 @@
 #include "hp/Runtime/Runtime.h"
 #include "hp/Support/LaunchFlags.h"
 #include "hp/Support/NestingDepth.h"
+#include "hp/Support/ObjectCache.h"
 #include "hp/Version.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
@@ -37,15 +41,18 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -54,12 +61,15 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <optional>
 #include <string>
 #include <sys/wait.h>
@@ -67,16 +77,6 @@
 #include <vector>
 
 using namespace mlir;
-
-/// JitRunnerMain builds its ExecutionEngine with the perf listener on and
-/// offers no option to turn it off; the listener leaves a jitdump directory
-/// ($JITDUMPDIR or ~/.debug/jit/llvm-IR-jit-*) per rank and run. This
-/// definition of LLVM's factory takes precedence over libLLVM's (the
-/// executable's symbols come first), so the engine gets no perf listener.
-/// `perf record` of a rank then shows JIT frames unnamed.
-llvm::JITEventListener *llvm::JITEventListener::createPerfJITEventListener() {
-  return nullptr;
-}
 
 namespace {
 
@@ -229,9 +229,12 @@ struct RunnerOptions {
   bool gpu = false;
   std::string chip = "sm_90";
   bool checkBounds = false;
-  /// The input was lowered by the launching hp-runner (internal: each rank
-  /// of `-np` gets it).
+  /// The input is the object the launching hp-runner compiled (internal:
+  /// each rank of `-np` gets it).
   bool prelowered = false;
+  bool compileReport = false;
+  /// --input-name: the name the input's source locations carry.
+  std::optional<std::string> inputName;
   std::vector<std::string> mpirunArgs;
 };
 RunnerOptions runnerOptions;
@@ -278,6 +281,14 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
       runnerOptions.chip = value.str();
     } else if (value == "--check-bounds" || value == "-check-bounds") {
       runnerOptions.checkBounds = true;
+    } else if (value == "--compile-report" || value == "-compile-report") {
+      runnerOptions.compileReport = true;
+    } else if (value.consume_front("--input-name=")) {
+      if (value.empty()) {
+        llvm::errs() << "hp-runner: --input-name needs a name\n";
+        return false;
+      }
+      runnerOptions.inputName = value.str();
     } else if (value == kPreloweredFlag) {
       runnerOptions.prelowered = true;
     } else {
@@ -398,11 +409,10 @@ LogicalResult checkEntrySignature(ModuleOp module, llvm::StringRef name,
 /// Refuses, before any rank starts, an argument file in $HP_TENSOR_DIR that
 /// is not a regular file (a directory, a FIFO that would block every rank
 /// in open()), when the program reads arguments.
-LogicalResult checkArgumentFiles(ModuleOp module) {
+LogicalResult checkArgumentFiles(bool readsArguments) {
   const char *dir = std::getenv(HP_ENV_TENSOR_DIR);
-  if (!dir || !*dir || !SymbolTable::lookupSymbolIn(module, "hp_read_tensor"))
+  if (!dir || !*dir || !readsArguments)
     return success();
-  (void)sizeof(&hp_read_tensor); // the name above is the ABI's
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
@@ -427,69 +437,269 @@ LogicalResult checkArgumentFiles(ModuleOp module) {
   return success();
 }
 
-/// The module the ranks run: where it is, and whether hp-runner made it.
-struct Lowered {
+/// The runtime function through which a program reads its arguments.
+constexpr llvm::StringLiteral kReadTensor = "hp_read_tensor";
+static_assert(sizeof(&hp_read_tensor), "the name above is the ABI's");
+
+/// The compiled program the ranks of -np load: where it is, and whether
+/// hp-runner made it for this job alone (a cache entry outlives the job).
+struct ObjectFile {
   std::string path;
   bool temporary = false;
 };
 
-/// The temporary lowered module while it exists, for removeAtExit.
-char loweredAtExit[4096];
+/// The temporary object while it exists, for removeAtExit.
+char objectAtExit[4096];
 
-/// Removes the temporary lowered module when the process ends with exit()
-/// (JitRunner's command line parser exits on a bad flag, after the module
-/// was written).
+/// Removes the temporary object when the process ends with exit().
 void removeAtExit() {
-  if (loweredAtExit[0])
-    ::unlink(loweredAtExit);
+  if (objectAtExit[0])
+    ::unlink(objectAtExit);
 }
 
-/// Removes a temporary `lowered` module now.
-void removeLowered(const std::optional<Lowered> &lowered) {
-  if (!lowered || !lowered->temporary)
+/// Removes a temporary object file now.
+void removeObjectFile(const std::optional<ObjectFile> &file) {
+  if (!file || !file->temporary)
     return;
-  llvm::sys::fs::remove(lowered->path);
-  llvm::sys::DontRemoveFileOnSignal(lowered->path);
-  loweredAtExit[0] = '\0';
+  llvm::sys::fs::remove(file->path);
+  llvm::sys::DontRemoveFileOnSignal(file->path);
+  objectAtExit[0] = '\0';
 }
 
-/// Writes `module` to a new temporary file, removed if hp-runner is
+/// Writes `object` to a new temporary file, removed if hp-runner is
 /// interrupted or exits before it removes it itself.
-std::optional<Lowered> writeLowered(ModuleOp module) {
+std::optional<ObjectFile> writeObject(llvm::StringRef object) {
   llvm::SmallString<128> path;
   int fd;
-  if (llvm::sys::fs::createTemporaryFile("hp-runner-lowered", "mlir", fd,
-                                         path)) {
-    llvm::errs() << "hp-runner: cannot create a file for the lowered "
-                    "module\n";
+  if (llvm::sys::fs::createTemporaryFile("hp-runner-program", "o", fd, path)) {
+    llvm::errs() << "hp-runner: cannot create a file for the compiled "
+                    "program\n";
     return std::nullopt;
   }
   llvm::sys::RemoveFileOnSignal(path);
-  if (path.size() < sizeof loweredAtExit) {
-    std::memcpy(loweredAtExit, path.c_str(), path.size() + 1);
+  if (path.size() < sizeof objectAtExit) {
+    std::memcpy(objectAtExit, path.c_str(), path.size() + 1);
     static bool registered = std::atexit(removeAtExit) == 0;
     (void)registered;
   }
   llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-  module->print(out);
+  out << object;
   out.close();
   if (out.has_error()) {
     out.clear_error();
     llvm::sys::fs::remove(path);
-    loweredAtExit[0] = '\0';
-    llvm::errs() << "hp-runner: cannot write the lowered module to " << path
+    objectAtExit[0] = '\0';
+    llvm::errs() << "hp-runner: cannot write the compiled program to " << path
                  << "\n";
     return std::nullopt;
   }
-  return Lowered{std::string(path), true};
+  return ObjectFile{std::string(path), true};
 }
 
-/// Parses and lowers the input of `args` once, in this process, with MLIR's
-/// source diagnostics (errors, warnings and remarks show their line), and
-/// points `args` at the module to run.
-std::optional<Lowered> compileOnce(std::vector<std::string> &args,
-                                   const DialectRegistry &registry,
-                                   const char *argv0) {
+/// Every value of option `name` among `args` (`--name=a,b`, `-name a`), its
+/// commas splitting values as llvm::cl's CommaSeparated lists do.
+std::vector<std::string> optionValues(const std::vector<std::string> &args,
+                                      llvm::StringRef name) {
+  std::vector<std::string> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef arg = args[i];
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    if (!arg.consume_front(name))
+      continue;
+    llvm::StringRef value;
+    if (arg.empty() && i + 1 < args.size())
+      value = args[++i];
+    else if (!arg.consume_front("="))
+      continue;
+    else
+      value = arg;
+    llvm::SmallVector<llvm::StringRef> parts;
+    value.split(parts, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef part : parts)
+      values.push_back(part.str());
+  }
+  return values;
+}
+
+bool hasFlag(const std::vector<std::string> &args, llvm::StringRef name) {
+  return llvm::any_of(args, [&](llvm::StringRef arg) {
+    if (!arg.consume_front("-"))
+      return false;
+    arg.consume_front("-");
+    return arg == name;
+  });
+}
+
+/// mlir-runner's -O0 to -O3 (the lowest given wins, as there), if any.
+std::optional<unsigned> optLevel(const std::vector<std::string> &args) {
+  for (unsigned level = 0; level < 4; ++level)
+    if (hasFlag(args, "O" + std::to_string(level)))
+      return level;
+  return std::nullopt;
+}
+
+/// mlir-runner's options that hp-runner's launcher reads itself; the others
+/// (LLVM's code generation flags) it hands to llvm::cl.
+bool isRunnerOption(llvm::StringRef name) {
+  return llvm::is_contained({"e", "entry-point-result", "shared-libs",
+                             "dump-object-file", "object-filename", "O0", "O1",
+                             "O2", "O3", "march", "mattr", "host-supports-jit",
+                             "no-implicit-module"},
+                            name);
+}
+
+/// Options that say where the object goes, not what it is: left out of the
+/// cache key.
+bool isOutputOption(llvm::StringRef arg) {
+  arg.consume_front("-");
+  arg.consume_front("-");
+  return arg == "dump-object-file" || arg.starts_with("object-filename");
+}
+
+/// Applies the LLVM options among `args` (not mlir-runner's own, not the
+/// input) in this process, where code is generated.
+bool applyLLVMOptions(const std::vector<std::string> &args,
+                      const llvm::StringSet<> &valueOptions,
+                      const char *argv0) {
+  std::vector<std::string> llvmArgs = {argv0};
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::StringRef name = args[i];
+    if (name == "--")
+      break;
+    if (name == "-" || !name.consume_front("-"))
+      continue;
+    name.consume_front("-");
+    llvm::StringRef base = name.split('=').first;
+    bool separateValue = !name.contains('=') && valueOptions.contains(base);
+    if (!isRunnerOption(base)) {
+      llvmArgs.push_back(args[i]);
+      if (separateValue && i + 1 < args.size())
+        llvmArgs.push_back(args[i + 1]);
+    }
+    if (separateValue)
+      ++i;
+  }
+  if (llvmArgs.size() == 1)
+    return true;
+  std::vector<const char *> argv;
+  for (const std::string &arg : llvmArgs)
+    argv.push_back(arg.c_str());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()),
+                                        argv.data(), "", &os))
+    return true;
+  llvm::errs() << "hp-runner: " << llvm::StringRef(error).trim() << "\n";
+  return false;
+}
+
+/// The libraries every rank loads: hp's runtime for the target and MLIR's
+/// runner utilities (so that vector.print and printMemref* work as under
+/// mlir-runner), or an error if the target's runtime is not built. On GPUs
+/// the real libnccl (linked by libhp_runtime_gpu) replaces hp's
+/// NCCL-over-MPI library, and the mgpu* wrappers run the kernels.
+std::optional<std::vector<std::string>> runtimeLibraries(const char *argv0) {
+  std::string self = executablePath(argv0);
+  llvm::SmallString<256> libDir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(libDir, "lib");
+  std::string dir(libDir);
+  if (runnerOptions.gpu &&
+      !llvm::sys::fs::exists(dir + "/libhp_runtime_gpu.so")) {
+    llvm::errs() << "hp-runner: --target=gpu needs " << dir
+                 << "/libhp_runtime_gpu.so, built only where the CUDA "
+                    "toolkit and NCCL are installed\n";
+    return std::nullopt;
+  }
+  // Both targets: the host runtime (tensor files, sessions, the watchdog).
+  std::vector<std::string> libs = {dir + "/libhp_runtime_host.so"};
+  if (runnerOptions.gpu)
+    libs.insert(libs.end(), {dir + "/libhp_cuda_runtime.so",
+                             dir + "/libhp_runtime_gpu.so"});
+  else
+    libs.insert(libs.end(),
+                {dir + "/libhp_nccl_host.so", dir + "/libhp_runtime_cpu.so"});
+  libs.insert(libs.end(), {HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so",
+                           HP_MLIR_LIB_DIR "/libmlir_runner_utils.so"});
+  return libs;
+}
+
+/// The program every rank runs, compiled once by the launching hp-runner.
+struct CompiledProgram {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  /// The object's file, for the ranks of -np: a cache entry or a temporary.
+  std::optional<ObjectFile> file;
+  std::string resultKind;
+  /// The input's name as given ("-": standard input).
+  std::string input;
+  /// --shared-libs from the command line, then hp's runtime.
+  std::vector<std::string> libraries;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+/// The file of the loaded library (or executable) that holds `address`.
+std::string libraryOf(const void *address) {
+  Dl_info info;
+  if (::dladdr(address, &info) && info.dli_fname)
+    return info.dli_fname;
+  return "(unknown library)";
+}
+
+/// The key of the object that `input` compiles to under `args`.
+std::string cacheKey(const llvm::MemoryBuffer &input,
+                     const std::vector<std::string> &args, size_t inputIndex,
+                     const std::vector<std::string> &libs, const char *argv0) {
+  hp::ObjectCacheKeyParts parts;
+  parts.input = input.getBuffer();
+  parts.inputName = input.getBufferIdentifier();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (isOutputOption(args[i]))
+      i += args[i] == "-object-filename" || args[i] == "--object-filename";
+    else if (i != inputIndex)
+      parts.options.push_back(args[i]);
+  }
+  if (runnerOptions.checkBounds)
+    parts.options.push_back("--check-bounds");
+  parts.target = runnerOptions.gpu ? "gpu" : "cpu";
+  parts.chip = runnerOptions.gpu ? runnerOptions.chip : "";
+  parts.triple = llvm::sys::getProcessTriple();
+  parts.cpuName = llvm::sys::getHostCPUName().str();
+  std::vector<std::string> features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.push_back((feature.getValue() ? "+" : "-") +
+                       feature.getKey().str());
+  llvm::sort(features);
+  parts.cpuFeatures = llvm::join(features, ",");
+  for (const std::string &lib : libs)
+    parts.libraries.push_back(hp::fileIdentity(lib));
+  // LLVM and MLIR are shared libraries of the system: a package upgrade
+  // changes the lowering and the code without touching hp-runner.
+  parts.compiler =
+      "hp " HP_VERSION " (git " HP_GIT_REVISION "), LLVM " LLVM_VERSION_STRING
+      ", " +
+      hp::fileIdentity(executablePath(argv0)) + ", " +
+      hp::fileIdentity(libraryOf(
+          reinterpret_cast<const void *>(&llvm::sys::getHostCPUName))) +
+      ", " +
+      hp::fileIdentity(libraryOf(
+          reinterpret_cast<const void *>(&mlir::translateModuleToLLVMIR)));
+  return hp::objectCacheKey(parts);
+}
+
+/// Parses, lowers and compiles the input of `args` once, in this process,
+/// with MLIR's source diagnostics (errors, warnings and remarks show their
+/// line); or takes the object from the cache, where an earlier job of the
+/// same input, options, host and build left it.
+std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
+                                           const DialectRegistry &registry,
+                                           const char *argv0) {
+  auto start = std::chrono::steady_clock::now();
   std::optional<KnownOptions> known = knownOptions(argv0);
   if (!known) {
     llvm::errs() << "hp-runner: cannot list mlir-runner's options to find "
@@ -507,10 +717,74 @@ std::optional<Lowered> compileOnce(std::vector<std::string> &args,
                  << "' and '" << args[inputs[1]] << "'\n";
     return std::nullopt;
   }
+  CompiledProgram program;
+  program.resultKind = optionValue(args, "entry-point-result", "void");
+  if (!llvm::is_contained({"void", "i32", "i64", "f32"}, program.resultKind)) {
+    llvm::errs() << "hp-runner: --entry-point-result must be void, i32, i64 "
+                    "or f32, not '"
+                 << program.resultKind << "'\n";
+    return std::nullopt;
+  }
+  program.libraries = optionValues(args, "shared-libs");
+  std::optional<std::vector<std::string>> runtime = runtimeLibraries(argv0);
+  if (!runtime)
+    return std::nullopt;
+  program.libraries.insert(program.libraries.end(), runtime->begin(),
+                           runtime->end());
+  if (!applyLLVMOptions(args, known->withValue, argv0))
+    return std::nullopt;
+  llvm::Expected<std::optional<hp::ObjectCacheSettings>> cache =
+      hp::objectCacheSettings();
+  if (!cache) {
+    llvm::errs() << "hp-runner: " << llvm::toString(cache.takeError()) << "\n";
+    return std::nullopt;
+  }
+
+  if (hasFlag(args, "no-implicit-module")) {
+    llvm::errs() << "hp-runner: --no-implicit-module is mlir-runner's; "
+                    "hp-runner takes any input as a module\n";
+    return std::nullopt;
+  }
   std::string input = inputs.empty() ? "-" : args[inputs[0]];
+  program.input = input;
   std::unique_ptr<llvm::MemoryBuffer> buffer = readInput(input);
   if (!buffer)
     return std::nullopt;
+  // A program written to a fresh temporary file each time (hp.torch's) is
+  // named the same each time, so that its object is cached.
+  if (runnerOptions.inputName)
+    buffer = llvm::MemoryBuffer::getMemBufferCopy(buffer->getBuffer(),
+                                                  *runnerOptions.inputName);
+  if (*cache)
+    if (llvm::Error error =
+            hp::checkObjectCacheDirectory((*cache)->directory)) {
+      llvm::errs() << "hp-runner: warning: compiling without the cache: "
+                   << llvm::toString(std::move(error)) << "\n";
+      *cache = std::nullopt;
+    }
+  std::string key;
+  if (*cache) {
+    key = cacheKey(*buffer, args, inputs.empty() ? args.size() : inputs[0],
+                   program.libraries, argv0);
+    if (std::unique_ptr<llvm::MemoryBuffer> object =
+            hp::lookupObject((*cache)->directory, key)) {
+      // An entry that is not a whole object of hp's is compiled again.
+      if (std::optional<bool> reads =
+              hp::runner::objectCalls(*object, kReadTensor)) {
+        if (failed(checkArgumentFiles(*reads)))
+          return std::nullopt;
+        if (runnerOptions.compileReport)
+          llvm::errs() << "hp-runner: compile: cache hit, "
+                       << object->getBufferSize() << " bytes in "
+                       << llvm::format("%.3f", secondsSince(start)) << " s ("
+                       << hp::objectCachePath((*cache)->directory, key)
+                       << ")\n";
+        program.object = std::move(object);
+        return program;
+      }
+    }
+  }
+
   if (isBytecode(*buffer)) {
     MLIRContext scanContext(registry, MLIRContext::Threading::DISABLED);
     if (std::optional<std::string> violation =
@@ -520,41 +794,101 @@ std::optional<Lowered> compileOnce(std::vector<std::string> &args,
       return std::nullopt;
     }
   }
-
   MLIRContext context(registry);
   // The source line identifies the op; its generic form would repeat it.
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  // A compile that printed anything (a warning, a remark) is not cached: a
+  // cache hit would not print it again.
+  unsigned printed = 0;
+  context.getDiagEngine().registerHandler([&](Diagnostic &) {
+    ++printed;
+    return failure(); // on to the SourceMgr handler, which prints it
+  });
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return std::nullopt;
+  double parseSeconds = secondsSince(start);
   bool lower = !isLLVMOnly(*module);
-  if (runnerOptions.checkBounds && !lower)
+  if (runnerOptions.checkBounds && !lower) {
     llvm::errs() << "hp-runner: warning: --check-bounds has no effect on "
                     "LLVM-dialect input: it checks memref and tensor ops "
                     "before lowering\n";
+    ++printed;
+  }
   std::string entry = optionValue(args, "e", "main");
-  if (failed(checkEntrySignature(
-          *module, entry, optionValue(args, "entry-point-result", "void"))) ||
-      failed(checkArgumentFiles(*module)))
+  if (failed(checkEntrySignature(*module, entry, program.resultKind)) ||
+      failed(checkArgumentFiles(
+          SymbolTable::lookupSymbolIn(*module, kReadTensor) != nullptr)))
     return std::nullopt;
+  auto lowerStart = std::chrono::steady_clock::now();
   if (lower && failed(lowerToLLVM(*module)))
     return std::nullopt;
   if (failed(checkEntryPoint(*module, entry)))
     return std::nullopt;
+  double lowerSeconds = secondsSince(lowerStart);
 
-  // A file that needed no lowering is run as it is.
-  std::optional<Lowered> lowered =
-      !lower && input != "-" ? Lowered{input, false} : writeLowered(*module);
-  if (!lowered)
+  auto codegenStart = std::chrono::steady_clock::now();
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+      hp::runner::compileProgram(*module, entry, program.resultKind,
+                                 {optLevel(args),
+                                  optionValue(args, "march", ""),
+                                  optionValues(args, "mattr")});
+  if (!object) {
+    llvm::errs() << "hp-runner: cannot generate code for the program: "
+                 << llvm::toString(object.takeError()) << "\n";
     return std::nullopt;
-  if (inputs.empty())
-    args.push_back(lowered->path);
-  else
-    args[inputs[0]] = lowered->path;
-  return lowered;
+  }
+  program.object = std::move(*object);
+  double codegenSeconds = secondsSince(codegenStart);
+
+  std::string stored = "not cached";
+  if (*cache && printed)
+    stored = "not cached: the compile printed diagnostics";
+  if (*cache && !printed) {
+    llvm::Expected<std::string> path =
+        hp::storeObject(**cache, key, program.object->getBuffer());
+    if (path) {
+      stored = *path;
+    } else {
+      llvm::errs() << "hp-runner: warning: the compiled program is not "
+                      "cached: "
+                   << llvm::toString(path.takeError()) << "\n";
+    }
+  }
+  if (runnerOptions.compileReport)
+    llvm::errs() << "hp-runner: compile: cache " << (*cache ? "miss" : "off")
+                 << ", " << program.object->getBufferSize() << " bytes: parse "
+                 << llvm::format("%.3f", parseSeconds) << " s, lower "
+                 << llvm::format("%.3f", lowerSeconds) << " s, codegen "
+                 << llvm::format("%.3f", codegenSeconds) << " s (" << stored
+                 << ")\n";
+  return program;
+}
+
+/// mlir-runner's --dump-object-file: the object, written to
+/// -object-filename or <input>.o.
+LogicalResult dumpObject(const std::vector<std::string> &args,
+                         const CompiledProgram &program) {
+  if (!hasFlag(args, "dump-object-file"))
+    return success();
+  std::string path = optionValue(args, "object-filename", "");
+  if (path.empty())
+    path = program.input + ".o";
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (!ec) {
+    out << program.object->getBuffer();
+    out.close();
+    ec = out.error();
+  }
+  if (!ec)
+    return success();
+  llvm::errs() << "hp-runner: cannot write the object to " << path << ": "
+               << ec.message() << "\n";
+  return failure();
 }
 
 /// mpirun's pid while it runs, for the signal handler.
@@ -578,19 +912,23 @@ std::optional<std::string> checkedRanks() {
   return ranks;
 }
 
-/// Runs the lowered module of `args` under `mpirun -np ranks` and returns
-/// its status. SIGINT, SIGTERM and SIGHUP reach mpirun, which stops the
-/// ranks; hp-runner then exits with mpirun's status. A temporary `lowered`
-/// file is removed as soon as mpirun ends, before anything is printed (a
-/// closed pipe could end hp-runner there).
-int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
-                const char *argv0, const std::optional<Lowered> &lowered) {
+/// Runs `program` under `mpirun -np ranks`, each rank loading its object
+/// file, and returns mpirun's status. SIGINT, SIGTERM and SIGHUP reach
+/// mpirun, which stops the ranks; hp-runner then exits with mpirun's
+/// status. A temporary object file is removed as soon as mpirun ends,
+/// before anything is printed (a closed pipe could end hp-runner there).
+int runUnderMPI(const std::string &ranks, CompiledProgram &program,
+                const char *argv0) {
   auto mpirun = llvm::sys::findProgramByName("mpirun");
   if (!mpirun) {
     llvm::errs() << "hp-runner: cannot run mpirun for -np " << ranks
                  << " (is Open MPI installed?)\n";
     return 1;
   }
+  // Each job's ranks read a file of its own, not the cache's entry, which
+  // another job's pruning may remove meanwhile.
+  if (!(program.file = writeObject(program.object->getBuffer())))
+    return 1;
   std::vector<std::string> cmd = {*mpirun};
   if (geteuid() == 0)
     cmd.push_back("--allow-run-as-root");
@@ -605,11 +943,10 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
   cmd.insert(cmd.end(), runnerOptions.mpirunArgs.begin(),
              runnerOptions.mpirunArgs.end());
   cmd.insert(cmd.end(),
-             {"-np", ranks, executablePath(argv0), kPreloweredFlag.str()});
-  // The ranks preload the libraries of the target.
-  if (runnerOptions.gpu)
-    cmd.insert(cmd.end(), {"--target=gpu", "--gpu-chip=" + runnerOptions.chip});
-  cmd.insert(cmd.end(), args.begin(), args.end());
+             {"-np", ranks, executablePath(argv0), kPreloweredFlag.str(),
+              "--entry-point-result=" + program.resultKind,
+              "--shared-libs=" + llvm::join(program.libraries, ","), "--",
+              program.file->path});
   std::vector<llvm::StringRef> cmdRefs(cmd.begin(), cmd.end());
   std::string error;
   bool failed = false;
@@ -625,7 +962,7 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
                      .ReturnCode;
     mpirunPid = 0;
   }
-  removeLowered(lowered);
+  removeObjectFile(program.file);
   if (!sessionDir.empty())
     llvm::sys::fs::remove_directories(sessionDir);
   if (failed)
@@ -635,69 +972,51 @@ int runUnderMPI(const std::string &ranks, const std::vector<std::string> &args,
   return returnCode < 0 ? 1 : returnCode;
 }
 
-/// The --shared-libs option that preloads hp's runtime next to this binary
-/// and MLIR's runner utilities, or an error if the target's runtime is not
-/// built. On GPUs the real libnccl (linked by libhp_runtime_gpu) replaces
-/// hp's NCCL-over-MPI library, and the mgpu* wrappers run the kernels.
-std::optional<std::string> runtimePreload(const char *argv0) {
-  std::string self = executablePath(argv0);
-  llvm::SmallString<256> libDir(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
-  llvm::sys::path::append(libDir, "lib");
-  std::string dir(libDir);
-  if (runnerOptions.gpu &&
-      !llvm::sys::fs::exists(dir + "/libhp_runtime_gpu.so")) {
-    llvm::errs() << "hp-runner: --target=gpu needs " << dir
-                 << "/libhp_runtime_gpu.so, built only where the CUDA "
-                    "toolkit and NCCL are installed\n";
+/// A rank of -np: the program the launching hp-runner compiled, from the
+/// arguments it gave (kPreloweredFlag, --entry-point-result, --shared-libs,
+/// --, the object's file).
+std::optional<CompiledProgram>
+readCompiledProgram(const std::vector<std::string> &args) {
+  if (args.size() < 2 || args[args.size() - 2] != "--") {
+    llvm::errs() << "hp-runner: " << kPreloweredFlag
+                 << " is hp-runner's own: a rank of -np takes the launcher's "
+                    "arguments\n";
     return std::nullopt;
   }
-  // Both targets: the host runtime (tensor files, sessions, the watchdog).
-  std::string preload = "--shared-libs=" + dir + "/libhp_runtime_host.so,";
-  preload +=
-      runnerOptions.gpu
-          ? dir + "/libhp_cuda_runtime.so," + dir + "/libhp_runtime_gpu.so,"
-          : dir + "/libhp_nccl_host.so," + dir + "/libhp_runtime_cpu.so,";
-  return preload + HP_MLIR_LIB_DIR "/libmlir_c_runner_utils.so," HP_MLIR_LIB_DIR
-                                   "/libmlir_runner_utils.so";
+  CompiledProgram program;
+  program.resultKind = optionValue(args, "entry-point-result", "void");
+  program.libraries = optionValues(args, "shared-libs");
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> object =
+      llvm::MemoryBuffer::getFile(args.back(), /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!object) {
+    llvm::errs() << "hp-runner: cannot read the compiled program "
+                 << args.back() << ": " << object.getError().message() << "\n";
+    return std::nullopt;
+  }
+  program.object = std::move(*object);
+  return program;
 }
 
-/// Runs the lowered module of `args` as one rank with JitRunner. A
-/// temporary `lowered` file is removed as soon as JitRunner has read it, so
-/// that no way the program ends (exit, a fault, a timeout) leaves it behind.
-int runRank(const char *argv0, const std::vector<std::string> &args,
-            const std::string &preload, const DialectRegistry &registry,
-            const std::optional<Lowered> &lowered) {
-  std::vector<std::string> runnerArgs = {argv0};
-  runnerArgs.insert(runnerArgs.end(), args.begin(), args.end());
-  runnerArgs.push_back(preload);
-  // An entry point of type () -> () is the common case; mlir-runner's
-  // default (f32) makes every rank print an error instead.
-  if (llvm::none_of(args, [](const std::string &a) {
-        return llvm::StringRef(a).contains("entry-point-result");
-      }))
-    runnerArgs.push_back("--entry-point-result=void");
-  std::vector<char *> argvRefs;
-  for (std::string &arg : runnerArgs)
-    argvRefs.push_back(arg.data());
-
+/// Runs `program` as one rank. A temporary object file is removed as soon
+/// as the rank has read it, so that no way the program ends (exit, a fault,
+/// a timeout) leaves it behind.
+int runRank(CompiledProgram &program) {
   // A rank that leaves before its entry point returns makes the runtime
   // abort the whole job (instead of blocking in MPI_Finalize while the other
   // ranks wait for it in a collective).
   setenv("HP_RUNNER_ABORT_ON_EARLY_EXIT", "1", /*overwrite=*/1);
-  auto started = [&](Operation *, JitRunnerOptions &) {
-    removeLowered(lowered);
+  std::optional<ObjectFile> file = program.file;
+  auto started = [&] {
+    removeObjectFile(file);
     hp::runner::reportProgramFaults();
     // What the program printed before a fault or a failed check (whose
     // message goes to stdout) must not die in stdout's buffer with it.
     std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
-    return llvm::success();
   };
-  JitRunnerConfig config;
-  config.mlirTransformer = started;
-  int rc = JitRunnerMain(static_cast<int>(argvRefs.size()), argvRefs.data(),
-                         registry, config);
-  removeLowered(lowered);
+  int rc = hp::runner::runProgram(std::move(program.object), program.libraries,
+                                  program.resultKind, started);
+  removeObjectFile(file);
   if (rc == 0)
     if (void *done = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
             "hpRuntimeEntryDone"))
@@ -722,10 +1041,15 @@ void printRunnerHelp() {
          "sm_90)\n"
          "  --check-bounds        check memref and tensor accesses at run "
          "time (upstream's runtime verification)\n"
+         "  --compile-report      print whether the compiled program came "
+         "from the cache, and the time of each stage\n"
+         "  --input-name=NAME     the name the input's source locations "
+         "carry (default: its path)\n"
          "  -e <name>             entry point (default main)\n"
          "  --entry-point-result=void|i32|i64|f32  its result (default void)\n"
-         "Input at the dtensor level (or any non-LLVM dialect) is lowered with "
-         "hp-lower-to-cpu (or -gpu), once, before any rank starts.\n"
+         "The input is lowered with hp-lower-to-cpu (or -gpu) if it is not "
+         "LLVM dialect already, and compiled, once, before any rank starts;\n"
+         "every rank loads the one object. Objects are cached per node.\n"
          "Environment: HP_TIMEOUT_S (seconds a collective may take, default "
          "60), HP_GRID_SHAPE_<grid> (AxB..., the shape of a grid with "
          "several dynamic axes),\n"
@@ -736,7 +1060,9 @@ void printRunnerHelp() {
          "  a mismatch ends the job with 'hp: rank R: collectives do not "
          "match across ranks:\n"
          "  rank A calls ... but rank B calls ...' or 'point-to-point calls "
-         "do not match: ...').\n\n"
+         "do not match: ...'),\n"
+         "  HP_CACHE=0 (compile without the cache), HP_CACHE_DIR (default "
+         "~/.cache/hp/objects), HP_CACHE_MAX_MB (default 2048).\n\n"
          "The options of mlir-runner follow.\n\n";
 }
 
@@ -761,11 +1087,29 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
 
+  // --help and --version are mlir-runner's to print.
+  if (helpOrVersion) {
+    DialectRegistry empty;
+    return JitRunnerMain(argc, argv, empty);
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!takeRunnerOptions(args))
     return 1;
+  // mlir-runner's probe of the host, which lit configurations use.
+  if (hasFlag(args, "host-supports-jit")) {
+    auto jit = llvm::orc::LLJITBuilder().create();
+    bool supported = bool(jit);
+    if (!jit)
+      llvm::consumeError(jit.takeError());
+    llvm::outs() << (supported ? "true" : "false") << "\n";
+    return supported ? 0 : 1;
+  }
+  if (runnerOptions.prelowered) {
+    std::optional<CompiledProgram> program = readCompiledProgram(args);
+    return program ? runRank(*program) : 1;
+  }
   std::optional<std::string> ranks;
-  if (runnerOptions.ranks && !helpOrVersion && !(ranks = checkedRanks()))
+  if (runnerOptions.ranks && !(ranks = checkedRanks()))
     return 1;
   if (!runnerOptions.ranks && !runnerOptions.mpirunArgs.empty()) {
     llvm::errs() << "hp-runner: --mpirun-args needs -np N: without it the "
@@ -779,16 +1123,10 @@ int main(int argc, char **argv) {
   registerAllToLLVMIRTranslations(registry);
   hp::registerAllHPDialects(registry);
 
-  std::optional<std::string> preload = runtimePreload(argv[0]);
-  if (!preload)
-    return 1;
-  // --help and --version are JitRunner's to print; a rank of -np gets a
-  // module the launching hp-runner already lowered.
-  std::optional<Lowered> lowered;
-  if (!helpOrVersion && !runnerOptions.prelowered &&
-      !(lowered = compileOnce(args, registry, argv[0])))
+  std::optional<CompiledProgram> program = compileOnce(args, registry, argv[0]);
+  if (!program || failed(dumpObject(args, *program)))
     return 1;
   if (!ranks)
-    return runRank(argv[0], args, *preload, registry, lowered);
-  return runUnderMPI(*ranks, args, argv[0], lowered);
+    return runRank(*program);
+  return runUnderMPI(*ranks, *program, argv[0]);
 }
