@@ -99,6 +99,11 @@ void addBufferizedSPMDPasses(OpPassManager &pm,
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Each buffer is freed after its last use instead of at the end of its
+  // block (a training step's peak memory). On GPUs a kernel or collective
+  // queued on a stream may still read it.
+  if (!gpu)
+    pm.addPass(createFreeBuffersAfterLastUse());
   // Every buffer now exists: refuse (or check at run time) sizes whose
   // byte count the LLVM lowering would let wrap around.
   pm.addPass(createCheckAllocationSizes());

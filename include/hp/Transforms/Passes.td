@@ -203,6 +203,41 @@ def CheckLoweredToLLVM : Pass<"check-lowered-to-llvm", "::mlir::ModuleOp"> {
   }];
 }
 
+def FreeBuffersAfterLastUse : Pass<"free-buffers-after-last-use"> {
+  let summary = "Free each buffer right after the last use of it or a view "
+                "of it";
+  let description = [{
+    Upstream's ownership-based deallocation frees a block's buffers at the
+    end of the block. A training step is one block: every temporary (each
+    layer's all-gathered weights under FSDP, each activation's gradient)
+    would live until the step returns, and the step's peak memory would be
+    the sum of them all. This pass moves each `memref.dealloc` of an
+    allocation (an op with an `Allocate` effect on it) in the dealloc's own
+    block to just after the last op of that block that uses the buffer or
+    any view of it (upstream's `BufferViewFlowAnalysis`: subviews, casts,
+    reshapes, values through region branches and calls; a use inside a
+    region, such as an `scf.for` body or an `nccl.group`, counts as its
+    op's).
+
+    A use-after-free would be a silent wrong number, so a dealloc stays
+    where it is whenever the analysis may not see every reader: a view
+    escapes the block (a use outside it or by its terminator) or is used
+    after the dealloc; a user takes the address as a value of another type
+    (`memref.extract_aligned_pointer_as_index`, as a driver does to hand a
+    buffer to `hp_write_tensor`; `memref.extract_strided_metadata`; an
+    `unrealized_conversion_cast`), makes a buffer or tensor the analysis
+    does not count as a view (`memref.transpose`, `bufferization.to_tensor`),
+    or a result of a type that may hold an address; stores the buffer as a
+    value; frees it; or may use it after returning (`gpu`, `async`, `omp`,
+    `llvm` and `ptr` ops, `memref.dma_start`). A buffer that is not a fresh
+    allocation of the block (a call's result, a block argument) stays too.
+    Calls are assumed not to keep a buffer past their return, as
+    ownership-based deallocation assumes. `hp-lower-to-cpu` runs it after
+    deallocation; `hp-lower-to-gpu` does not: a GPU buffer may still be read
+    by a kernel or a collective queued on a stream.
+  }];
+}
+
 def CheckAllocationSizes : Pass<"check-allocation-sizes", "::mlir::ModuleOp"> {
   let summary = "Refuse buffers whose size in bytes overflows 64 bits";
   let description = [{
