@@ -202,11 +202,11 @@ std::vector<size_t> positionals(const std::vector<std::string> &args,
   return inputs;
 }
 
-/// The value JitRunner will see for option `name` (`-name v`, `-name=v`,
-/// `--name=v`; the last one wins), or `fallback`.
-std::string optionValue(const std::vector<std::string> &args,
-                        llvm::StringRef name, llvm::StringRef fallback) {
-  std::string value = fallback.str();
+/// Every value given to option `name` among `args` (`-name v`, `-name=v`,
+/// `--name=v`), in order.
+std::vector<llvm::StringRef> givenValues(const std::vector<std::string> &args,
+                                         llvm::StringRef name) {
+  std::vector<llvm::StringRef> values;
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::StringRef arg = args[i];
     if (!arg.consume_front("-"))
@@ -215,11 +215,19 @@ std::string optionValue(const std::vector<std::string> &args,
     if (!arg.consume_front(name))
       continue;
     if (arg.empty() && i + 1 < args.size())
-      value = args[++i];
+      values.push_back(args[++i]);
     else if (arg.consume_front("="))
-      value = arg.str();
+      values.push_back(arg);
   }
-  return value;
+  return values;
+}
+
+/// The value JitRunner will see for option `name` (the last one wins), or
+/// `fallback`.
+std::string optionValue(const std::vector<std::string> &args,
+                        llvm::StringRef name, llvm::StringRef fallback) {
+  std::vector<llvm::StringRef> values = givenValues(args, name);
+  return (values.empty() ? fallback : values.back()).str();
 }
 
 /// hp-runner's own options, taken out of the command line before JitRunner
@@ -501,20 +509,7 @@ std::optional<ObjectFile> writeObject(llvm::StringRef object) {
 std::vector<std::string> optionValues(const std::vector<std::string> &args,
                                       llvm::StringRef name) {
   std::vector<std::string> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    llvm::StringRef arg = args[i];
-    if (!arg.consume_front("-"))
-      continue;
-    arg.consume_front("-");
-    if (!arg.consume_front(name))
-      continue;
-    llvm::StringRef value;
-    if (arg.empty() && i + 1 < args.size())
-      value = args[++i];
-    else if (!arg.consume_front("="))
-      continue;
-    else
-      value = arg;
+  for (llvm::StringRef value : givenValues(args, name)) {
     llvm::SmallVector<llvm::StringRef> parts;
     value.split(parts, ',', -1, /*KeepEmpty=*/false);
     for (llvm::StringRef part : parts)

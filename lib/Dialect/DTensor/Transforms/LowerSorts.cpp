@@ -37,6 +37,22 @@ static Value comesBefore(OpBuilder &b, Location loc, Value x, Value y,
   return arith::OrIOp::create(b, loc, ordered, nanFirst);
 }
 
+/// An scf.while carrying `init` that runs `body` while the carried value
+/// `counter` is below `bound` (unsigned).
+static scf::WhileOp
+whileBelow(OpBuilder &b, Location loc, ValueRange init, unsigned counter,
+           Value bound,
+           llvm::function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  return scf::WhileOp::create(
+      b, loc, init.getTypes(), init,
+      [&](OpBuilder &cb, Location cl, ValueRange args) {
+        Value more = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ult,
+                                           args[counter], bound);
+        scf::ConditionOp::create(cb, cl, more, args);
+      },
+      body);
+}
+
 /// Merges the runs [lo, mid) and [mid, hi) of one row of (from,
 /// fromIndices) into [lo, hi) of (into, intoIndices), the left run first
 /// among equals; `at` is a row position's index in the tensors. Returns the
@@ -49,13 +65,8 @@ mergeRuns(OpBuilder &b, Location loc, Value from, Value fromIndices, Value into,
   Value lastLeft = arith::SubIOp::create(b, loc, mid, one);
   Value lastRight = arith::SubIOp::create(b, loc, hi, one);
   SmallVector<Value> start = {lo, mid, lo, into, intoIndices};
-  auto merge = scf::WhileOp::create(
-      b, loc, ValueRange(start).getTypes(), start,
-      [&](OpBuilder &cb, Location cl, ValueRange m) {
-        Value left =
-            arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ult, m[2], hi);
-        scf::ConditionOp::create(cb, cl, left, m);
-      },
+  auto merge = whileBelow(
+      b, loc, start, /*counter=*/2, hi,
       [&](OpBuilder &mb, Location ml, ValueRange m) {
         Value i = m[0], j = m[1], k = m[2];
         // Clamped reads: a run that is used up is not read,
@@ -172,13 +183,8 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   // it came from: bufferization then copies nothing). The second pass only
   // copies where 2w already covers a row.
   SmallVector<Value> init = {one, x, positions, emptyValues, emptyIndices};
-  auto passes = scf::WhileOp::create(
-      b, loc, ValueRange(init).getTypes(), init,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value more =
-            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, args[0], n);
-        scf::ConditionOp::create(nb, l, more, args);
-      },
+  auto passes = whileBelow(
+      b, loc, init, /*counter=*/0, n,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value width = args[0];
         auto [scratch, scratchIndices] =
