@@ -6,7 +6,7 @@ Per op, n = 2^16 and 2^18 elements along the dim it works on:
           each rank's piece from the total of the piece before it,
           docs/Propagation.md "Scans"), a loop linear in n;
   sort:   f32 rows of n (stable), two rows split over the 2 ranks (dtensor.sort: a
-          merge sort per row, n log n);
+          radix sort per row: a pass per byte of the element, linear in n);
   topk:   the 8 largest of each such row (the sort, then a slice).
 Per length: hp's in-program time per call (hp.torch.time_step, one thread
 per rank: no launch, no compilation) and eager torch's in one process (one

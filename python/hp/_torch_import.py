@@ -363,7 +363,7 @@ def _sorts_as_dtensor(context, ops):
     """Rewrites each ``tm_tensor.sort`` among ``ops`` that :func:`_sort_order`
     reads as hp's ``dtensor.sort`` (in place; whether any was): torch's
     ``sort`` and ``topk`` (a slice of the sort), which hp places by rows and
-    lowers to a merge sort, n log n, in linear memory. The values' order is
+    lowers to a radix sort, linear in time and memory. The values' order is
     torch's (NaN largest), stable among equals."""
     from torch_mlir import ir
 

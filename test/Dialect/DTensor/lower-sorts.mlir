@@ -1,38 +1,71 @@
-// dtensor-lower-sorts: a sort becomes a bottom-up merge sort on tensors:
-// two passes per scf.while iteration (widths w and 2w), each merging every
-// row's pairs of runs (the rows' loops, the runs' loop, the merge's
-// scf.while), the first into the scratch tensors and the second back, so
-// that each pair is yielded where it came from (rewritten in place). The
-// numbers: test/e2e/cpu/global-sort.mlir.
+// dtensor-lower-sorts: a sort becomes a least-significant-digit radix sort on
+// tensors: an scf.for over the key's bytes, two counting-sort passes per
+// iteration (bytes b and b+8), each sorting every row (the rows' loops) by
+// that byte: count the byte values (a loop), their exclusive prefix (a loop
+// over 256), place each element at its byte's next position (a loop). The
+// first pass writes the scratch tensors and the second writes back, so each
+// pair is yielded where it came from (rewritten in place). The numbers:
+// test/e2e/cpu/global-sort.mlir.
 // RUN: hp-opt %s -dtensor-lower-sorts | FileCheck %s
 // RUN: hp-opt %s -dtensor-lower-sorts -one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=INPLACE
 
 // CHECK-LABEL: func.func @descending_rows
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
-// Each element's position along the sorted dim: the first indices.
-// CHECK: %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x8xi64>)
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// Each element's position along the sorted dim: the first indices, in 32
+// bits (a row of 8 fits them).
+// CHECK: %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x8xi32>)
 // CHECK: linalg.index 1 : index
 // CHECK: %[[C3:.*]] = arith.constant 3 : index
-// CHECK: %[[PASSES:.*]]:5 = scf.while (%[[W:.*]] = %{{.*}}, %[[FROM:.*]] = %{{.*}}, %[[FROMI:.*]] = %[[POS]], %[[TO:.*]] = %{{.*}}, %[[TOI:.*]] = %{{.*}})
-// CHECK: arith.cmpi ult, %[[W]], %[[C8]] : index
-// CHECK: } do {
-// CHECK: %[[PAIR:.*]] = arith.muli
-// CHECK: %[[FIRST:.*]]:2 = scf.for %[[ROW:.*]] = %{{.*}} to %[[C3]] {{.*}} iter_args(%{{.*}} = %[[TO]], %{{.*}} = %[[TOI]])
-// CHECK: scf.for %[[LO:.*]] = %{{.*}} to %[[C8]] step %[[PAIR]]
-// CHECK: scf.while
-// Descending: the right run's element goes first when it is greater, or
-// NaN against a number; otherwise the left's (stable).
-// CHECK: %[[L:.*]] = tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<3x8xf32>
-// CHECK: %[[R:.*]] = tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<3x8xf32>
-// CHECK: arith.cmpf ogt, %[[R]], %[[L]] : f32
-// CHECK: arith.cmpf ord, %[[L]], %[[L]] : f32
-// CHECK: arith.cmpf uno, %[[R]], %[[R]] : f32
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// A 32-bit key: bytes 0 and 8, then 16 and 24.
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[PASSES:.*]]:4 = scf.for %[[BIT:.*]] = %{{.*}} to %[[C32]] step %[[C16]] iter_args(%[[FROM:.*]] = %arg0, %[[FROMI:.*]] = %[[POS]], %[[TO:.*]] = %{{.*}}, %[[TOI:.*]] = %{{.*}})
+// CHECK: %[[SHIFT:.*]] = arith.index_cast %[[BIT]] : index to i64
+// CHECK: %[[FIRST:.*]]:2 = scf.for %[[ROW:.*]] = %{{.*}} to %[[C3]] {{.*}} iter_args(%[[T:.*]] = %[[TO]], %[[TI:.*]] = %[[TOI]])
+// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<256xindex>
+// Count: each element's key, descending: a negative's bits inverted, a
+// positive's sign flipped, both zeros the key of +0.0, NaN the largest key;
+// then the whole key inverted.
+// CHECK: %[[COUNTS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
+// CHECK: %[[X:.*]] = tensor.extract %[[FROM]][%[[ROW]], %{{.*}}] : tensor<3x8xf32>
+// CHECK-DAG: %[[ONES:.*]] = arith.constant -1 : i32
+// CHECK-DAG: %[[BITS:.*]] = arith.bitcast %[[X]] : f32 to i32
+// CHECK-DAG: %[[SIGN:.*]] = arith.constant -2147483648 : i32
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[BITS]], %{{.*}} : i32
+// CHECK: %[[POSKEY:.*]] = arith.xori %[[BITS]], %[[SIGN]] : i32
+// CHECK: %[[NEGKEY:.*]] = arith.xori %[[BITS]], %[[ONES]] : i32
+// CHECK: %[[ORD:.*]] = arith.select %[[NEG]], %[[NEGKEY]], %[[POSKEY]] : i32
+// CHECK: %[[ISZERO:.*]] = arith.cmpf oeq, %[[X]], %{{.*}} : f32
+// CHECK: %[[ISNAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[Z:.*]] = arith.select %[[ISZERO]], %[[SIGN]], %[[ORD]] : i32
+// CHECK: %[[K:.*]] = arith.select %[[ISNAN]], %[[ONES]], %[[Z]] : i32
+// CHECK: %[[DESC:.*]] = arith.xori %[[K]], %[[ONES]] : i32
+// CHECK: %[[KEY:.*]] = arith.extui %[[DESC]] : i32 to i64
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[KEY]], %[[SHIFT]] : i64
+// CHECK: %[[BYTE:.*]] = arith.andi %[[SHIFTED]], %{{.*}} : i64
+// CHECK: %[[B:.*]] = arith.index_cast %[[BYTE]] : i64 to index
+// CHECK: %[[N:.*]] = tensor.extract %{{.*}}[%[[B]]] : tensor<256xindex>
+// CHECK: arith.addi %[[N]], %{{.*}} : index
 // CHECK: tensor.insert
-// CHECK: tensor.insert
-// The second pass merges the scratch tensors back into the first pair.
+// The exclusive prefix: each byte value's first position.
+// CHECK: %[[STARTS:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[C256]] {{.*}} iter_args(%{{.*}} = %[[COUNTS]], %{{.*}} = %{{.*}})
+// Place: value and index at its byte's next position, which moves on.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[STARTS]]#0, %[[PT:.*]] = %[[T]], %[[PTI:.*]] = %[[TI]])
+// CHECK: %[[AT:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<256xindex>
+// CHECK: %[[I:.*]] = tensor.extract %[[FROMI]][%[[ROW]], %{{.*}}] : tensor<3x8xi32>
+// CHECK: tensor.insert %{{.*}} into %[[PT]][%[[ROW]], %[[AT]]] : tensor<3x8xf32>
+// CHECK: tensor.insert %[[I]] into %[[PTI]][%[[ROW]], %[[AT]]] : tensor<3x8xi32>
+// The second pass: the next byte, from the scratch tensors back into the
+// first pair.
+// CHECK: %[[NEXT:.*]] = arith.addi %[[SHIFT]], %{{.*}} : i64
 // CHECK: %[[SECOND:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[FROM]], %{{.*}} = %[[FROMI]])
-// CHECK: scf.yield %{{.*}}, %[[SECOND]]#0, %[[SECOND]]#1, %[[FIRST]]#0, %[[FIRST]]#1 :
-// CHECK: return %[[PASSES]]#1, %[[PASSES]]#2
+// CHECK: arith.shrui %{{.*}}, %[[NEXT]] : i64
+// CHECK: scf.yield %[[SECOND]]#0, %[[SECOND]]#1, %[[FIRST]]#0, %[[FIRST]]#1 :
+// The indices widened to i64.
+// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[PASSES]]#1 : tensor<3x8xi32>) outs(%{{.*}} : tensor<3x8xi64>)
+// CHECK: arith.extsi %{{.*}} : i32 to i64
+// CHECK: return %[[PASSES]]#0, %[[WIDE]]
 // INPLACE-LABEL: func.func @descending_rows
 // INPLACE-NOT: memref.copy
 // INPLACE: return
@@ -41,27 +74,42 @@ func.func @descending_rows(%x: tensor<3x8xf32>) -> (tensor<3x8xf32>, tensor<3x8x
   return %v, %i : tensor<3x8xf32>, tensor<3x8xi64>
 }
 
-// Ascending integers: the right's element first only when strictly less.
+// Ascending integers: the sign bit flipped (signed order as unsigned), not
+// inverted; rows along dim 0.
 // CHECK-LABEL: func.func @ascending_ints
-// CHECK: arith.cmpi slt
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c32 step %c16
+// CHECK: %[[X:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<5x2xi32>
+// CHECK: %[[K:.*]] = arith.xori %[[X]], %c-2147483648_i32 : i32
+// CHECK-NEXT: arith.extui %[[K]] : i32 to i64
 // CHECK-NOT: arith.cmpf
 func.func @ascending_ints(%x: tensor<5x2xi32>) -> (tensor<5x2xi32>, tensor<5x2xi64>) {
   %v, %i = dtensor.sort %x dim = 0 : tensor<5x2xi32> -> tensor<5x2xi64>
   return %v, %i : tensor<5x2xi32>, tensor<5x2xi64>
 }
 
-// Dynamic sizes come from the input.
+// Dynamic sizes come from the input, and positions are i64 (a row's length
+// is not known to fit 32 bits); a 64-bit key is 8 passes, no extui.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?xf64>
-// CHECK: arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?xi64>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step %c16
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]]
+// CHECK: arith.bitcast %{{.*}} : f64 to i64
+// CHECK-NOT: arith.extui
+// CHECK: arith.shrui
+// CHECK-NOT: arith.extsi
+// CHECK: return
 func.func @dynamic(%x: tensor<?xf64>) -> (tensor<?xf64>, tensor<?xi64>) {
   %v, %i = dtensor.sort %x dim = 0 : tensor<?xf64> -> tensor<?xi64>
   return %v, %i : tensor<?xf64>, tensor<?xi64>
 }
 
-// Booleans sort false first (unsigned i1), as torch sorts them.
+// Booleans sort false first: the bit is the key, inverted descending; two
+// passes (the second by a byte that is 0).
 // CHECK-LABEL: func.func @booleans
-// CHECK: arith.cmpi ugt, %{{.*}}, %{{.*}} : i1
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c16
+// CHECK: %[[K:.*]] = arith.xori %{{.*}}, %true : i1
+// CHECK-NEXT: arith.extui %[[K]] : i1 to i64
 func.func @booleans(%x: tensor<6xi1>) -> (tensor<6xi1>, tensor<6xi64>) {
   %v, %i = dtensor.sort %x dim = 0 descending : tensor<6xi1> -> tensor<6xi64>
   return %v, %i : tensor<6xi1>, tensor<6xi64>

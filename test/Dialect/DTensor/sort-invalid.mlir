@@ -61,3 +61,19 @@ func.func @indices_static_for_dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   %a, %i = dtensor.sort %x dim = 0 : tensor<?xf32> -> tensor<4xi64>
   return %a : tensor<?xf32>
 }
+
+// -----
+
+func.func @wider_than_64_bits(%x: tensor<4xi128>) -> tensor<4xi128> {
+  // expected-error @+1 {{sorts elements of at most 64 bits, not 'i128'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xi128> -> tensor<4xi64>
+  return %a : tensor<4xi128>
+}
+
+// -----
+
+func.func @unsigned_float(%x: tensor<4xf8E8M0FNU>) -> tensor<4xf8E8M0FNU> {
+  // expected-error @+1 {{sorts floats with a sign bit, not 'f8E8M0FNU'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xf8E8M0FNU> -> tensor<4xi64>
+  return %a : tensor<4xf8E8M0FNU>
+}

@@ -116,3 +116,35 @@ func.func @unknown_and_gather(%x: tensor<4xf32>, %idx: tensor<4xindex>) -> tenso
   } -> tensor<4xf32>
   return %g : tensor<4xf32>
 }
+
+// -----
+
+// A sort of booleans sorts their bytes (0 before 1, ties in order): its
+// values stay i8 for the consumer, which narrows them in its body.
+#id2 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @sort_of_booleans
+// CHECK-NOT: xi1>
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi8>)
+// CHECK: %[[V:.*]], %[[I:.*]] = dtensor.sort %[[M]] dim = 0 descending : tensor<8xi8> -> tensor<8xi64>
+// CHECK: linalg.generic {{.*}} ins(%[[V]] : tensor<8xi8>)
+// CHECK: arith.trunci %{{.*}} : i8 to i1
+// CHECK: return {{.*}}, %[[I]]
+func.func @sort_of_booleans(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xi64>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xi1>
+  %m = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xi1>) {
+  ^bb0(%v: f32, %o: i1):
+    %c = arith.cmpf ogt, %v, %zero : f32
+    linalg.yield %c : i1
+  } -> tensor<8xi1>
+  %s, %i = dtensor.sort %m dim = 0 descending : tensor<8xi1> -> tensor<8xi64>
+  %ef = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel"]}
+      ins(%s : tensor<8xi1>) outs(%ef : tensor<8xf32>) {
+  ^bb0(%b: i1, %o: f32):
+    %f = arith.uitofp %b : i1 to f32
+    linalg.yield %f : f32
+  } -> tensor<8xf32>
+  return %r, %i : tensor<8xf32>, tensor<8xi64>
+}

@@ -11,7 +11,7 @@ compares them bit for bit with @reference_k, an independent definition: each
 element's rank in its row (how many come before it: ordered before it, or
 equal and earlier in the row; NaN as torch orders it), then the element of
 rank r at position r (a masked pick over the row), n^2 compares that share
-no code with the merge sort. Each rank prints `sort case <k>: ok` or
+no code with the radix sort. Each rank prints `sort case <k>: ok` or
 `sort case <k>: MISMATCH`; the output carries its own FileCheck lines.
 
 Run: python3 gen_sort.py --mesh 2x2 --case f32:6x9:1:desc:S0,R > t.mlir
@@ -101,15 +101,43 @@ def case_funcs(k, t, shape, dim, desc, ps):
               "%c3 = arith.constant 3 : i64", "%f = arith.muli %l, %c5 : i64",
               "%m = arith.remsi %f, %c7 : i64", "%v = arith.subi %m, %c3 : i64"]
     if t in FLOATS:
-        lines += [f"%num = arith.sitofp %v : i64 to {t}",
-                  "%r5 = arith.remsi %l, %c5 : i64", "%c2 = arith.constant 2 : i64",
-                  "%isnan = arith.cmpi eq, %r5, %c2 : i64",
+        # -3..3 times 1, 1.125, 1.25 or 1.375 (ties, and mantissa bits);
+        # every fifth a NaN (every other one negated), and among the rest
+        # -0.0 (a tie with 0.0), inf and -inf.
+        lines += ["%c4 = arith.constant 4 : i64", "%c11 = arith.constant 11 : i64",
+                  "%q = arith.remsi %l, %c4 : i64",
+                  f"%qf = arith.sitofp %q : i64 to {t}",
+                  f"%eighth = arith.constant 0.125 : {t}",
+                  f"%onef = arith.constant 1.0 : {t}",
+                  f"%scale0 = arith.mulf %qf, %eighth : {t}",
+                  f"%scale = arith.addf %scale0, %onef : {t}",
+                  f"%whole = arith.sitofp %v : i64 to {t}",
+                  f"%num = arith.mulf %whole, %scale : {t}",
                   f"%zero = arith.constant 0.0 : {t}",
-                  f"%nan = arith.divf %zero, %zero : {t}",
-                  f"%e = arith.select %isnan, %nan, %num : {t}"]
+                  f"%negzero = arith.negf %zero : {t}",
+                  f"%inf = arith.divf %onef, %zero : {t}",
+                  f"%neginf = arith.negf %inf : {t}",
+                  f"%nan0 = arith.divf %zero, %zero : {t}",
+                  f"%negnan = arith.negf %nan0 : {t}",
+                  "%r2 = arith.remsi %l, %c2i : i64",
+                  "%odd = arith.cmpi ne, %r2, %c0i : i64",
+                  f"%nan = arith.select %odd, %nan0, %negnan : {t}",
+                  "%r11 = arith.remsi %l, %c11 : i64",
+                  "%isnz = arith.cmpi eq, %r11, %c3 : i64",
+                  "%isinf = arith.cmpi eq, %r11, %c7 : i64",
+                  "%c9 = arith.constant 9 : i64",
+                  "%isninf = arith.cmpi eq, %r11, %c9 : i64",
+                  f"%e0 = arith.select %isnz, %negzero, %num : {t}",
+                  f"%e1 = arith.select %isinf, %inf, %e0 : {t}",
+                  f"%e2 = arith.select %isninf, %neginf, %e1 : {t}",
+                  "%r5 = arith.remsi %l, %c5 : i64",
+                  "%isnan = arith.cmpi eq, %r5, %c2i : i64",
+                  f"%e = arith.select %isnan, %nan, %e2 : {t}"]
+        lines[0:0] = ["%c0i = arith.constant 0 : i64", "%c2i = arith.constant 2 : i64"]
     elif t == "i64":
-        lines += ["%e = arith.addi %v, %c3 : i64", "%e2 = arith.subi %e, %c3 : i64"]
-        lines[-2:] = ["%e = arith.addi %v, %m : i64"]
+        # Digits in the high bytes and ties in the low ones.
+        lines += ["%big = arith.constant 1099511627776 : i64",
+                  "%high = arith.muli %v, %big : i64", "%e = arith.addi %high, %m : i64"]
     else:
         lines += [f"%e = arith.trunci %v : i64 to {t}"]
     body = "\n    ".join(lines)

@@ -16,6 +16,13 @@ LogicalResult SortOp::verify() {
   if (!element.isSignlessInteger() && !isa<FloatType>(element))
     return emitOpError() << "sorts signless integers or floats, not "
                          << element;
+  // The lowering's keys: 64 bits, and a float's order from its sign bit.
+  if (element.getIntOrFloatBitWidth() > 64)
+    return emitOpError() << "sorts elements of at most 64 bits, not "
+                         << element;
+  if (auto f = dyn_cast<FloatType>(element);
+      f && !llvm::APFloat::semanticsHasSignedRepr(f.getFloatSemantics()))
+    return emitOpError() << "sorts floats with a sign bit, not " << element;
   auto indices = cast<RankedTensorType>(getIndices().getType());
   auto want = RankedTensorType::get(type.getShape(),
                                     IntegerType::get(getContext(), 64));

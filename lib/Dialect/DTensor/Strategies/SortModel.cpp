@@ -14,8 +14,6 @@
 
 #include "mlir/IR/DialectRegistry.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace hp::dtensor;
 using namespace hp::dtensor::strategies;
@@ -39,9 +37,10 @@ struct SortModel : StrategyOpInterface::ExternalModel<SortModel, SortOp> {
     s.resultMaps = {id, id};
     s.initOf = {-1};
     s.combiners = {std::nullopt, std::nullopt};
-    // A merge sort: about log2(n) compares per element of a row.
-    int64_t n = type.getDimSize(dim);
-    s.flopsPerPoint = n > 1 ? std::ceil(std::log2(static_cast<double>(n))) : 1;
+    // A radix sort: per 8 bits of the element (an even number of passes),
+    // each element's digit counted, then the element placed.
+    unsigned width = type.getElementType().getIntOrFloatBitWidth();
+    s.flopsPerPoint = 2 * llvm::alignTo(llvm::divideCeil(width, 8), 2);
     strategies = structuredStrategies(s, meshShape);
     return success();
   }

@@ -1,4 +1,4 @@
-//===- LowerSorts.cpp - dtensor.sort on local tensors as a merge sort -----===//
+//===- LowerSorts.cpp - dtensor.sort on local tensors as a radix sort -----===//
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
@@ -13,120 +13,84 @@ namespace hp::dtensor {
 using namespace mlir;
 using namespace hp::dtensor;
 
-/// Whether `x` comes strictly before `y` in torch's order: NaN after every
-/// number ascending, before every number descending; false before true.
-static Value comesBefore(OpBuilder &b, Location loc, Value x, Value y,
-                         bool descending) {
-  if (!isa<FloatType>(x.getType())) {
-    // Integers are signed, as torch's; booleans (i1) sort false first.
-    bool boolean = x.getType().isInteger(1);
-    using P = arith::CmpIPredicate;
-    P predicate =
-        descending ? (boolean ? P::ugt : P::sgt) : (boolean ? P::ult : P::slt);
-    return arith::CmpIOp::create(b, loc, predicate, x, y);
+/// Bits of the key that one pass sorts by: 256 buckets.
+static constexpr int64_t kDigitBits = 8;
+
+/// `x`'s key: an i64 whose unsigned order is torch's order of the values,
+/// equal for values torch finds equal. Integers are signed (the sign bit
+/// flipped); booleans (i1) are 0 and 1. A float's bits in sign-magnitude
+/// become unsigned order (a negative's bits inverted, a positive's sign bit
+/// set), both zeros are +0.0's key and every NaN the largest key, so NaNs
+/// come after every number. Descending inverts the key: NaNs first.
+static Value sortKey(OpBuilder &b, Location loc, Value x, bool descending) {
+  Type type = x.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto keyType = b.getIntegerType(width);
+  auto constant = [&](const APInt &v) {
+    return arith::ConstantOp::create(b, loc, IntegerAttr::get(keyType, v))
+        .getResult();
+  };
+  Value allOnes = constant(APInt::getAllOnes(width));
+  Value key;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    using P = arith::CmpFPredicate;
+    Value bits = arith::BitcastOp::create(b, loc, keyType, x);
+    Value signBit = constant(APInt::getSignMask(width));
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           bits, constant(APInt(width, 0)));
+    Value ordered = arith::SelectOp::create(
+        b, loc, negative, arith::XOrIOp::create(b, loc, bits, allOnes),
+        arith::XOrIOp::create(b, loc, bits, signBit));
+    Value zero =
+        arith::ConstantOp::create(b, loc, FloatAttr::get(floatType, 0));
+    Value isZero = arith::CmpFOp::create(b, loc, P::OEQ, x, zero);
+    Value isNaN = arith::CmpFOp::create(b, loc, P::UNO, x, x);
+    key = arith::SelectOp::create(
+        b, loc, isNaN, allOnes,
+        arith::SelectOp::create(b, loc, isZero, signBit, ordered));
+  } else if (width == 1) {
+    key = x;
+  } else {
+    key = arith::XOrIOp::create(b, loc, x, constant(APInt::getSignMask(width)));
   }
-  using P = arith::CmpFPredicate;
-  // Ascending: x < y, or y is NaN and x is not; descending: x > y, or x is
-  // NaN and y is not.
-  Value ordered =
-      arith::CmpFOp::create(b, loc, descending ? P::OGT : P::OLT, x, y);
-  Value nan = descending ? x : y, number = descending ? y : x;
-  Value nanFirst = arith::AndIOp::create(
-      b, loc, arith::CmpFOp::create(b, loc, P::UNO, nan, nan),
-      arith::CmpFOp::create(b, loc, P::ORD, number, number));
-  return arith::OrIOp::create(b, loc, ordered, nanFirst);
+  if (descending)
+    key = arith::XOrIOp::create(b, loc, key, allOnes);
+  if (width < 64)
+    key = arith::ExtUIOp::create(b, loc, b.getI64Type(), key);
+  return key;
 }
 
-/// An scf.while carrying `init` that runs `body` while the carried value
-/// `counter` is below `bound` (unsigned).
-static scf::WhileOp
-whileBelow(OpBuilder &b, Location loc, ValueRange init, unsigned counter,
-           Value bound,
-           llvm::function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  return scf::WhileOp::create(
-      b, loc, init.getTypes(), init,
-      [&](OpBuilder &cb, Location cl, ValueRange args) {
-        Value more = arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ult,
-                                           args[counter], bound);
-        scf::ConditionOp::create(cb, cl, more, args);
-      },
-      body);
-}
-
-/// Merges the runs [lo, mid) and [mid, hi) of one row of (from,
-/// fromIndices) into [lo, hi) of (into, intoIndices), the left run first
-/// among equals; `at` is a row position's index in the tensors. Returns the
-/// pair written.
-static std::pair<Value, Value>
-mergeRuns(OpBuilder &b, Location loc, Value from, Value fromIndices, Value into,
-          Value intoIndices, Value lo, Value mid, Value hi,
-          llvm::function_ref<SmallVector<Value>(Value)> at, bool descending) {
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value lastLeft = arith::SubIOp::create(b, loc, mid, one);
-  Value lastRight = arith::SubIOp::create(b, loc, hi, one);
-  SmallVector<Value> start = {lo, mid, lo, into, intoIndices};
-  auto merge = whileBelow(
-      b, loc, start, /*counter=*/2, hi,
-      [&](OpBuilder &mb, Location ml, ValueRange m) {
-        Value i = m[0], j = m[1], k = m[2];
-        // Clamped reads: a run that is used up is not read,
-        // but its index stays in bounds.
-        Value ii = arith::MinUIOp::create(mb, ml, i, lastLeft);
-        Value jj = arith::MinUIOp::create(mb, ml, j, lastRight);
-        Value vi = tensor::ExtractOp::create(mb, ml, from, at(ii));
-        Value vj = tensor::ExtractOp::create(mb, ml, from, at(jj));
-        Value leftHas =
-            arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult, i, mid);
-        Value rightHas =
-            arith::CmpIOp::create(mb, ml, arith::CmpIPredicate::ult, j, hi);
-        Value rightFirst = comesBefore(mb, ml, vj, vi, descending);
-        Value trueValue =
-            arith::ConstantIntOp::create(mb, ml, mb.getI1Type(), 1);
-        // The left run's element unless the right's comes
-        // strictly first: equal elements keep their order.
-        Value leftWins = arith::AndIOp::create(
-            mb, ml, leftHas,
-            arith::XOrIOp::create(mb, ml, rightFirst, trueValue));
-        Value takeLeft = arith::OrIOp::create(
-            mb, ml, arith::XOrIOp::create(mb, ml, rightHas, trueValue),
-            leftWins);
-        Value v = arith::SelectOp::create(mb, ml, takeLeft, vi, vj);
-        Value xi = tensor::ExtractOp::create(mb, ml, fromIndices, at(ii));
-        Value xj = tensor::ExtractOp::create(mb, ml, fromIndices, at(jj));
-        Value vx = arith::SelectOp::create(mb, ml, takeLeft, xi, xj);
-        Value t = tensor::InsertOp::create(mb, ml, v, m[3], at(k));
-        Value ti = tensor::InsertOp::create(mb, ml, vx, m[4], at(k));
-        Value nextI = arith::AddIOp::create(mb, ml, i, one);
-        Value nextJ = arith::AddIOp::create(mb, ml, j, one);
-        scf::YieldOp::create(
-            mb, ml,
-            ValueRange{arith::SelectOp::create(mb, ml, takeLeft, nextI, i),
-                       arith::SelectOp::create(mb, ml, takeLeft, j, nextJ),
-                       arith::AddIOp::create(mb, ml, k, one), t, ti});
-      });
-  return {merge.getResult(3), merge.getResult(4)};
-}
-
-/// `sort` as a bottom-up merge sort of every row: runs of width 1, 2, 4, ...
-/// merged from one pair of tensors (values, indices) into the other and
-/// back, the left run first among equals (stable). Returns the values and
-/// indices.
+/// `sort` as a least-significant-digit radix sort of every row: one pass
+/// per 8 bits of the key (an even number of passes, at least 2), each a
+/// stable counting sort of every row from one pair of tensors (values,
+/// indices) into the other: count each digit, take the counts' exclusive
+/// prefix, then place each element at its digit's next position. Stable
+/// passes make a stable sort. Returns the values and indices.
 static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   Location loc = sort.getLoc();
   Value x = sort.getInput();
   auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
   int64_t rank = type.getRank();
   int64_t dim = sort.getDimAttr().getInt();
   bool descending = sort.getDescending();
   Type i64 = b.getI64Type();
+  Type indexType = b.getIndexType();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
   Value n = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value two = arith::ConstantIndexOp::create(b, loc, 2);
-  Value emptyValues =
-      tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  Value emptyIndices = tensor::EmptyOp::create(b, loc, sizes, i64);
+  Value buckets = arith::ConstantIndexOp::create(b, loc, 1 << kDigitBits);
+  // Positions are carried in 32 bits where a row's length fits them (a
+  // smaller working set, which the passes' scattered writes feel), and
+  // widened to i64 at the end.
+  int64_t staticN = type.getDimSize(dim);
+  Type positionType = !ShapedType::isDynamic(staticN) &&
+                              staticN <= std::numeric_limits<int32_t>::max()
+                          ? b.getI32Type()
+                          : i64;
+  Value emptyValues = tensor::EmptyOp::create(b, loc, sizes, element);
+  Value emptyIndices = tensor::EmptyOp::create(b, loc, sizes, positionType);
   // Each element's own position along dim.
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   Value positions =
@@ -137,7 +101,8 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
           [&](OpBuilder &nb, Location l, ValueRange) {
             Value i = linalg::IndexOp::create(nb, l, dim);
             linalg::YieldOp::create(
-                nb, l, arith::IndexCastOp::create(nb, l, i64, i).getResult());
+                nb, l,
+                arith::IndexCastOp::create(nb, l, positionType, i).getResult());
           })
           .getResult(0);
   SmallVector<Value> lbs, ubs, steps;
@@ -148,12 +113,11 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
     ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
     steps.push_back(one);
   }
-  // One pass: every row's runs of `width` in (from, fromIndices) merged in
-  // pairs into (into, intoIndices), which it returns.
-  auto mergePass = [&](OpBuilder &nb, Location l, Value width, Value from,
-                       Value fromIndices, Value into,
-                       Value intoIndices) -> std::pair<Value, Value> {
-    Value pair = arith::MulIOp::create(nb, l, width, two);
+  // One pass: every row of (from, fromIndices) sorted by the digit of its
+  // key at `shift` (an i64) into (into, intoIndices), which it returns.
+  auto countingPass = [&](OpBuilder &nb, Location l, Value shift, Value from,
+                          Value fromIndices, Value into,
+                          Value intoIndices) -> std::pair<Value, Value> {
     scf::LoopNest rows = scf::buildLoopNest(
         nb, l, lbs, ubs, steps, ValueRange{into, intoIndices},
         [&](OpBuilder &rb, Location rl, ValueRange ivs,
@@ -163,41 +127,102 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
             index.insert(index.begin() + dim, p);
             return index;
           };
-          auto runs = scf::ForOp::create(
-              rb, rl, zero, n, pair, written,
-              [&](OpBuilder &fb, Location fl, Value lo, ValueRange out) {
-                Value mid = arith::MinUIOp::create(
-                    fb, fl, arith::AddIOp::create(fb, fl, lo, width), n);
-                Value hi = arith::MinUIOp::create(
-                    fb, fl, arith::AddIOp::create(fb, fl, lo, pair), n);
-                auto [t, ti] = mergeRuns(fb, fl, from, fromIndices, out[0],
-                                         out[1], lo, mid, hi, at, descending);
-                scf::YieldOp::create(fb, fl, ValueRange{t, ti});
+          // The digit of the element at position p of the row.
+          auto digitAt = [&](OpBuilder &db, Location dl, Value p) {
+            Value v = tensor::ExtractOp::create(db, dl, from, at(p));
+            Value key = sortKey(db, dl, v, descending);
+            Value mask = arith::ConstantIntOp::create(db, dl, i64,
+                                                      (1 << kDigitBits) - 1);
+            Value digit = arith::AndIOp::create(
+                db, dl, arith::ShRUIOp::create(db, dl, key, shift), mask);
+            return std::make_pair(
+                v, arith::IndexCastOp::create(db, dl, indexType, digit)
+                       .getResult());
+          };
+          Value empty = tensor::EmptyOp::create(
+              rb, rl, ArrayRef<int64_t>{1 << kDigitBits}, indexType);
+          Value zeros =
+              linalg::FillOp::create(rb, rl, zero, empty).getResult(0);
+          auto counted = scf::ForOp::create(
+              rb, rl, zero, n, one, ValueRange{zeros},
+              [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
+                Value digit = digitAt(fb, fl, p).second;
+                Value count = tensor::ExtractOp::create(fb, fl, c[0], digit);
+                Value more = arith::AddIOp::create(fb, fl, count, one);
+                scf::YieldOp::create(
+                    fb, fl,
+                    tensor::InsertOp::create(fb, fl, more, c[0], digit)
+                        .getResult());
               });
-          return {runs.getResult(0), runs.getResult(1)};
+          // Each digit's first position: the counts of the digits below.
+          auto starts = scf::ForOp::create(
+              rb, rl, zero, buckets, one,
+              ValueRange{counted.getResult(0), zero},
+              [&](OpBuilder &fb, Location fl, Value d, ValueRange c) {
+                Value count = tensor::ExtractOp::create(fb, fl, c[0], d);
+                Value start = tensor::InsertOp::create(fb, fl, c[1], c[0], d);
+                scf::YieldOp::create(
+                    fb, fl,
+                    ValueRange{start,
+                               arith::AddIOp::create(fb, fl, c[1], count)});
+              });
+          auto placed = scf::ForOp::create(
+              rb, rl, zero, n, one,
+              ValueRange{starts.getResult(0), written[0], written[1]},
+              [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
+                auto [v, digit] = digitAt(fb, fl, p);
+                Value to = tensor::ExtractOp::create(fb, fl, c[0], digit);
+                Value index =
+                    tensor::ExtractOp::create(fb, fl, fromIndices, at(p));
+                Value t = tensor::InsertOp::create(fb, fl, v, c[1], at(to));
+                Value ti =
+                    tensor::InsertOp::create(fb, fl, index, c[2], at(to));
+                Value next = tensor::InsertOp::create(
+                    fb, fl, arith::AddIOp::create(fb, fl, to, one), c[0],
+                    digit);
+                scf::YieldOp::create(fb, fl, ValueRange{next, t, ti});
+              });
+          return {placed.getResult(1), placed.getResult(2)};
         });
     return {rows.results[0], rows.results[1]};
   };
-  // Two passes per iteration, widths w and 2w: into the scratch tensors and
-  // back, so that each pair of tensors is rewritten in place (yielded where
-  // it came from: bufferization then copies nothing). The second pass only
-  // copies where 2w already covers a row.
-  SmallVector<Value> init = {one, x, positions, emptyValues, emptyIndices};
-  auto passes = whileBelow(
-      b, loc, init, /*counter=*/0, n,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value width = args[0];
+  // Two passes per iteration: into the scratch tensors and back, so that
+  // each pair of tensors is rewritten in place (yielded where it came from:
+  // bufferization then copies nothing).
+  unsigned width = element.getIntOrFloatBitWidth();
+  int64_t passes = llvm::alignTo(llvm::divideCeil(width, kDigitBits), 2);
+  Value twoDigits = arith::ConstantIndexOp::create(b, loc, 2 * kDigitBits);
+  Value end = arith::ConstantIndexOp::create(b, loc, passes * kDigitBits);
+  auto iterations = scf::ForOp::create(
+      b, loc, zero, end, twoDigits,
+      ValueRange{x, positions, emptyValues, emptyIndices},
+      [&](OpBuilder &nb, Location l, Value bit, ValueRange args) {
+        Value shift = arith::IndexCastOp::create(nb, l, i64, bit);
         auto [scratch, scratchIndices] =
-            mergePass(nb, l, width, args[1], args[2], args[3], args[4]);
-        Value doubled = arith::MulIOp::create(nb, l, width, two);
-        auto [sorted, sortedIndices] = mergePass(
-            nb, l, doubled, scratch, scratchIndices, args[1], args[2]);
+            countingPass(nb, l, shift, args[0], args[1], args[2], args[3]);
+        Value nextShift = arith::AddIOp::create(
+            nb, l, shift, arith::ConstantIntOp::create(nb, l, i64, kDigitBits));
+        auto [sorted, sortedIndices] = countingPass(
+            nb, l, nextShift, scratch, scratchIndices, args[0], args[1]);
         scf::YieldOp::create(
-            nb, l,
-            ValueRange{arith::MulIOp::create(nb, l, doubled, two), sorted,
-                       sortedIndices, scratch, scratchIndices});
+            nb, l, ValueRange{sorted, sortedIndices, scratch, scratchIndices});
       });
-  return {passes.getResult(1), passes.getResult(2)};
+  Value indices = iterations.getResult(1);
+  if (positionType != i64)
+    indices =
+        linalg::GenericOp::create(
+            b, loc, RankedTensorType::get(type.getShape(), i64), indices,
+            ValueRange{tensor::EmptyOp::create(b, loc, sizes, i64)},
+            ArrayRef<AffineMap>{id, id},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, l,
+                  arith::ExtSIOp::create(nb, l, i64, args[0]).getResult());
+            })
+            .getResult(0);
+  return {iterations.getResult(0), indices};
 }
 
 namespace {

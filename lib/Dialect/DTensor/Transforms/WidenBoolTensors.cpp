@@ -7,8 +7,8 @@
 // producers yield `arith.extui` of the bit they computed, consumers read
 // `arith.trunci` of what they get, both inside the linalg bodies, and ops
 // that only move elements (reshapes, slices, transposes, `tensor.empty`)
-// change type. An i1 element occupies a byte in memory anyway, so nothing
-// grows.
+// change type, as does a sort (false before true is 0 before 1). An i1
+// element occupies a byte in memory anyway, so nothing grows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +76,9 @@ public:
             linalg::CopyOp>(op) &&
         allBoolOperandsWidened(op))
       return rebuild(op);
+    if (auto sort = dyn_cast<hp::dtensor::SortOp>(op);
+        sort && allBoolOperandsWidened(op))
+      return widenSort(sort);
     narrowAround(op);
   }
 
@@ -141,6 +144,18 @@ private:
     rewriter.replaceOp(op, wide->getResults());
     for (Value r : wide->getResults())
       widened.insert(r);
+  }
+
+  /// A sort of booleans as a sort of their bytes: 0 before 1 is false
+  /// before true, and ties keep their order in both.
+  void widenSort(hp::dtensor::SortOp sort) {
+    rewriter.setInsertionPoint(sort);
+    auto wide = hp::dtensor::SortOp::create(
+        rewriter, sort.getLoc(), sort.getInput().getType(),
+        sort.getIndices().getType(), sort.getInput(), sort.getDimAttr(),
+        sort.getDescendingAttr());
+    rewriter.replaceOp(sort, wide->getResults());
+    widened.insert(wide.getValues());
   }
 
   /// Block arguments of widened operands read `trunci`, yields of i1

@@ -454,11 +454,12 @@ def DTensor_SortOp : DTensor_Op<"sort", [Pure,
     torch-mlir's `tm_tensor.sort` of a `sort` or `topk` (the first k
     values, a slice of the sort) as this op. Its placement rule: any other
     dim may be split (each rank sorts its rows); the sorted dim is whole.
-    On local tensors `dtensor-lower-sorts` makes it a merge sort: n log n
-    steps per row in memory linear in the input.
+    On local tensors `dtensor-lower-sorts` makes it a radix sort: a pass
+    per byte of the element, time and memory linear in the input.
 
     Constraints: `dim` within the input's rank; a signless integer or float
-    element type; `indices` of the input's shape with i64 elements.
+    element type of at most 64 bits, a float type with a sign bit;
+    `indices` of the input's shape with i64 elements.
   }];
   let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
                        UnitAttr:$descending);

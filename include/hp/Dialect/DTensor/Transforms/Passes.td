@@ -236,16 +236,23 @@ def DTensorLowerScans : Pass<"dtensor-lower-scans"> {
 }
 
 def DTensorLowerSorts : Pass<"dtensor-lower-sorts"> {
-  let summary = "Lower dtensor.sort on local tensors to a merge sort";
+  let summary = "Lower dtensor.sort on local tensors to a radix sort";
   let description = [{
-    Every `dtensor.sort` becomes a bottom-up merge sort of each row on
-    tensors: passes over runs of width 1, 2, 4, ... (an `scf.while`), each
-    merging every row's pairs of runs from one pair of tensors (values,
-    indices) into the other, the left run first among equals, so the sort is
-    stable; NaN compares as torch orders it (after every number ascending,
-    before every number descending). n log n steps per row, memory linear in
-    the input. `hp-lower-to-cpu` runs it beside `dtensor-lower-scans`, before
-    bufferization.
+    Every `dtensor.sort` becomes a least-significant-digit radix sort of
+    each row on tensors. Each element has a 64-bit key whose unsigned order
+    is torch's order: an integer's sign bit flipped, a float's
+    sign-magnitude bits made unsigned (both zeros one key, every NaN the
+    largest), inverted for `descending`. One pass per byte of the element
+    (an even number, at least 2; two per `scf.for` iteration, from one pair
+    of tensors (values, indices) into the other and back, so bufferization
+    copies nothing) is a counting sort of every row by that byte: count
+    each byte value, take the counts' exclusive prefix, place each element
+    at its byte's next position. Each pass is stable, so the sort is: equal
+    elements (and NaNs) keep their order. Time and memory linear in the
+    input (4 passes for 32-bit elements, 8 for 64-bit). Positions travel
+    in 32 bits where a row's static length fits them (less memory for the
+    passes' scattered writes), widened to i64 at the end. `hp-lower-to-cpu`
+    runs it beside `dtensor-lower-scans`, before bufferization.
 
     With `gpu`, a sort is refused with a located error instead, as
     `dtensor-lower-scans` refuses scans.
