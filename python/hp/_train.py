@@ -19,7 +19,6 @@ optimizer state takes its parameter's. Gradients are intermediate values,
 placed by dtensor-propagate with the rest of the step.
 """
 
-import threading
 
 import torch
 
@@ -133,14 +132,15 @@ class Trainer:
                                   [placed[n] for n in names], output_ps, pins, pin,
                                   [None] * first + names, fsdp_axes)
         # Placed once, here (the choice stays in the module as dtensor.strategy
-        # annotations): the ops that run replicated are said now. One
-        # partitioning of a copy, applying that choice, gives what a step
-        # moves (collectives()); it runs on its own context in a thread while
-        # the session starts its ranks (which lower the same program in their
-        # own processes, applying the same choice).
+        # annotations): the ops that run replicated are said now. What a step
+        # moves (collectives()) is a partitioning of a copy, applying that
+        # choice, made when it is first asked for: the session's launcher
+        # lowers the same program, and a second lowering on the same cores
+        # would only delay the first step.
         remarks = [d for d in module.run("builtin.module(dtensor-choose-strategies)")
                    if d.kind == "runs-replicated"]
-        partition = _Partition(str(module))
+        self._placed_text = str(module)
+        self._moved = None
         input_specs = [(tuple(t.shape), t.dtype, ps) for t, ps in
                        zip((*xs, *ts, hyper), input_ps + target_ps + [rep])]
         state_specs = {n: (tuple(init[n].shape), init[n].dtype, placed[n]) for n in names}
@@ -157,15 +157,8 @@ class Trainer:
         self._param_names = params_by_id
         self._fixed = {n: init[n] for n in state if n not in trained}
         self._model_names = list(model.state_dict(keep_vars=True))
-        try:
-            self._session = Session(self.program, params={n: init[n] for n in names},
-                                    np=np, state={n: 1 + i for i, n in enumerate(updated)})
-        finally:
-            partition.join()
-        if partition.error is not None:
-            self.close()
-            raise partition.error
-        self._moved = partition.moved
+        self._session = Session(self.program, params={n: init[n] for n in names},
+                                np=np, state={n: 1 + i for i, n in enumerate(updated)})
 
     def _initial_state(self, state, trained, keys):
         """Every argument's first value (the model's parameters and buffers,
@@ -258,6 +251,10 @@ class Trainer:
 
     def collectives(self):
         """What one step moves: as :func:`hp.torch.collectives` says."""
+        if self._moved is None:
+            copy = hp.Module.parse(hp.Context(), self._placed_text, "step")
+            copy.run("builtin.module(hp-partition)")
+            self._moved = hp.partitioned_collectives(copy, "forward")
         return {k: dict(v) if isinstance(v, dict) else v for k, v in self._moved.items()}
 
     def peak_memory(self):
@@ -287,24 +284,6 @@ class Trainer:
     def __exit__(self, *exc):
         self.close()
         return False
-
-
-class _Partition(threading.Thread):
-    """hp-partition of a program's text on a context of its own, in a
-    thread: what it moves (``moved``), or the ``error`` it raised."""
-
-    def __init__(self, text):
-        super().__init__(daemon=True)
-        self.text, self.moved, self.error = text, None, None
-        self.start()
-
-    def run(self):
-        try:
-            copy = hp.Module.parse(hp.Context(), self.text, "step")
-            copy.run("builtin.module(hp-partition)")
-            self.moved = hp.partitioned_collectives(copy, "forward")
-        except Exception as e:  # pylint: disable=broad-except
-            self.error = e
 
 
 def _split_rows(placed, trained, state, d):
