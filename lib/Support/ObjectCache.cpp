@@ -47,6 +47,9 @@ void addField(SHA256 &hash, StringRef name,
 /// outlives the expiration.
 constexpr StringLiteral kEntryPrefix = "llvmcache-hp-";
 constexpr StringLiteral kTemporaryModel = "llvmcache-tmp-%%%%%%%%%%%%.o";
+/// An entry: this line, the diagnostics' length in decimal and a newline,
+/// the diagnostics, then the object.
+constexpr StringLiteral kEntryMagic = "hp-object-cache 1\n";
 
 Error environmentError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
@@ -156,12 +159,12 @@ std::string objectCachePath(StringRef directory, StringRef key) {
   return std::string(path);
 }
 
-std::unique_ptr<MemoryBuffer> lookupObject(StringRef directory, StringRef key) {
+std::optional<CachedObject> lookupObject(StringRef directory, StringRef key) {
   std::string path = objectCachePath(directory, key);
   Expected<sys::fs::file_t> file = sys::fs::openNativeFileForRead(path);
   if (!file) {
     consumeError(file.takeError());
-    return nullptr;
+    return std::nullopt;
   }
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getOpenFile(
       *file, path, /*FileSize=*/-1, /*RequiresNullTerminator=*/false);
@@ -170,11 +173,24 @@ std::unique_ptr<MemoryBuffer> lookupObject(StringRef directory, StringRef key) {
     (void)sys::fs::setLastAccessAndModificationTime(
         *file, std::chrono::system_clock::now());
   sys::fs::closeFile(*file);
-  return buffer ? std::move(*buffer) : nullptr;
+  if (!buffer)
+    return std::nullopt;
+  StringRef entry = (*buffer)->getBuffer();
+  size_t length;
+  if (!entry.consume_front(kEntryMagic) ||
+      entry.consumeInteger(/*Radix=*/10, length) ||
+      !entry.consume_front("\n") || entry.size() < length)
+    return std::nullopt;
+  CachedObject cached;
+  cached.diagnostics = entry.take_front(length).str();
+  cached.object =
+      MemoryBuffer::getMemBufferCopy(entry.drop_front(length), path);
+  return cached;
 }
 
 Expected<std::string> storeObject(const ObjectCacheSettings &settings,
-                                  StringRef key, StringRef object) {
+                                  StringRef key, StringRef object,
+                                  StringRef diagnostics) {
   if (std::error_code ec = sys::fs::create_directories(
           settings.directory, /*IgnoreExisting=*/true, sys::fs::owner_all))
     return createStringError(ec, "cannot create the cache directory " +
@@ -199,7 +215,7 @@ Expected<std::string> storeObject(const ObjectCacheSettings &settings,
   };
   {
     raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << object;
+    out << kEntryMagic << diagnostics.size() << "\n" << diagnostics << object;
     out.close();
     if (out.has_error()) {
       std::error_code ec = out.error();

@@ -13,7 +13,8 @@
 // RAN-COUNT-2: ( 0, 1, 2, 3, 4, 5, 6, 7 )
 // RUN: ls %t.cache | grep -c '^llvmcache-hp-' | FileCheck %s --check-prefix=ONE
 // ONE: {{^1$}}
-// Nothing is left in TMPDIR: the ranks read the cache's entry.
+// Nothing is left in TMPDIR: the job's own copy of the object, which its
+// ranks read, is gone.
 // RUN: ls %t.tmp | count 0
 
 // The second job hits, and runs the same.
@@ -56,11 +57,17 @@
 // RUN: FileCheck %s --check-prefix=RAN < %t.out
 // RUN: env HP_CACHE_DIR=%t.cache %hp-runner -np 2 --compile-report %S/Inputs/two-ranks.mlir 2>&1 | FileCheck %s --check-prefix=HIT
 
-// A compile that prints a warning is not cached, so that every job prints it.
-// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report %S/Inputs/typo-warning.mlir 2>&1 | FileCheck %s --check-prefix=WARN
-// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report %S/Inputs/typo-warning.mlir 2>&1 | FileCheck %s --check-prefix=WARN
-// WARN: warning: in_placements names 'hiden'
-// WARN: hp-runner: compile: cache miss, {{.*}} (not cached: the compile printed diagnostics)
+// What a compile prints (a warning, a remark) is kept with the object and
+// printed again by a hit, as the miss printed it.
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report %S/Inputs/typo-warning.mlir > %t.warn.out 2>&1
+// RUN: FileCheck %s --check-prefixes=WARN,WARN-MISS < %t.warn.out
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report %S/Inputs/typo-warning.mlir > %t.warn.out 2>&1
+// RUN: FileCheck %s --check-prefixes=WARN,WARN-HIT < %t.warn.out
+// WARN: typo-warning.mlir:{{[0-9]+}}:{{[0-9]+}}: warning: in_placements names 'hiden'
+// WARN-MISS: hp-runner: compile: cache miss, {{.*}}.o)
+// WARN-HIT: hp-runner: compile: cache hit,
+// WARN-NOT: warning
+
 
 // HP_CACHE=0 compiles without the cache, into a temporary file that goes
 // when the job ends.

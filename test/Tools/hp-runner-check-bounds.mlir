@@ -9,7 +9,7 @@
 // LOAD: ERROR: Runtime op verification failed
 // LOAD-NEXT: memref.load %{{.*}}[%{{.*}}] : memref<4xi32>
 // LOAD-NEXT: ^ out-of-bounds access
-// LOAD-NEXT: Location: loc("{{.*}}hp-runner-check-bounds.mlir":[[# @LINE + 23]]:8)
+// LOAD-NEXT: Location: loc("{{.*}}hp-runner-check-bounds.mlir":[[# @LINE + 28]]:8)
 // LOAD: hp-runner: rank 0: SIGABRT in the program
 // LOAD-NOT: loaded
 // Two ranks' stderr and the launcher's report interleave in any order.
@@ -22,8 +22,13 @@
 // INBOUNDS-COUNT-2: 3
 // On LLVM-dialect input there is nothing left to check: a warning says so.
 // RUN: hp-opt %s --hp-lower-to-cpu -o %t.ll.mlir
-// RUN: %hp-runner --check-bounds %t.ll.mlir -e inbounds 2>&1 | FileCheck %s --check-prefix=LOWERED
+// The warning is the compile's: a cache hit prints it again.
+// RUN: rm -rf %t.cache
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report --check-bounds %t.ll.mlir -e inbounds 2>&1 | FileCheck %s --check-prefixes=LOWERED,LOWERED-MISS
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner --compile-report --check-bounds %t.ll.mlir -e inbounds 2>&1 | FileCheck %s --check-prefixes=LOWERED,LOWERED-HIT
 // LOWERED: hp-runner: warning: --check-bounds has no effect on LLVM-dialect input
+// LOWERED-MISS: hp-runner: compile: cache miss
+// LOWERED-HIT: hp-runner: compile: cache hit
 
 func.func private @index(%i: index) -> index {
   return %i : index

@@ -621,10 +621,27 @@ std::optional<std::vector<std::string>> runtimeLibraries(const char *argv0) {
   return libs;
 }
 
+/// Writes through to `out` and keeps a copy of what it wrote.
+class TeeOstream : public llvm::raw_ostream {
+public:
+  explicit TeeOstream(llvm::raw_ostream &out) : out(out) { SetUnbuffered(); }
+  const std::string &copy() const { return written; }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    out.write(ptr, size);
+    written.append(ptr, size);
+  }
+  uint64_t current_pos() const override { return written.size(); }
+
+  llvm::raw_ostream &out;
+  std::string written;
+};
+
 /// The program every rank runs, compiled once by the launching hp-runner.
 struct CompiledProgram {
   std::unique_ptr<llvm::MemoryBuffer> object;
-  /// The object's file, for the ranks of -np: a cache entry or a temporary.
+  /// The object's file, for the ranks of -np: a temporary of this job's.
   std::optional<ObjectFile> file;
   std::string resultKind;
   /// The input's name as given ("-": standard input).
@@ -761,20 +778,23 @@ std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
   if (*cache) {
     key = cacheKey(*buffer, args, inputs.empty() ? args.size() : inputs[0],
                    program.libraries, argv0);
-    if (std::unique_ptr<llvm::MemoryBuffer> object =
+    if (std::optional<hp::CachedObject> cached =
             hp::lookupObject((*cache)->directory, key)) {
       // An entry that is not a whole object of hp's is compiled again.
       if (std::optional<bool> reads =
-              hp::runner::objectCalls(*object, kReadTensor)) {
+              hp::runner::objectCalls(*cached->object, kReadTensor)) {
+        // What the compile printed, printed again: a hit says what a miss
+        // says.
+        llvm::errs() << cached->diagnostics;
         if (failed(checkArgumentFiles(*reads)))
           return std::nullopt;
         if (runnerOptions.compileReport)
           llvm::errs() << "hp-runner: compile: cache hit, "
-                       << object->getBufferSize() << " bytes in "
+                       << cached->object->getBufferSize() << " bytes in "
                        << llvm::format("%.3f", secondsSince(start)) << " s ("
                        << hp::objectCachePath((*cache)->directory, key)
                        << ")\n";
-        program.object = std::move(object);
+        program.object = std::move(cached->object);
         return program;
       }
     }
@@ -794,24 +814,19 @@ std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  // A compile that printed anything (a warning, a remark) is not cached: a
-  // cache hit would not print it again.
-  unsigned printed = 0;
-  context.getDiagEngine().registerHandler([&](Diagnostic &) {
-    ++printed;
-    return failure(); // on to the SourceMgr handler, which prints it
-  });
+  // What the compile prints (warnings, remarks) is kept with the object, and
+  // a cache hit prints it again.
+  TeeOstream printed(llvm::errs());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, printed);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return std::nullopt;
   double parseSeconds = secondsSince(start);
   bool lower = !isLLVMOnly(*module);
   if (runnerOptions.checkBounds && !lower) {
-    llvm::errs() << "hp-runner: warning: --check-bounds has no effect on "
-                    "LLVM-dialect input: it checks memref and tensor ops "
-                    "before lowering\n";
-    ++printed;
+    printed << "hp-runner: warning: --check-bounds has no effect on "
+               "LLVM-dialect input: it checks memref and tensor ops "
+               "before lowering\n";
   }
   std::string entry = optionValue(args, "e", "main");
   if (failed(checkEntrySignature(*module, entry, program.resultKind)) ||
@@ -840,11 +855,9 @@ std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
   double codegenSeconds = secondsSince(codegenStart);
 
   std::string stored = "not cached";
-  if (*cache && printed)
-    stored = "not cached: the compile printed diagnostics";
-  if (*cache && !printed) {
-    llvm::Expected<std::string> path =
-        hp::storeObject(**cache, key, program.object->getBuffer());
+  if (*cache) {
+    llvm::Expected<std::string> path = hp::storeObject(
+        **cache, key, program.object->getBuffer(), printed.copy());
     if (path) {
       stored = *path;
     } else {

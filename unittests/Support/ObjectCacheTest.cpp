@@ -96,18 +96,21 @@ protected:
 
 TEST_F(ObjectCacheFilesTest, StoreThenLookUp) {
   std::string key = objectCacheKey(sampleParts());
-  EXPECT_EQ(lookupObject(settings.directory, key), nullptr);
+  EXPECT_FALSE(lookupObject(settings.directory, key));
   llvm::Expected<std::string> path = storeObject(settings, key, "OBJECT");
   ASSERT_TRUE(bool(path)) << llvm::toString(path.takeError());
   EXPECT_EQ(*path, objectCachePath(settings.directory, key));
-  std::unique_ptr<llvm::MemoryBuffer> hit =
-      lookupObject(settings.directory, key);
-  ASSERT_NE(hit, nullptr);
-  EXPECT_EQ(hit->getBuffer(), "OBJECT");
+  std::optional<CachedObject> hit = lookupObject(settings.directory, key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->object->getBuffer(), "OBJECT");
+  EXPECT_EQ(hit->diagnostics, "");
   // Stored again (two jobs compiled the same program): the last one wins,
-  // and no temporary file is left.
-  ASSERT_TRUE(bool(storeObject(settings, key, "OBJECT2")));
-  EXPECT_EQ(lookupObject(settings.directory, key)->getBuffer(), "OBJECT2");
+  // with what its compile printed, and no temporary file is left.
+  ASSERT_TRUE(bool(storeObject(settings, key, "OBJECT2", "a: warning\n")));
+  hit = lookupObject(settings.directory, key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->object->getBuffer(), "OBJECT2");
+  EXPECT_EQ(hit->diagnostics, "a: warning\n");
   std::error_code ec;
   unsigned entries = 0;
   for (llvm::sys::fs::directory_iterator it(settings.directory, ec), end;
@@ -117,6 +120,30 @@ TEST_F(ObjectCacheFilesTest, StoreThenLookUp) {
     entries += name.starts_with("llvmcache-hp-");
   }
   EXPECT_EQ(entries, 1u);
+}
+
+TEST_F(ObjectCacheFilesTest, EntryNotWholeIsAMiss) {
+  std::string key = objectCacheKey(sampleParts());
+  ASSERT_TRUE(bool(storeObject(settings, key, "OBJECT", "remark\n")));
+  std::string path = objectCachePath(settings.directory, key);
+  auto rewrite = [&](llvm::StringRef bytes) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    ASSERT_FALSE(ec);
+    out << bytes;
+  };
+  // Not hp's format (an object without the header), a length that is not
+  // a number, diagnostics cut short.
+  for (llvm::StringRef bytes : {"OBJECT", "hp-object-cache 1\nx\nOBJECT",
+                                "hp-object-cache 1\n99\nab"}) {
+    rewrite(bytes);
+    EXPECT_FALSE(lookupObject(settings.directory, key)) << bytes.str();
+  }
+  rewrite("hp-object-cache 1\n2\nabOBJECT");
+  std::optional<CachedObject> hit = lookupObject(settings.directory, key);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->diagnostics, "ab");
+  EXPECT_EQ(hit->object->getBuffer(), "OBJECT");
 }
 
 TEST_F(ObjectCacheFilesTest, UnwritableDirectoryIsAnError) {
@@ -182,7 +209,7 @@ TEST_F(ObjectCacheFilesTest, PrunesBeyondTheLimit) {
   EXPECT_LE(bytes, 4000u);
   ObjectCacheKeyParts last = sampleParts();
   last.input = "program 5";
-  EXPECT_NE(lookupObject(settings.directory, objectCacheKey(last)), nullptr);
+  EXPECT_TRUE(lookupObject(settings.directory, objectCacheKey(last)));
 }
 
 struct ScopedEnv {

@@ -79,19 +79,29 @@ llvm::Error checkObjectCacheDirectory(llvm::StringRef directory);
 /// The entry's file in `directory`.
 std::string objectCachePath(llvm::StringRef directory, llvm::StringRef key);
 
-/// The object stored under `key`, or none. A hit refreshes the entry's access
-/// time, which pruning goes by.
-std::unique_ptr<llvm::MemoryBuffer> lookupObject(llvm::StringRef directory,
-                                                 llvm::StringRef key);
+/// A cache entry: the object, and what its compile printed (warnings,
+/// remarks), which a hit prints again, as a compiler cache replays a
+/// compiler's output.
+struct CachedObject {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string diagnostics;
+};
 
-/// Stores `object` under `key`: written to a temporary file in the directory
+/// The entry stored under `key`, or none (also for an entry that is not
+/// whole). A hit refreshes the entry's access time, which pruning goes by.
+std::optional<CachedObject> lookupObject(llvm::StringRef directory,
+                                         llvm::StringRef key);
+
+/// Stores `object` and the `diagnostics` its compile printed under `key`:
+/// written to a temporary file in the directory
 /// (created if missing), then renamed into place. Returns the entry's path.
 /// Prunes the directory first (at most every `settings.pruneInterval`): entries
 /// unused for a week go, and the least recently used go while it holds more
 /// than `settings.maxBytes`.
 llvm::Expected<std::string> storeObject(const ObjectCacheSettings &settings,
                                         llvm::StringRef key,
-                                        llvm::StringRef object);
+                                        llvm::StringRef object,
+                                        llvm::StringRef diagnostics = "");
 
 } // namespace hp
 
