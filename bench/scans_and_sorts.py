@@ -7,12 +7,12 @@ Per op, n = 2^16 and 2^18 elements along the dim it works on:
           docs/Propagation.md "Scans"), a loop linear in n;
   sort:   f32 rows of n (stable), two rows split over the 2 ranks (dtensor.sort: a
           radix sort per row: a pass per byte of the element, linear in n);
-  topk:   the 8 largest of each such row (the sort, then a slice).
-Per length: hp's in-program time per call (hp.torch.time_step, one thread
-per rank: no launch, no compilation) and eager torch's in one process (one
-thread); then the ratio of hp's time at 2^18 to 2^16, whose target is at
-most 4.5x (n log n from 2^16 to 2^18 is 4.5x, linear 4x). Every output is
-checked against torch first.
+  topk:   the 8 largest of each such row (a selection: one pass over the row).
+Per length: hp's in-program time per call (the fastest of three launches of
+hp.torch.time_step, one thread per rank: no launch, no compilation) and eager
+torch's in one process (one thread); then the ratio of hp's time at 2^18 to
+2^16, whose target is at most 4.5x (n log n from 2^16 to 2^18 is 4.5x, linear 4x).
+Every output is checked against torch first.
 
 Prints the table and writes it to OUT/scans_and_sorts.txt (OUT: --out,
 default build/bench). Run with the python of scripts/torch-env.sh. A benchmark,
@@ -78,7 +78,7 @@ def main():
     rows = [("cumsum", Scan(), torch.int64, 0), ("cumsum", Scan(), torch.float32, 0),
             ("sort", Sort(), torch.float32, 1), ("topk", TopK(), torch.float32, 1)]
     for name, model, dtype, split in rows:
-        seconds = {}
+        seconds, torch_at = {}, {}
         kind = str(dtype).split(".")[-1]
         for n in (1 << 16, 1 << 18):
             torch.manual_seed(0)
@@ -86,15 +86,23 @@ def main():
             x = (torch.randint(-3, 4, shape) if dtype == torch.int64
                  else torch.randn(shape))
             prog = hp.torch.export(model, (x,), mesh, inputs=[[hp.Shard(0)]])
-            out, step = hp.torch.time_step(prog, (x,), steps=args.steps)
+            # The fastest of three launches: two ranks on a shared host see
+            # their neighbours' memory traffic.
+            step = float("inf")
+            for _ in range(3):
+                out, one = hp.torch.time_step(prog, (x,), steps=args.steps)
+                step = min(step, one)
             if not same(out, model(x)):
                 problems.append(f"PROBLEM: {name} {kind} over {n} differs from torch")
             seconds[n] = step
+            torch_at[n] = torch_seconds(model, x, args.steps)
             lines.append(f"| {name} | {kind} | {n} | {step * 1e3:.3f} | "
-                         f"{torch_seconds(model, x, args.steps) * 1e3:.3f} |")
+                         f"{torch_at[n] * 1e3:.3f} |")
         ratio = seconds[1 << 18] / seconds[1 << 16]
+        # torch's own ratio on the same host: what the memory hierarchy
+        # alone adds (2^16 elements fit a core's L2 here, 2^18 do not).
         lines.append(f"| {name} | {kind} | 2^18 / 2^16 | {ratio:.2f}x "
-                     f"(target <= {TARGET}x) | |")
+                     f"(target <= {TARGET}x) | {torch_at[1 << 18] / torch_at[1 << 16]:.2f}x |")
         if ratio > TARGET:
             problems.append(f"PROBLEM: {name} {kind} 2^18 takes {ratio:.2f}x 2^16 "
                             f"(target {TARGET}x)")

@@ -114,3 +114,90 @@ func.func @booleans(%x: tensor<6xi1>) -> (tensor<6xi1>, tensor<6xi64>) {
   %v, %i = dtensor.sort %x dim = 0 descending : tensor<6xi1> -> tensor<6xi64>
   return %v, %i : tensor<6xi1>, tensor<6xi64>
 }
+
+// torch's topk: values and indices read only by slices of their first k
+// (k at most 64, below the row's length) is a selection: one pass over each
+// row keeping the first k so far in order, in k-sized results. An element
+// enters when fewer than k are kept or it comes strictly before the last
+// kept one (its key `ult` that one's); kept elements it comes strictly
+// before move up one place (an scf.while from the end); it takes the place
+// left, with its position as its index.
+// CHECK-LABEL: func.func @top_four
+// CHECK-NOT: arith.constant 256
+// CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG: %[[K:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 3 : index
+// CHECK: %[[EV:.*]] = tensor.empty() : tensor<3x4xf32>
+// CHECK: %[[EI:.*]] = tensor.empty() : tensor<3x4xi64>
+// CHECK: %[[ROWS:.*]]:2 = scf.for %[[ROW:.*]] = {{.*}} iter_args(%[[RV:.*]] = %[[EV]], %[[RI:.*]] = %[[EI]])
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %[[C100]] {{.*}} iter_args(%[[T:.*]] = %[[RV]], %[[TI:.*]] = %[[RI]], %[[FILLED:.*]] = %{{.*}})
+// CHECK: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[P]]] : tensor<3x100xf32>
+// CHECK: %[[KEY:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK: %[[NOTFULL:.*]] = arith.cmpi ult, %[[FILLED]], %[[K]] : index
+// CHECK: %[[ENTERS:.*]] = scf.if %[[NOTFULL]] -> (i1) {
+// CHECK: } else {
+// CHECK: tensor.extract %[[T]][%[[ROW]], %[[LAST]]] : tensor<3x4xf32>
+// CHECK: arith.cmpi ult, %[[KEY]], %{{.*}} : i64
+// CHECK: scf.if %[[ENTERS]] -> (tensor<3x4xf32>, tensor<3x4xi64>, index) {
+// CHECK: %[[START:.*]] = arith.minui %[[FILLED]], %[[LAST]] : index
+// CHECK: %[[SHIFT:.*]]:3 = scf.while (%{{.*}} = %[[START]], %{{.*}} = %[[T]], %{{.*}} = %[[TI]])
+// CHECK: arith.cmpi ult, %[[KEY]], %{{.*}} : i64
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: tensor.insert
+// CHECK: tensor.insert
+// CHECK: %[[PLACED:.*]] = tensor.insert %[[X]] into %[[SHIFT]]#1[%[[ROW]], %[[SHIFT]]#0] : tensor<3x4xf32>
+// CHECK: %[[POS:.*]] = arith.index_cast %[[P]] : index to i64
+// CHECK: tensor.insert %[[POS]] into %[[SHIFT]]#2[%[[ROW]], %[[SHIFT]]#0] : tensor<3x4xi64>
+// CHECK: arith.minui %{{.*}}, %[[K]] : index
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return %[[ROWS]]#0, %[[ROWS]]#1 : tensor<3x4xf32>, tensor<3x4xi64>
+// INPLACE-LABEL: func.func @top_four
+// INPLACE-NOT: memref.copy
+// INPLACE: return
+func.func @top_four(%x: tensor<3x100xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>) {
+  %v, %i = dtensor.sort %x dim = 1 descending : tensor<3x100xf32> -> tensor<3x100xi64>
+  %a = tensor.extract_slice %v[0, 0] [3, 4] [1, 1] : tensor<3x100xf32> to tensor<3x4xf32>
+  %b = tensor.extract_slice %i[0, 0] [3, 4] [1, 1] : tensor<3x100xi64> to tensor<3x4xi64>
+  return %a, %b : tensor<3x4xf32>, tensor<3x4xi64>
+}
+
+// Rows of a dynamic count (an uneven split): the slices' sizes are the
+// sort's own (tensor.dim of its results, read from the input instead), and
+// only the values are used.
+// CHECK-LABEL: func.func @dynamic_rows_values_only
+// CHECK-NOT: arith.constant 256
+// CHECK: %[[D:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x100xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x4xf32>
+// CHECK: scf.while
+// CHECK-NOT: tensor.extract_slice
+// CHECK: return
+func.func @dynamic_rows_values_only(%x: tensor<?x100xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %v, %i = dtensor.sort %x dim = 1 : tensor<?x100xf32> -> tensor<?x100xi64>
+  %d = tensor.dim %v, %c0 : tensor<?x100xf32>
+  %a = tensor.extract_slice %v[0, 0] [%d, 4] [1, 1] : tensor<?x100xf32> to tensor<?x4xf32>
+  return %a : tensor<?x4xf32>
+}
+
+// Sorted in full: k over 64, a slice that does not start at 0, two
+// different k, a slice of part of the rows, and any other user.
+// CHECK-LABEL: func.func @not_selected
+// CHECK-COUNT-5: arith.constant 256 : index
+// CHECK-NOT: scf.while
+// CHECK: return
+func.func @not_selected(%x: tensor<3x100xf32>, %y: tensor<4xf32>) -> (tensor<3x65xf32>, tensor<3x4xf32>, tensor<3x2xi64>, tensor<2x4xf32>, f32) {
+  %v, %i = dtensor.sort %x dim = 1 : tensor<3x100xf32> -> tensor<3x100xi64>
+  %a = tensor.extract_slice %v[0, 0] [3, 65] [1, 1] : tensor<3x100xf32> to tensor<3x65xf32>
+  %v2, %i2 = dtensor.sort %x dim = 1 : tensor<3x100xf32> -> tensor<3x100xi64>
+  %b = tensor.extract_slice %v2[0, 1] [3, 4] [1, 1] : tensor<3x100xf32> to tensor<3x4xf32>
+  %v3, %i3 = dtensor.sort %x dim = 1 : tensor<3x100xf32> -> tensor<3x100xi64>
+  %c0 = tensor.extract_slice %v3[0, 0] [3, 4] [1, 1] : tensor<3x100xf32> to tensor<3x4xf32>
+  %c = tensor.extract_slice %i3[0, 0] [3, 2] [1, 1] : tensor<3x100xi64> to tensor<3x2xi64>
+  %v4, %i4 = dtensor.sort %x dim = 1 : tensor<3x100xf32> -> tensor<3x100xi64>
+  %d = tensor.extract_slice %v4[0, 0] [2, 4] [1, 1] : tensor<3x100xf32> to tensor<2x4xf32>
+  %v5, %i5 = dtensor.sort %y dim = 0 : tensor<4xf32> -> tensor<4xi64>
+  %one = arith.constant 1 : index
+  %e = tensor.extract %v5[%one] : tensor<4xf32>
+  return %a, %b, %c, %d, %e : tensor<3x65xf32>, tensor<3x4xf32>, tensor<3x2xi64>, tensor<2x4xf32>, f32
+}

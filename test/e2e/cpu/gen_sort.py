@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Generates the end-to-end check of dtensor.sort at test time.
 
-Each --case TYPE:SHAPE:DIM:ORDER:PLACEMENTS (ORDER asc or desc; for
+Each --case TYPE:SHAPE:DIM:ORDER:PLACEMENTS[:topK] (ORDER asc or desc; for
 example f32:6x9:1:desc:S0,R) becomes @program_k: a dtensor.global_region
 holding one `dtensor.sort` along DIM of an argument laid out with
-PLACEMENTS (S<d>, R), both results asked for in the same layout. @main
+PLACEMENTS (S<d>, R), both results asked for in the same layout; with
+topK only their first K along DIM (torch's topk, which dtensor-lower-sorts
+lowers by selection), compared with the reference's first K. @main
 builds the input (small integers with many ties; for floats every fifth
 element NaN), runs @program_k, brings the results back replicated and
 compares them bit for bit with @reference_k, an independent definition: each
@@ -68,23 +70,43 @@ def equal(t, x, y, out):
             f"%{out} = arith.ori %{out}_e, %{out}_n : i1"]
 
 
-def case_funcs(k, t, shape, dim, desc, ps):
+def case_funcs(k, t, shape, dim, desc, ps, top=None):
     rank = len(shape)
     n = shape[dim]
     ty = tensor(shape, t)
     ity = tensor(shape, "i64")
+    # The results' shape: the first `top` along dim, or all.
+    oshape = list(shape)
+    if top is not None:
+        oshape[dim] = top
+    oty = tensor(oshape, t)
+    oity = tensor(oshape, "i64")
     dty = dtensor(shape, t, ps)
-    idty = dtensor(shape, "i64", ps)
+    odty = dtensor(oshape, t, ps)
+    oidty = dtensor(oshape, "i64", ps)
+    zeros = ", ".join(["0"] * rank)
+    ones = ", ".join(["1"] * rank)
+    osizes = ", ".join(map(str, oshape))
+
+    def first(v, ty_in, ty_out, name):
+        return (f"%{name} = tensor.extract_slice {v}[{zeros}] [{osizes}] [{ones}] : "
+                f"{ty_in} to {ty_out}")
     idx = [f"d{i}" for i in range(rank)]
     order = " descending" if desc else ""
     out = []
-    out.append(f"""func.func @program_{k}(%x: {dty}) -> ({dty}, {idty}) {{
-  %v, %i = dtensor.global_region on @m args(%x) : ({dty}) -> ({dty}, {idty}) {{
+    sliced = ""
+    result = "%s, %j"
+    if top is not None:
+        sliced = ("\n    " + first("%s", ty, oty, "st") + "\n    "
+                  + first("%j", ity, oity, "jt"))
+        result = "%st, %jt"
+    out.append(f"""func.func @program_{k}(%x: {dty}) -> ({odty}, {oidty}) {{
+  %v, %i = dtensor.global_region on @m args(%x) : ({dty}) -> ({odty}, {oidty}) {{
   ^bb0(%g: {ty}):
-    %s, %j = dtensor.sort %g dim = {dim}{order} : {ty} -> {ity}
-    dtensor.yield %s, %j : {ty}, {ity}
+    %s, %j = dtensor.sort %g dim = {dim}{order} : {ty} -> {ity}{sliced}
+    dtensor.yield {result} : {oty}, {oity}
   }}
-  return %v, %i : {dty}, {idty}
+  return %v, %i : {odty}, {oidty}
 }}""")
     strides, s = [], 1
     for size in reversed(shape):
@@ -206,12 +228,12 @@ def case_funcs(k, t, shape, dim, desc, ps):
                  [f"%pbz = arith.constant 0 : {t}", conv("%p", "pb"),
                   f"%qbz = arith.constant 0 : {t}", conv("%q", "qb")])
     cmp_body = "\n    ".join(cmp_lines)
-    out.append(f"""func.func @mismatches_{k}(%a: {ty}, %b: {ty}, %ia: {ity}, %ib: {ity}) -> i64 {{
+    out.append(f"""func.func @mismatches_{k}(%a: {oty}, %b: {oty}, %ia: {oity}, %ib: {oity}) -> i64 {{
   %zero = arith.constant 0 : i64
   %init = tensor.from_elements %zero : tensor<i64>
   %n = linalg.generic {{indexing_maps = [{amap(rank, idx)}, {amap(rank, idx)}, {amap(rank, idx)}, {amap(rank, idx)}, {amap(rank, [])}],
                        iterator_types = [{allred}]}}
-      ins(%a, %b, %ia, %ib : {ty}, {ty}, {ity}, {ity}) outs(%init : tensor<i64>) {{
+      ins(%a, %b, %ia, %ib : {oty}, {oty}, {oity}, {oity}) outs(%init : tensor<i64>) {{
   ^bb0(%p: {t}, %q: {t}, %pi: i64, %qi: i64, %acc: i64):
     {cmp_body}
     %d = arith.cmpi ne, %pb, %qb : {bits}
@@ -225,17 +247,25 @@ def case_funcs(k, t, shape, dim, desc, ps):
   return %v : i64
 }}""")
     rep = dtensor(shape, t, ["replicate"] * len(ps))
-    irep = dtensor(shape, "i64", ["replicate"] * len(ps))
+    orep = dtensor(oshape, t, ["replicate"] * len(ps))
+    oirep = dtensor(oshape, "i64", ["replicate"] * len(ps))
+    want_v, want_i = f"%want{k}#0", f"%want{k}#1"
+    if top is not None:
+        want_v, want_i = f"%wv{k}", f"%wi{k}"
     main = f"""  %x{k} = func.call @input_{k}() : () -> {ty}
-  %want{k}:2 = func.call @reference_{k}(%x{k}) : ({ty}) -> ({ty}, {ity})
+  %want{k}:2 = func.call @reference_{k}(%x{k}) : ({ty}) -> ({ty}, {ity})"""
+    if top is not None:
+        main += "\n  " + first(f"%want{k}#0", ty, oty, f"wv{k}")
+        main += "\n  " + first(f"%want{k}#1", ity, oity, f"wi{k}")
+    main += f"""
   %rx{k} = dtensor.from_local %x{k} : {ty} -> {rep}
   %dx{k} = dtensor.redistribute %rx{k} : {rep} -> {dty}
-  %r{k}:2 = func.call @program_{k}(%dx{k}) : ({dty}) -> ({dty}, {idty})
-  %rv{k} = dtensor.redistribute %r{k}#0 : {dty} -> {rep}
-  %ri{k} = dtensor.redistribute %r{k}#1 : {idty} -> {irep}
-  %gv{k} = dtensor.to_local %rv{k} : {rep} -> {ty}
-  %gi{k} = dtensor.to_local %ri{k} : {irep} -> {ity}
-  %n{k} = func.call @mismatches_{k}(%gv{k}, %want{k}#0, %gi{k}, %want{k}#1) : ({ty}, {ty}, {ity}, {ity}) -> i64
+  %r{k}:2 = func.call @program_{k}(%dx{k}) : ({dty}) -> ({odty}, {oidty})
+  %rv{k} = dtensor.redistribute %r{k}#0 : {odty} -> {orep}
+  %ri{k} = dtensor.redistribute %r{k}#1 : {oidty} -> {oirep}
+  %gv{k} = dtensor.to_local %rv{k} : {orep} -> {oty}
+  %gi{k} = dtensor.to_local %ri{k} : {oirep} -> {oity}
+  %n{k} = func.call @mismatches_{k}(%gv{k}, {want_v}, %gi{k}, {want_i}) : ({oty}, {oty}, {oity}, {oity}) -> i64
   %ok{k} = arith.cmpi eq, %n{k}, %zero : i64
   scf.if %ok{k} {{
     vector.print str "sort case {k}: ok\\n"
@@ -250,7 +280,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mesh", required=True, help="axis sizes, e.g. 2x2")
     ap.add_argument("--case", action="append", required=True,
-                    help="TYPE:SHAPE:DIM:ORDER:PLACEMENTS, e.g. f32:6x9:1:desc:S0,R")
+                    help="TYPE:SHAPE:DIM:ORDER:PLACEMENTS[:topK], e.g. f32:6x9:1:desc:S0,R")
     args = ap.parse_args()
     mesh = [int(s) for s in args.mesh.split("x")]
     ranks = 1
@@ -259,12 +289,14 @@ def main():
     names = ", ".join(f'"m{i}"' for i in range(len(mesh)))
     funcs, mains, checks = [], [], []
     for k, text in enumerate(args.case):
-        t, shape, dim, order, ps = text.split(":")
+        t, shape, dim, order, ps, *top = text.split(":")
         ps = [placement(p) for p in ps.split(",")]
-        if len(ps) != len(mesh) or order not in ("asc", "desc"):
-            raise SystemExit(f"case {text!r}: one placement per mesh axis, asc or desc")
+        if len(ps) != len(mesh) or order not in ("asc", "desc") or \
+                any(not x.startswith("top") for x in top) or len(top) > 1:
+            raise SystemExit(f"case {text!r}: one placement per mesh axis, asc or desc, "
+                             "then topK or nothing")
         f, m = case_funcs(k, t, [int(s) for s in shape.split("x")], int(dim),
-                          order == "desc", ps)
+                          order == "desc", ps, int(top[0][3:]) if top else None)
         funcs += f
         mains.append(m)
         checks += [f"// CHECK-DAG: sort case {k}: ok"] * ranks

@@ -60,6 +60,32 @@ static Value sortKey(OpBuilder &b, Location loc, Value x, bool descending) {
   return key;
 }
 
+/// The loops over a tensor's rows along `dim`: every other dim, from 0 to
+/// its size.
+struct RowLoops {
+  SmallVector<Value> lbs, ubs, steps;
+
+  RowLoops(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
+           int64_t dim) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [d, size] : llvm::enumerate(sizes)) {
+      if (static_cast<int64_t>(d) == dim)
+        continue;
+      lbs.push_back(zero);
+      ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+      steps.push_back(one);
+    }
+  }
+
+  /// The index of position `p` of the row at `ivs`.
+  static SmallVector<Value> at(ValueRange ivs, int64_t dim, Value p) {
+    SmallVector<Value> index(ivs);
+    index.insert(index.begin() + dim, p);
+    return index;
+  }
+};
+
 /// `sort` as a least-significant-digit radix sort of every row: one pass
 /// per 8 bits of the key (an even number of passes, at least 2), each a
 /// stable counting sort of every row from one pair of tensors (values,
@@ -105,28 +131,18 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
                 arith::IndexCastOp::create(nb, l, positionType, i).getResult());
           })
           .getResult(0);
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == dim)
-      continue;
-    lbs.push_back(zero);
-    ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
-    steps.push_back(one);
-  }
+  RowLoops rowLoops(b, loc, sizes, dim);
   // One pass: every row of (from, fromIndices) sorted by the digit of its
   // key at `shift` (an i64) into (into, intoIndices), which it returns.
   auto countingPass = [&](OpBuilder &nb, Location l, Value shift, Value from,
                           Value fromIndices, Value into,
                           Value intoIndices) -> std::pair<Value, Value> {
     scf::LoopNest rows = scf::buildLoopNest(
-        nb, l, lbs, ubs, steps, ValueRange{into, intoIndices},
+        nb, l, rowLoops.lbs, rowLoops.ubs, rowLoops.steps,
+        ValueRange{into, intoIndices},
         [&](OpBuilder &rb, Location rl, ValueRange ivs,
             ValueRange written) -> scf::ValueVector {
-          auto at = [&](Value p) {
-            SmallVector<Value> index(ivs);
-            index.insert(index.begin() + dim, p);
-            return index;
-          };
+          auto at = [&](Value p) { return RowLoops::at(ivs, dim, p); };
           // The digit of the element at position p of the row.
           auto digitAt = [&](OpBuilder &db, Location dl, Value p) {
             Value v = tensor::ExtractOp::create(db, dl, from, at(p));
@@ -225,6 +241,178 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   return {iterations.getResult(0), indices};
 }
 
+/// The most elements a top-k keeps by selection: each element that enters
+/// moves up to k kept ones, so a row already in order costs n k steps.
+static constexpr int64_t kMaxSelected = 64;
+
+/// torch's topk as hp.torch writes it: `sort`'s values and indices read
+/// only by slices of their first k along its dim, every other dim whole
+/// (and by the sizes of those dims: a `tensor.dim`).
+/// Returns k when every slice takes the same k, at most kMaxSelected and
+/// fewer than the row's length; else none (a full sort).
+static std::optional<int64_t> selectedCount(SortOp sort) {
+  auto type = cast<RankedTensorType>(sort.getInput().getType());
+  int64_t dim = sort.getDimAttr().getInt();
+  // A dynamic dim is whole where its size is the sort's own (a tensor.dim
+  // of its input or results).
+  auto isWholeDim = [&](OpFoldResult size, int64_t d) {
+    auto value = dyn_cast_if_present<Value>(size);
+    auto dimOp = value ? value.getDefiningOp<tensor::DimOp>() : nullptr;
+    return dimOp && dimOp.getConstantIndex() == d &&
+           (dimOp.getSource() == sort.getInput() ||
+            dimOp.getSource().getDefiningOp() == sort.getOperation());
+  };
+  std::optional<int64_t> k;
+  for (Operation *user : sort->getUsers()) {
+    if (auto dimOp = dyn_cast<tensor::DimOp>(user)) {
+      std::optional<int64_t> index = dimOp.getConstantIndex();
+      if (!index || *index == dim)
+        return std::nullopt;
+      continue;
+    }
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !slice.hasUnitStride() || !slice.hasZeroOffset() ||
+        slice.getSourceType().getRank() != slice.getResultType().getRank())
+      return std::nullopt;
+    for (auto [d, size] : llvm::enumerate(slice.getMixedSizes())) {
+      std::optional<int64_t> constant = getConstantIntValue(size);
+      if (static_cast<int64_t>(d) == dim) {
+        if (!constant || (k && *k != *constant))
+          return std::nullopt;
+        k = *constant;
+      } else if (type.isDynamicDim(d) ? !isWholeDim(size, d)
+                                      : constant != type.getDimSize(d)) {
+        return std::nullopt;
+      }
+    }
+  }
+  int64_t n = type.getDimSize(dim);
+  if (!k || *k < 1 || *k > kMaxSelected ||
+      (!ShapedType::isDynamic(n) && *k >= n))
+    return std::nullopt;
+  return k;
+}
+
+/// The first `k` of `sort` by selection: one pass over each row, keeping the
+/// k elements that come first so far in order (an element that comes
+/// strictly before the last kept one enters at its place, after the kept
+/// ones it does not come before, so ties keep their order, as in the stable
+/// sort). Linear in the row for a k the row does not come in order of.
+/// Returns the values and indices, of the input's shape with k along dim.
+static std::pair<Value, Value> lowerTopK(OpBuilder &b, SortOp sort, int64_t k) {
+  Location loc = sort.getLoc();
+  Value x = sort.getInput();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t dim = sort.getDimAttr().getInt();
+  bool descending = sort.getDescending();
+  Type i64 = b.getI64Type();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  Value n = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
+  SmallVector<OpFoldResult> keptSizes(sizes);
+  keptSizes[dim] = b.getIndexAttr(k);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = arith::ConstantIndexOp::create(b, loc, k);
+  Value lastKept = arith::ConstantIndexOp::create(b, loc, k - 1);
+  Value emptyValues =
+      tensor::EmptyOp::create(b, loc, keptSizes, type.getElementType());
+  Value emptyIndices = tensor::EmptyOp::create(b, loc, keptSizes, i64);
+  RowLoops rowLoops(b, loc, sizes, dim);
+  auto before = [&](OpBuilder &cb, Location cl, Value keyX, Value y) {
+    return arith::CmpIOp::create(cb, cl, arith::CmpIPredicate::ult, keyX,
+                                 sortKey(cb, cl, y, descending));
+  };
+  scf::LoopNest rows = scf::buildLoopNest(
+      b, loc, rowLoops.lbs, rowLoops.ubs, rowLoops.steps,
+      ValueRange{emptyValues, emptyIndices},
+      [&](OpBuilder &rb, Location rl, ValueRange ivs,
+          ValueRange kept) -> scf::ValueVector {
+        auto at = [&](Value p) { return RowLoops::at(ivs, dim, p); };
+        auto scan = scf::ForOp::create(
+            rb, rl, zero, n, one, ValueRange{kept[0], kept[1], zero},
+            [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
+              Value v = tensor::ExtractOp::create(fb, fl, x, at(p));
+              Value key = sortKey(fb, fl, v, descending);
+              Value filled = c[2];
+              Value notFull = arith::CmpIOp::create(
+                  fb, fl, arith::CmpIPredicate::ult, filled, count);
+              // The last kept element is read only once k are kept.
+              auto enters = scf::IfOp::create(
+                  fb, fl, notFull,
+                  [&](OpBuilder &tb, Location tl) {
+                    scf::YieldOp::create(tb, tl, notFull);
+                  },
+                  [&](OpBuilder &eb, Location el) {
+                    Value last =
+                        tensor::ExtractOp::create(eb, el, c[0], at(lastKept));
+                    scf::YieldOp::create(eb, el,
+                                         before(eb, el, key, last).getResult());
+                  });
+              auto entered = scf::IfOp::create(
+                  fb, fl, enters.getResult(0),
+                  [&](OpBuilder &tb, Location tl) {
+                    // Kept elements that v comes before move up one place,
+                    // from the end (the last one drops out when k are kept).
+                    Value start =
+                        arith::MinUIOp::create(tb, tl, filled, lastKept);
+                    auto shift = scf::WhileOp::create(
+                        tb, tl,
+                        TypeRange{start.getType(), c[0].getType(),
+                                  c[1].getType()},
+                        ValueRange{start, c[0], c[1]},
+                        [&](OpBuilder &wb, Location wl, ValueRange w) {
+                          Value j = w[0];
+                          Value some = arith::CmpIOp::create(
+                              wb, wl, arith::CmpIPredicate::ugt, j, zero);
+                          // Clamped: at j = 0 nothing is compared.
+                          Value previous = arith::SubIOp::create(
+                              wb, wl, arith::MaxUIOp::create(wb, wl, j, one),
+                              one);
+                          Value y = tensor::ExtractOp::create(wb, wl, w[1],
+                                                              at(previous));
+                          Value moves = arith::AndIOp::create(
+                              wb, wl, some, before(wb, wl, key, y));
+                          scf::ConditionOp::create(wb, wl, moves, w);
+                        },
+                        [&](OpBuilder &wb, Location wl, ValueRange w) {
+                          Value j = w[0];
+                          Value previous =
+                              arith::SubIOp::create(wb, wl, j, one);
+                          Value y = tensor::ExtractOp::create(wb, wl, w[1],
+                                                              at(previous));
+                          Value yi = tensor::ExtractOp::create(wb, wl, w[2],
+                                                               at(previous));
+                          Value t =
+                              tensor::InsertOp::create(wb, wl, y, w[1], at(j));
+                          Value ti =
+                              tensor::InsertOp::create(wb, wl, yi, w[2], at(j));
+                          scf::YieldOp::create(wb, wl,
+                                               ValueRange{previous, t, ti});
+                        });
+                    Value place = shift.getResult(0);
+                    Value t = tensor::InsertOp::create(
+                        tb, tl, v, shift.getResult(1), at(place));
+                    Value position = arith::IndexCastOp::create(tb, tl, i64, p);
+                    Value ti = tensor::InsertOp::create(
+                        tb, tl, position, shift.getResult(2), at(place));
+                    Value more = arith::MinUIOp::create(
+                        tb, tl, arith::AddIOp::create(tb, tl, filled, one),
+                        count);
+                    scf::YieldOp::create(tb, tl, ValueRange{t, ti, more});
+                  },
+                  [&](OpBuilder &eb, Location el) {
+                    scf::YieldOp::create(eb, el, c);
+                  });
+              scf::YieldOp::create(fb, fl,
+                                   ValueRange{entered.getResult(0),
+                                              entered.getResult(1),
+                                              entered.getResult(2)});
+            });
+        return {scan.getResult(0), scan.getResult(1)};
+      });
+  return {rows.results[0], rows.results[1]};
+}
+
 namespace {
 
 struct DTensorLowerSortsPass
@@ -243,6 +431,24 @@ struct DTensorLowerSortsPass
         continue;
       }
       OpBuilder b(sort);
+      if (std::optional<int64_t> k = selectedCount(sort)) {
+        auto [values, indices] = lowerTopK(b, sort, *k);
+        for (Operation *user : llvm::make_early_inc_range(sort->getUsers())) {
+          if (auto dimOp = dyn_cast<tensor::DimOp>(user)) {
+            dimOp.getResult().replaceAllUsesWith(
+                tensor::DimOp::create(b, dimOp.getLoc(), sort.getInput(),
+                                      *dimOp.getConstantIndex())
+                    .getResult());
+            dimOp.erase();
+            continue;
+          }
+          bool ofValues = user->getOperand(0) == sort.getValues();
+          user->getResult(0).replaceAllUsesWith(ofValues ? values : indices);
+          user->erase();
+        }
+        sort.erase();
+        continue;
+      }
       auto [values, indices] = lowerSort(b, sort);
       sort.getValues().replaceAllUsesWith(values);
       sort.getIndices().replaceAllUsesWith(indices);

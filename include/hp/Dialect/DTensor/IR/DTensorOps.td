@@ -455,7 +455,8 @@ def DTensor_SortOp : DTensor_Op<"sort", [Pure,
     values, a slice of the sort) as this op. Its placement rule: any other
     dim may be split (each rank sorts its rows); the sorted dim is whole.
     On local tensors `dtensor-lower-sorts` makes it a radix sort: a pass
-    per byte of the element, time and memory linear in the input.
+    per byte of the element, time and memory linear in the input (a topk,
+    the first k of each row, a selection in one pass).
 
     Constraints: `dim` within the input's rank; a signless integer or float
     element type of at most 64 bits, a float type with a sign bit;

@@ -251,7 +251,18 @@ def DTensorLowerSorts : Pass<"dtensor-lower-sorts"> {
     elements (and NaNs) keep their order. Time and memory linear in the
     input (4 passes for 32-bit elements, 8 for 64-bit). Positions travel
     in 32 bits where a row's static length fits them (less memory for the
-    passes' scattered writes), widened to i64 at the end. `hp-lower-to-cpu`
+    passes' scattered writes), widened to i64 at the end.
+
+    torch's topk is a sort whose values and indices are read only by slices
+    of their first k along the sorted dim (every other dim whole, and
+    `tensor.dim` of those). For k up to 64 and below the row's length, such
+    a sort becomes a selection instead: one pass over each row keeping the
+    first k elements so far in order (an element that comes strictly before
+    the last kept one, by the same keys, enters at its place after the
+    kept ones it does not come before: ties keep their order, as in the
+    stable sort), in k-sized results that replace the slices. About one
+    step per element on a row in no particular order; k per element on a
+    row already in order. `hp-lower-to-cpu`
     runs it beside `dtensor-lower-scans`, before bufferization.
 
     With `gpu`, a sort is refused with a located error instead, as
