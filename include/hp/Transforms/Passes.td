@@ -238,6 +238,32 @@ def FreeBuffersAfterLastUse : Pass<"free-buffers-after-last-use"> {
   }];
 }
 
+def SplitIndependentDeallocs : Pass<"split-independent-deallocs"> {
+  let summary = "Free each buffer no other may alias by a dealloc of its own";
+  let description = [{
+    Ownership-based deallocation ends each block with one
+    `bufferization.dealloc` of every buffer the block owns, retaining the
+    values it yields. A training step is one block of hundreds of buffers,
+    and upstream's `buffer-deallocation-simplification` (and the
+    canonicalizer before it) compare them pair by pair: quadratic in the
+    buffers, which made lowering grow quadratically with a model's depth.
+    This pass finds each memref's origin once, through views
+    (`ViewLikeOpInterface`) and `memref.extract_strided_metadata`'s base
+    buffer: a `memref.alloc` / `memref.alloca`, or an argument of the
+    function's entry block. A memref whose allocation no other memref of the
+    op shares, and that no retained value's origin is, is taken out into a
+    `bufferization.dealloc` of its own, with its condition and nothing
+    retained: distinct allocations never alias, so it is freed exactly when
+    the whole op would free it, and the op's results (whether each retained
+    value is owned) depend only on the memrefs that stay. An op with any
+    memref or retained value of unknown origin (a call's or a select's
+    result, a loop's block argument) is left as it is. Linear in each op.
+    `hp-lower-to-cpu` and `hp-lower-to-gpu` run it right after
+    `ownership-based-buffer-deallocation`.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def CheckAllocationSizes : Pass<"check-allocation-sizes", "::mlir::ModuleOp"> {
   let summary = "Refuse buffers whose size in bytes overflows 64 bits";
   let description = [{
