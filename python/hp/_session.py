@@ -11,9 +11,9 @@ Those per-call directories live on a RAM file system when one has room
 """
 
 import fcntl
+import json
 import math
 import os
-import re
 import select
 import shutil
 import struct
@@ -27,6 +27,9 @@ import hp
 from hp import _checkpoint
 from hp import _runtime_abi as abi
 from hp import _torch_import, _torch_program
+
+# hp-runner --compile-report=FILE's JSON object, in the session's directory.
+_COMPILE_REPORT = "compile-report.json"
 
 # Seconds the ranks wait for the next call before they end the session,
 # unless HP_TIMEOUT_S says otherwise: the runtime's own default (60 s, for
@@ -58,23 +61,6 @@ def _calls_directory(need, ranks):
         return tempfile.mkdtemp(prefix="hp-session-calls-", dir=shm)
     except OSError:
         return None
-
-
-_COMPILE_REPORT = "hp-runner: compile: "
-
-
-def _parse_compile_report(line):
-    """hp-runner --compile-report's line as a dict, or None."""
-    if not line.startswith(_COMPILE_REPORT):
-        return None
-    m = re.match(r"cache (hit|miss|off), (\d+) bytes(?: in ([\d.]+) s|: parse ([\d.]+) s, "
-                 r"lower ([\d.]+) s, codegen ([\d.]+) s)", line[len(_COMPILE_REPORT):])
-    if not m:
-        return None
-    cache, size, hit_s, parse_s, lower_s, codegen_s = m.groups()
-    stages = [float(v) if v else 0.0 for v in (parse_s, lower_s, codegen_s)]
-    return {"cache": cache, "bytes": int(size), "parse_s": stages[0], "lower_s": stages[1],
-            "codegen_s": stages[2], "total_s": float(hit_s) if hit_s else sum(stages)}
 
 
 def _spec_bytes(specs):
@@ -207,7 +193,8 @@ class Session:
             self._err = open(os.path.join(self._dir, "stderr"), "w+")
             self._proc = subprocess.Popen(
                 [hp._runner(), "-np", str(self._np), "--mpirun-args=--tag-output",
-                 "--compile-report", "--input-name=program.mlir", program],
+                 f"--compile-report={os.path.join(self._dir, _COMPILE_REPORT)}",
+                 "--input-name=program.mlir", program],
                 stdout=self._out, stderr=self._err, stdin=subprocess.DEVNULL,
                 start_new_session=True, env=env)
             self._fds = [os.open(os.path.join(self._dir, name), os.O_RDWR | os.O_CLOEXEC)
@@ -446,13 +433,13 @@ class Session:
         return self._compile_report
 
     def _read_compile_report(self):
-        self._err.flush()
-        with open(self._err.name) as f:
-            for line in f:
-                report = _parse_compile_report(line)
-                if report:
-                    return report
-        return None
+        try:
+            with open(os.path.join(self._dir, _COMPILE_REPORT)) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            return None
+        report.pop("stored", None)
+        return report
 
     def _unread_requests(self):
         """Bytes the client wrote to the requests FIFO that rank 0 has not

@@ -69,6 +69,21 @@
 // WARN-NOT: warning
 
 
+// --compile-report=FILE writes the same as a JSON object (hp.torch reads
+// it into Session.compile_report); it is not part of the key. A file that
+// cannot be written, or no file, is an error.
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner -np 2 --compile-report=%t.report.json %S/Inputs/two-ranks.mlir > /dev/null
+// RUN: FileCheck %s --check-prefix=JSON-HIT < %t.report.json
+// JSON-HIT: {"bytes":{{[0-9]+}},"cache":"hit","codegen_s":0,"lower_s":0,"parse_s":0,"stored":"{{.*}}.cache/llvmcache-hp-{{[0-9a-f]+}}.o","total_s":{{[0-9.e-]+}}}
+// RUN: env HP_CACHE_DIR=%t.cache %hp-runner -np 2 --compile-report=%t.report.json --compile-report -O1 %S/Inputs/two-ranks.mlir > /dev/null 2> %t.err
+// RUN: FileCheck %s --check-prefix=JSON-MISS < %t.report.json
+// RUN: FileCheck %s --check-prefix=MISS2 < %t.err
+// JSON-MISS: {"bytes":{{[0-9]+}},"cache":"miss","codegen_s":{{[0-9.e-]+}},"lower_s":{{[0-9.e-]+}},"parse_s":{{[0-9.e-]+}},"stored":"{{.*}}","total_s":{{[0-9.e-]+}}}
+// RUN: not %hp-runner -np 2 --compile-report=%t.none/report.json %S/Inputs/two-ranks.mlir 2>&1 | FileCheck %s --check-prefix=JSON-UNWRITABLE
+// JSON-UNWRITABLE: hp-runner: cannot write the compile report to {{.*}}none/report.json: No such file or directory
+// RUN: not %hp-runner -np 2 --compile-report= %S/Inputs/two-ranks.mlir 2>&1 | FileCheck %s --check-prefix=JSON-EMPTY
+// JSON-EMPTY: hp-runner: --compile-report= needs a file
+
 // HP_CACHE=0 compiles without the cache, into a temporary file that goes
 // when the job ends.
 // RUN: env HP_CACHE=0 HP_CACHE_DIR=%t.none TMPDIR=%t.tmp %hp-runner -np 2 --compile-report %S/Inputs/two-ranks.mlir > %t.out 2> %t.err

@@ -54,6 +54,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -241,6 +242,8 @@ struct RunnerOptions {
   /// each rank of `-np` gets it).
   bool prelowered = false;
   bool compileReport = false;
+  /// --compile-report=FILE: the same as a JSON object, for tools.
+  std::optional<std::string> compileReportFile;
   /// --input-name: the name the input's source locations carry.
   std::optional<std::string> inputName;
   std::vector<std::string> mpirunArgs;
@@ -291,6 +294,12 @@ bool takeRunnerOptions(std::vector<std::string> &args) {
       runnerOptions.checkBounds = true;
     } else if (value == "--compile-report" || value == "-compile-report") {
       runnerOptions.compileReport = true;
+    } else if (value.consume_front("--compile-report=")) {
+      if (value.empty()) {
+        llvm::errs() << "hp-runner: --compile-report= needs a file\n";
+        return false;
+      }
+      runnerOptions.compileReportFile = value.str();
     } else if (value.consume_front("--input-name=")) {
       if (value.empty()) {
         llvm::errs() << "hp-runner: --input-name needs a name\n";
@@ -704,6 +713,56 @@ std::string cacheKey(const llvm::MemoryBuffer &input,
   return hp::objectCacheKey(parts);
 }
 
+/// How the launcher came by the object: printed (--compile-report) and
+/// written as JSON (--compile-report=FILE). Stages are 0 on a hit.
+struct CompileReport {
+  llvm::StringRef cache; ///< hit, miss or off
+  uint64_t bytes = 0;
+  double parseSeconds = 0, lowerSeconds = 0, codegenSeconds = 0,
+         totalSeconds = 0;
+  std::string stored; ///< the cache entry, or why there is none
+};
+
+LogicalResult report(const CompileReport &r) {
+  if (runnerOptions.compileReport) {
+    llvm::errs() << "hp-runner: compile: cache " << r.cache << ", " << r.bytes
+                 << " bytes";
+    if (r.cache == "hit")
+      llvm::errs() << " in " << llvm::format("%.3f", r.totalSeconds) << " s";
+    else
+      llvm::errs() << ": parse " << llvm::format("%.3f", r.parseSeconds)
+                   << " s, lower " << llvm::format("%.3f", r.lowerSeconds)
+                   << " s, codegen " << llvm::format("%.3f", r.codegenSeconds)
+                   << " s";
+    llvm::errs() << " (" << r.stored << ")\n";
+  }
+  if (!runnerOptions.compileReportFile)
+    return success();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(*runnerOptions.compileReportFile, ec);
+  if (!ec) {
+    out << llvm::json::Value(
+               llvm::json::Object{{"cache", r.cache},
+                                  {"bytes", static_cast<int64_t>(r.bytes)},
+                                  {"parse_s", r.parseSeconds},
+                                  {"lower_s", r.lowerSeconds},
+                                  {"codegen_s", r.codegenSeconds},
+                                  {"total_s", r.totalSeconds},
+                                  {"stored", r.stored}})
+        << "\n";
+    out.close();
+    ec = out.error();
+    out.clear_error();
+  }
+  if (ec) {
+    llvm::errs() << "hp-runner: cannot write the compile report to "
+                 << *runnerOptions.compileReportFile << ": " << ec.message()
+                 << "\n";
+    return failure();
+  }
+  return success();
+}
+
 /// Parses, lowers and compiles the input of `args` once, in this process,
 /// with MLIR's source diagnostics (errors, warnings and remarks show their
 /// line); or takes the object from the cache, where an earlier job of the
@@ -788,12 +847,13 @@ std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
         llvm::errs() << cached->diagnostics;
         if (failed(checkArgumentFiles(*reads)))
           return std::nullopt;
-        if (runnerOptions.compileReport)
-          llvm::errs() << "hp-runner: compile: cache hit, "
-                       << cached->object->getBufferSize() << " bytes in "
-                       << llvm::format("%.3f", secondsSince(start)) << " s ("
-                       << hp::objectCachePath((*cache)->directory, key)
-                       << ")\n";
+        CompileReport hit;
+        hit.cache = "hit";
+        hit.bytes = cached->object->getBufferSize();
+        hit.totalSeconds = secondsSince(start);
+        hit.stored = hp::objectCachePath((*cache)->directory, key);
+        if (failed(report(hit)))
+          return std::nullopt;
         program.object = std::move(cached->object);
         return program;
       }
@@ -866,13 +926,16 @@ std::optional<CompiledProgram> compileOnce(const std::vector<std::string> &args,
                    << llvm::toString(path.takeError()) << "\n";
     }
   }
-  if (runnerOptions.compileReport)
-    llvm::errs() << "hp-runner: compile: cache " << (*cache ? "miss" : "off")
-                 << ", " << program.object->getBufferSize() << " bytes: parse "
-                 << llvm::format("%.3f", parseSeconds) << " s, lower "
-                 << llvm::format("%.3f", lowerSeconds) << " s, codegen "
-                 << llvm::format("%.3f", codegenSeconds) << " s (" << stored
-                 << ")\n";
+  CompileReport compiled;
+  compiled.cache = *cache ? "miss" : "off";
+  compiled.bytes = program.object->getBufferSize();
+  compiled.parseSeconds = parseSeconds;
+  compiled.lowerSeconds = lowerSeconds;
+  compiled.codegenSeconds = codegenSeconds;
+  compiled.totalSeconds = parseSeconds + lowerSeconds + codegenSeconds;
+  compiled.stored = stored;
+  if (failed(report(compiled)))
+    return std::nullopt;
   return program;
 }
 
@@ -1051,6 +1114,7 @@ void printRunnerHelp() {
          "time (upstream's runtime verification)\n"
          "  --compile-report      print whether the compiled program came "
          "from the cache, and the time of each stage\n"
+         "  --compile-report=FILE write the same to FILE as a JSON object\n"
          "  --input-name=NAME     the name the input's source locations "
          "carry (default: its path)\n"
          "  -e <name>             entry point (default main)\n"
