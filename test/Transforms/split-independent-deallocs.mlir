@@ -43,8 +43,27 @@ func.func @same_allocation(%c: i1) {
 
 // -----
 
+// A caller may pass one buffer as two arguments: arguments are one
+// allocation, kept together, and a retained argument keeps the other back.
+// CHECK-LABEL: func.func @arguments
+// CHECK: bufferization.dealloc (%arg0, %arg1 : memref<4xf32>, memref<4xf32>) if (%arg2, %arg3)
+// CHECK-NEXT: return
+func.func @arguments(%x: memref<4xf32>, %y: memref<4xf32>, %cx: i1, %cy: i1) {
+  bufferization.dealloc (%x, %y : memref<4xf32>, memref<4xf32>) if (%cx, %cy)
+  return
+}
+// CHECK-LABEL: func.func @retained_argument_and_another
+// CHECK: %[[OWNED:.*]] = bufferization.dealloc (%arg0, %arg1 : memref<4xf32>, memref<4xf32>) if (%arg2, %arg3) retain (%arg0 : memref<4xf32>)
+// CHECK-NEXT: return %arg0, %[[OWNED]]
+func.func @retained_argument_and_another(%x: memref<4xf32>, %y: memref<4xf32>, %cx: i1, %cy: i1) -> (memref<4xf32>, i1) {
+  %o = bufferization.dealloc (%x, %y : memref<4xf32>, memref<4xf32>) if (%cx, %cy) retain (%x : memref<4xf32>)
+  return %x, %o : memref<4xf32>, i1
+}
+
+// -----
+
 // A function's argument is memory no allocation in it aliases: a retained
-// argument keeps nothing back.
+// argument keeps no allocation back.
 // CHECK-LABEL: func.func @retained_argument
 // CHECK: bufferization.dealloc (%{{.*}} : memref<4xf32>) if (%{{.*}})
 // CHECK-NEXT: %[[OWNED:.*]] = bufferization.dealloc retain (%arg0 : memref<4xf32>)

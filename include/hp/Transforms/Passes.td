@@ -247,19 +247,23 @@ def SplitIndependentDeallocs : Pass<"split-independent-deallocs"> {
     and upstream's `buffer-deallocation-simplification` (and the
     canonicalizer before it) compare them pair by pair: quadratic in the
     buffers, which made lowering grow quadratically with a model's depth.
-    This pass finds each memref's origin once, through views
-    (`ViewLikeOpInterface`) and `memref.extract_strided_metadata`'s base
-    buffer: a `memref.alloc` / `memref.alloca`, or an argument of the
-    function's entry block. A memref whose allocation no other memref of the
-    op shares, and that no retained value's origin is, is taken out into a
-    `bufferization.dealloc` of its own, with its condition and nothing
-    retained: distinct allocations never alias, so it is freed exactly when
-    the whole op would free it, and the op's results (whether each retained
-    value is owned) depend only on the memrefs that stay. An op with any
-    memref or retained value of unknown origin (a call's or a select's
-    result, a loop's block argument) is left as it is. Linear in each op.
+    This pass finds, once per operand, the allocations it may be a view of
+    (upstream's `BufferViewFlowAnalysis`: views, `arith.select`, region
+    branches such as `scf.if` and loop arguments): `memref.alloc` /
+    `memref.alloca` results, each its own allocation, and the function's
+    arguments, all taken as one (a caller may pass one buffer twice). A
+    memref none of whose allocations another memref or a retained value of
+    the op may be a view of is taken out into a `bufferization.dealloc` of
+    its own, with its condition and nothing retained: distinct allocations
+    never alias, so it is freed exactly when the whole op would free it. A
+    memref of exactly one fresh allocation that no other memref shares,
+    whose retained values are all of exactly that allocation, is dropped:
+    the op would not free it, and those values' results become its
+    condition. Whether any other retained value is owned depends only on
+    the memrefs that stay. An op with an operand of unknown allocations (a
+    call's result) is left as it is. Linear in each op.
     `hp-lower-to-cpu` and `hp-lower-to-gpu` run it right after
-    `ownership-based-buffer-deallocation`.
+    `ownership-based-buffer-deallocation` and its canonicalization.
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }

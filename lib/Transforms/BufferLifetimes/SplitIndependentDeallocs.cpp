@@ -27,34 +27,41 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `v` is known to be its own allocation: a `memref.alloc` or
-/// `memref.alloca` (a fresh allocation, no other allocation's alias), or an
-/// argument of the function's entry block (memory that existed before any
-/// allocation in the function).
-bool isKnownAllocation(Value v) {
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Block *block = arg.getOwner();
-    return block->isEntryBlock() &&
-           isa_and_present<FunctionOpInterface>(block->getParentOp());
-  }
-  return isa<memref::AllocOp, memref::AllocaOp>(v.getDefiningOp());
+/// Whether `v` is a fresh allocation (`memref.alloc`, `memref.alloca`): no
+/// other allocation's alias.
+bool isFreshAllocation(Value v) {
+  return isa_and_present<memref::AllocOp, memref::AllocaOp>(v.getDefiningOp());
 }
 
-/// The allocations `v` may be a view of (through views, region branches and
-/// calls, as the analysis follows them); none if any of them is not known
-/// (a call's result, an op the analysis does not see through).
+/// The allocations `v` may be a view of (through views and region branches,
+/// as the analysis follows them): fresh allocations, and the function's
+/// arguments as one allocation (memory that existed before any allocation
+/// in the function, but a caller may pass one buffer as two arguments),
+/// named by the entry block's first argument. None if any of them is not
+/// known (a call's result, an op the analysis does not see through).
 std::optional<SmallVector<Value>>
 allocationsOf(const BufferViewFlowAnalysis &flow, Value v) {
   SmallVector<Value> allocations;
   for (Value source : flow.resolveReverse(v)) {
     if (!flow.mayBeTerminalBuffer(source))
       continue;
-    if (!isKnownAllocation(source))
+    if (isFreshAllocation(source)) {
+      allocations.push_back(source);
+      continue;
+    }
+    auto arg = dyn_cast<BlockArgument>(source);
+    Block *block = arg ? arg.getOwner() : nullptr;
+    if (!block || !block->isEntryBlock() ||
+        !isa_and_present<FunctionOpInterface>(block->getParentOp()))
       return std::nullopt;
-    allocations.push_back(source);
+    allocations.push_back(block->getArgument(0));
   }
   if (allocations.empty())
     return std::nullopt;
+  llvm::sort(allocations, [](Value a, Value b) {
+    return a.getAsOpaquePointer() < b.getAsOpaquePointer();
+  });
+  allocations.erase(llvm::unique(allocations), allocations.end());
   return allocations;
 }
 
@@ -64,8 +71,8 @@ allocationsOf(const BufferViewFlowAnalysis &flow, Value v) {
 ///   retained value is freed by a dealloc of its own (same condition,
 ///   nothing retained): distinct allocations never alias, so it is freed
 ///   exactly when the op would free it;
-/// - a memref of exactly one allocation that no other memref shares, whose
-///   retained values are all of exactly that allocation, is theirs: it is
+/// - a memref of exactly one fresh allocation that no other memref shares,
+///   whose retained values are all of exactly that allocation, is theirs: it is
 ///   not freed, and each of those retained values is owned exactly when
 ///   its condition holds, so their results become the condition.
 /// Whether any other retained value is owned depends only on the memrefs
@@ -110,8 +117,9 @@ void simplify(bufferization::DeallocOp dealloc,
                                        ValueRange{c}, ValueRange{});
       continue;
     }
-    if (own->size() == 1 && memrefClaims[own->front()] == 1) {
-      ArrayRef<unsigned> retainers = retainedOf.lookup(own->front());
+    if (own->size() == 1 && isFreshAllocation(own->front()) &&
+        memrefClaims[own->front()] == 1) {
+      SmallVector<unsigned> retainers = retainedOf.lookup(own->front());
       if (llvm::all_of(retainers,
                        [&](unsigned j) { return singleAllocation.count(j); })) {
         for (unsigned j : retainers)

@@ -141,8 +141,12 @@ func.func @booleans(%x: tensor<6xi1>) -> (tensor<6xi1>, tensor<6xi64>) {
 // CHECK: scf.if %[[ENTERS]] -> (tensor<3x4xf32>, tensor<3x4xi64>, index) {
 // CHECK: %[[START:.*]] = arith.minui %[[FILLED]], %[[LAST]] : index
 // CHECK: %[[SHIFT:.*]]:3 = scf.while (%{{.*}} = %[[START]], %{{.*}} = %[[T]], %{{.*}} = %[[TI]])
+// Place j - 1 is read only when j > 0.
+// CHECK: %[[SOME:.*]] = arith.cmpi ugt
+// CHECK: %[[MOVES:.*]] = scf.if %[[SOME]] -> (i1)
+// CHECK: tensor.extract
 // CHECK: arith.cmpi ult, %[[KEY]], %{{.*}} : i64
-// CHECK: scf.condition
+// CHECK: scf.condition(%[[MOVES]])
 // CHECK: } do {
 // CHECK: tensor.insert
 // CHECK: tensor.insert
@@ -163,21 +167,25 @@ func.func @top_four(%x: tensor<3x100xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
 }
 
 // Rows of a dynamic count (an uneven split): the slices' sizes are the
-// sort's own (tensor.dim of its results, read from the input instead), and
-// only the values are used.
+// sort's own (tensor.dim of its results, read from the input instead, as is
+// the sorted dim's size that --check-bounds asks for), and only the values
+// are used.
 // CHECK-LABEL: func.func @dynamic_rows_values_only
 // CHECK-NOT: arith.constant 256
 // CHECK: %[[D:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x100xf32>
 // CHECK: tensor.empty(%[[D]]) : tensor<?x4xf32>
 // CHECK: scf.while
 // CHECK-NOT: tensor.extract_slice
-// CHECK: return
-func.func @dynamic_rows_values_only(%x: tensor<?x100xf32>) -> tensor<?x4xf32> {
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c1{{.*}} : tensor<?x100xf32>
+// CHECK: return %{{.*}}, %[[N]]
+func.func @dynamic_rows_values_only(%x: tensor<?x100xf32>) -> (tensor<?x4xf32>, index) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %v, %i = dtensor.sort %x dim = 1 : tensor<?x100xf32> -> tensor<?x100xi64>
   %d = tensor.dim %v, %c0 : tensor<?x100xf32>
   %a = tensor.extract_slice %v[0, 0] [%d, 4] [1, 1] : tensor<?x100xf32> to tensor<?x4xf32>
-  return %a : tensor<?x4xf32>
+  %n = tensor.dim %i, %c1 : tensor<?x100xi64>
+  return %a, %n : tensor<?x4xf32>, index
 }
 
 // Sorted in full: k over 64, a slice that does not start at 0, two

@@ -247,7 +247,7 @@ static constexpr int64_t kMaxSelected = 64;
 
 /// torch's topk as hp.torch writes it: `sort`'s values and indices read
 /// only by slices of their first k along its dim, every other dim whole
-/// (and by the sizes of those dims: a `tensor.dim`).
+/// (and by their sizes: a `tensor.dim`).
 /// Returns k when every slice takes the same k, at most kMaxSelected and
 /// fewer than the row's length; else none (a full sort).
 static std::optional<int64_t> selectedCount(SortOp sort) {
@@ -264,9 +264,10 @@ static std::optional<int64_t> selectedCount(SortOp sort) {
   };
   std::optional<int64_t> k;
   for (Operation *user : sort->getUsers()) {
+    // A size of the sort's results is the input's (--check-bounds asks for
+    // them).
     if (auto dimOp = dyn_cast<tensor::DimOp>(user)) {
-      std::optional<int64_t> index = dimOp.getConstantIndex();
-      if (!index || *index == dim)
+      if (!dimOp.getConstantIndex())
         return std::nullopt;
       continue;
     }
@@ -364,15 +365,23 @@ static std::pair<Value, Value> lowerTopK(OpBuilder &b, SortOp sort, int64_t k) {
                           Value j = w[0];
                           Value some = arith::CmpIOp::create(
                               wb, wl, arith::CmpIPredicate::ugt, j, zero);
-                          // Clamped: at j = 0 nothing is compared.
-                          Value previous = arith::SubIOp::create(
-                              wb, wl, arith::MaxUIOp::create(wb, wl, j, one),
-                              one);
-                          Value y = tensor::ExtractOp::create(wb, wl, w[1],
-                                                              at(previous));
-                          Value moves = arith::AndIOp::create(
-                              wb, wl, some, before(wb, wl, key, y));
-                          scf::ConditionOp::create(wb, wl, moves, w);
+                          // At j = 0 nothing is compared (nor read: the
+                          // first place may not be written yet).
+                          auto moves = scf::IfOp::create(
+                              wb, wl, some,
+                              [&](OpBuilder &ib, Location il) {
+                                Value previous =
+                                    arith::SubIOp::create(ib, il, j, one);
+                                Value y = tensor::ExtractOp::create(
+                                    ib, il, w[1], at(previous));
+                                scf::YieldOp::create(
+                                    ib, il, before(ib, il, key, y).getResult());
+                              },
+                              [&](OpBuilder &ib, Location il) {
+                                scf::YieldOp::create(ib, il, some);
+                              });
+                          scf::ConditionOp::create(wb, wl, moves.getResult(0),
+                                                   w);
                         },
                         [&](OpBuilder &wb, Location wl, ValueRange w) {
                           Value j = w[0];
