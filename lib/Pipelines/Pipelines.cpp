@@ -96,20 +96,8 @@ void addBufferizedSPMDPasses(OpPassManager &pm,
   // out of loops it is allocated once instead of every iteration.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferHoistingPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
-  // Upstream's buffer-deallocation-pipeline (its passes as LLVM 22 adds
-  // them), with each block's dealloc split into one per buffer where nothing
-  // may alias it before the pairwise simplification (quadratic in a block's
-  // buffers).
-  pm.addPass(memref::createExpandReallocPass(
-      memref::ExpandReallocPassOptions{/*emitDeallocs=*/false}));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createSplitIndependentDeallocs());
-  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
-  pm.addPass(bufferization::createLowerDeallocationsPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Each buffer is freed after its last use instead of at the end of its
   // block (a training step's peak memory). On GPUs a kernel or collective
