@@ -2,6 +2,8 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "RowLoops.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 
 namespace hp::dtensor {
@@ -30,24 +32,13 @@ static Value lowerScan(OpBuilder &b, ScanOp scan) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value identity =
       arith::ConstantOp::create(b, loc, ScanOp::getIdentity(kind, carried));
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    if (d == dim)
-      continue;
-    lbs.push_back(zero);
-    ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
-    steps.push_back(one);
-  }
+  RowLoops rowLoops(b, loc, sizes, dim);
   Value length = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{empty},
+      b, loc, rowLoops.lbs, rowLoops.ubs, rowLoops.steps, ValueRange{empty},
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange written) -> scf::ValueVector {
-        auto indexAt = [&](Value i) {
-          SmallVector<Value> at(ivs);
-          at.insert(at.begin() + dim, i);
-          return at;
-        };
+        auto indexAt = [&](Value i) { return RowLoops::at(ivs, dim, i); };
         Value start =
             init ? tensor::ExtractOp::create(nb, l, init, indexAt(zero))
                  : identity;

@@ -2,6 +2,8 @@
 
 #include "hp/Dialect/DTensor/Transforms/Passes.h"
 
+#include "RowLoops.h"
+
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -59,32 +61,6 @@ static Value sortKey(OpBuilder &b, Location loc, Value x, bool descending) {
     key = arith::ExtUIOp::create(b, loc, b.getI64Type(), key);
   return key;
 }
-
-/// The loops over a tensor's rows along `dim`: every other dim, from 0 to
-/// its size.
-struct RowLoops {
-  SmallVector<Value> lbs, ubs, steps;
-
-  RowLoops(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes,
-           int64_t dim) {
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    for (auto [d, size] : llvm::enumerate(sizes)) {
-      if (static_cast<int64_t>(d) == dim)
-        continue;
-      lbs.push_back(zero);
-      ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
-      steps.push_back(one);
-    }
-  }
-
-  /// The index of position `p` of the row at `ivs`.
-  static SmallVector<Value> at(ValueRange ivs, int64_t dim, Value p) {
-    SmallVector<Value> index(ivs);
-    index.insert(index.begin() + dim, p);
-    return index;
-  }
-};
 
 /// `sort` as a least-significant-digit radix sort of every row: one pass
 /// per 8 bits of the key (an even number of passes, at least 2), each a
