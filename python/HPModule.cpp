@@ -618,6 +618,15 @@ void bindPlacementsAndTypes(nb::module_ &m) {
     }
     return names;
   });
+  // A reduce op's value: how an op stores it as an integer (dtensor.scan's
+  // kind in the generic form, which hp.torch builds in torch-mlir's context).
+  m.def("reduce_op_value", [](const std::string &op) {
+    HPReduceOp reduceOp =
+        hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));
+    if (reduceOp == HPReduceInvalid)
+      throw nb::value_error(("unknown reduction '" + op + "'").c_str());
+    return static_cast<int>(reduceOp);
+  });
   m.def("partial_attr", [](ContextRef c, const std::string &op) {
     HPReduceOp reduceOp =
         hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));

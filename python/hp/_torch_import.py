@@ -8,7 +8,7 @@ import re
 import torch
 
 import hp
-from hp import _decompose, _runtime_abi
+from hp import _decompose, _hp, _runtime_abi
 from hp._torch_plan import _pin_hook, _placements
 from hp._torch_program import _DTYPES, _distinct, _from_wire, _to_wire
 
@@ -295,7 +295,8 @@ def _scans_as_dtensor(context, ops):
     names as hp's ``dtensor.scan`` (in place; whether any was), which hp
     places and lowers in linear time (torch-mlir's is a sequential loop
     hp does not take). torch-mlir's context does not know hp's dialect: the
-    op is built by name and prints in the generic form, which hp parses."""
+    op is built by name, its kind as the reduce op's integer value, and
+    prints in the generic form, which hp parses."""
     from torch_mlir import ir
 
     rewritten = False
@@ -310,7 +311,8 @@ def _scans_as_dtensor(context, ops):
             op = ir.Operation.create(
                 "dtensor.scan", results=[scan.results[0].type], operands=[scan.operands[0]],
                 attributes={"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), dim),
-                            "kind": ir.Attribute.parse(f"#dtensor<reduce_op {kind}>")})
+                            "kind": ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                                       _hp.reduce_op_value(kind))})
         scan.results[0].replace_all_uses_with(op.results[0])
         scan.erase()
         rewritten = True

@@ -32,9 +32,18 @@ func.func @complex(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
 
 // -----
 
+// The generic form's kind is a ReduceOp's value (0 to 4).
+func.func @kind_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{attribute 'kind' failed to satisfy constraint}}
+  %a = "dtensor.scan"(%x) {dim = 0 : i64, kind = 9 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 func.func @result_type(%x: tensor<4xf32>) -> tensor<4xf64> {
   // expected-error @+1 {{all of {input, result} have same type}}
-  %a = "dtensor.scan"(%x) {dim = 0 : i64, kind = #dtensor<reduce_op sum>} : (tensor<4xf32>) -> tensor<4xf64>
+  %a = "dtensor.scan"(%x) {dim = 0 : i64, kind = 0 : i32} : (tensor<4xf32>) -> tensor<4xf64>
   return %a : tensor<4xf64>
 }
 

@@ -35,6 +35,6 @@ func.func @init(%x: tensor<4x8xf32>, %i: tensor<4x1xf64>, %n: tensor<5xi32>, %j:
 // CHECK-LABEL: func.func @generic
 func.func @generic(%x: tensor<6xf64>) -> tensor<6xf64> {
   // CHECK: dtensor.scan sum %{{.*}} dim = 0 : tensor<6xf64>
-  %a = "dtensor.scan"(%x) {dim = 0 : i64, kind = #dtensor<reduce_op sum>} : (tensor<6xf64>) -> tensor<6xf64>
+  %a = "dtensor.scan"(%x) {dim = 0 : i64, kind = 0 : i32} : (tensor<6xf64>) -> tensor<6xf64>
   return %a : tensor<6xf64>
 }

@@ -65,6 +65,13 @@ def DTensor_ReduceOp : I32EnumAttr<"ReduceOp",
 ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::hp::dtensor";
+  // As an op's attribute of its own (dtensor.scan's kind), an IntegerAttr
+  // that reads and builds as the enum.
+  let returnType = "::hp::dtensor::ReduceOp";
+  let convertFromStorage =
+      "static_cast<::hp::dtensor::ReduceOp>($_self.getValue().getZExtValue())";
+  let constBuilderCall =
+      "$_builder.getI32IntegerAttr(static_cast<int32_t>($0))";
 }
 
 #endif // HP_DIALECT_DTENSOR_IR_DTENSORBASE_TD

@@ -408,7 +408,10 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
     `init` shaped as the input with `dim` of size 1, of the carried element
     type.
   }];
-  let arguments = (ins AnyRankedTensor:$input, DTensor_ReduceOpAttr:$kind,
+  // `kind` is stored as an integer (`kind = 0 : i32` in the generic form),
+  // so that a context without hp's dialect (torch-mlir's, where hp.torch
+  // builds the op) can build it without spelling hp's attribute syntax.
+  let arguments = (ins AnyRankedTensor:$input, DTensor_ReduceOp:$kind,
                        I64Attr:$dim, Optional<AnyRankedTensor>:$init);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
