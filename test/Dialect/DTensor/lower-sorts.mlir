@@ -1,10 +1,12 @@
 // dtensor-lower-sorts: a sort becomes a least-significant-digit radix sort on
-// tensors: an scf.for over the key's bytes, two counting-sort passes per
-// iteration (bytes b and b+8), each sorting every row (the rows' loops) by
-// that byte: count the byte values (a loop), their exclusive prefix (a loop
-// over 256), place each element at its byte's next position (a loop). The
-// first pass writes the scratch tensors and the second writes back, so each
-// pair is yielded where it came from (rewritten in place). The numbers:
+// tensors, row by row (the rows' loops): one loop over the row counts every
+// byte of the keys (a 256-bucket count per byte of the key, one read of the
+// row), then one counting-sort pass per byte, lowest first: the byte's
+// counts' exclusive prefix (a loop over 256), then each element placed at
+// its byte's next position (a loop). The first pass reads the input (an
+// element's position is its own), the last writes the results (positions in
+// i64), the passes between alternate between two scratch pairs (pass k + 2
+// rewrites pass k's), so nothing is copied. The numbers:
 // test/e2e/cpu/global-sort.mlir.
 // RUN: hp-opt %s -dtensor-lower-sorts | FileCheck %s
 // RUN: hp-opt %s -dtensor-lower-sorts -one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=INPLACE
@@ -12,23 +14,23 @@
 // CHECK-LABEL: func.func @descending_rows
 // CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// Each element's position along the sorted dim: the first indices, in 32
-// bits (a row of 8 fits them).
-// CHECK: %[[POS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x8xi32>)
-// CHECK: linalg.index 1 : index
+// The results (i64 positions), then two scratch pairs with 32-bit positions
+// (a row of 8 fits them).
+// CHECK: %[[OUT:.*]] = tensor.empty() : tensor<3x8xf32>
+// CHECK: %[[OUTI:.*]] = tensor.empty() : tensor<3x8xi64>
+// CHECK: %[[A:.*]] = tensor.empty() : tensor<3x8xf32>
+// CHECK: %[[AI:.*]] = tensor.empty() : tensor<3x8xi32>
+// CHECK: %[[B:.*]] = tensor.empty() : tensor<3x8xf32>
+// CHECK: %[[BI:.*]] = tensor.empty() : tensor<3x8xi32>
 // CHECK: %[[C3:.*]] = arith.constant 3 : index
-// CHECK: %[[C16:.*]] = arith.constant 16 : index
-// A 32-bit key: bytes 0 and 8, then 16 and 24.
-// CHECK: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: %[[PASSES:.*]]:4 = scf.for %[[BIT:.*]] = %{{.*}} to %[[C32]] step %[[C16]] iter_args(%[[FROM:.*]] = %arg0, %[[FROMI:.*]] = %[[POS]], %[[TO:.*]] = %{{.*}}, %[[TOI:.*]] = %{{.*}})
-// CHECK: %[[SHIFT:.*]] = arith.index_cast %[[BIT]] : index to i64
-// CHECK: %[[FIRST:.*]]:2 = scf.for %[[ROW:.*]] = %{{.*}} to %[[C3]] {{.*}} iter_args(%[[T:.*]] = %[[TO]], %[[TI:.*]] = %[[TOI]])
-// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<256xindex>
+// CHECK: %[[ROWS:.*]]:6 = scf.for %[[ROW:.*]] = %{{.*}} to %[[C3]] {{.*}} iter_args(%[[ROUT:.*]] = %[[OUT]], %[[ROUTI:.*]] = %[[OUTI]], %[[RA:.*]] = %[[A]], %[[RAI:.*]] = %[[AI]], %[[RB:.*]] = %[[B]], %[[RBI:.*]] = %[[BI]])
+// A 32-bit key: four bytes, four counts of 256.
+// CHECK: %[[ZEROS:.*]] = linalg.fill {{.*}} -> tensor<4x256xindex>
 // Count: each element's key, descending: a negative's bits inverted, a
 // positive's sign flipped, both zeros the key of +0.0, NaN the largest key;
-// then the whole key inverted.
+// then the whole key inverted. Each of its bytes counted.
 // CHECK: %[[COUNTS:.*]] = scf.for %{{.*}} = %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[ZEROS]])
-// CHECK: %[[X:.*]] = tensor.extract %[[FROM]][%[[ROW]], %{{.*}}] : tensor<3x8xf32>
+// CHECK: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %{{.*}}] : tensor<3x8xf32>
 // CHECK-DAG: %[[ONES:.*]] = arith.constant -1 : i32
 // CHECK-DAG: %[[BITS:.*]] = arith.bitcast %[[X]] : f32 to i32
 // CHECK-DAG: %[[SIGN:.*]] = arith.constant -2147483648 : i32
@@ -42,30 +44,45 @@
 // CHECK: %[[K:.*]] = arith.select %[[ISNAN]], %[[ONES]], %[[Z]] : i32
 // CHECK: %[[DESC:.*]] = arith.xori %[[K]], %[[ONES]] : i32
 // CHECK: %[[KEY:.*]] = arith.extui %[[DESC]] : i32 to i64
-// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[KEY]], %[[SHIFT]] : i64
-// CHECK: %[[BYTE:.*]] = arith.andi %[[SHIFTED]], %{{.*}} : i64
-// CHECK: %[[B:.*]] = arith.index_cast %[[BYTE]] : i64 to index
-// CHECK: %[[N:.*]] = tensor.extract %{{.*}}[%[[B]]] : tensor<256xindex>
-// CHECK: arith.addi %[[N]], %{{.*}} : index
+// CHECK: %[[BYTE0:.*]] = arith.andi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[B0:.*]] = arith.index_cast %[[BYTE0]] : i64 to index
+// CHECK: %[[N0:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[B0]]] : tensor<4x256xindex>
+// CHECK: arith.addi %[[N0]], %{{.*}} : index
 // CHECK: tensor.insert
-// The exclusive prefix: each byte value's first position.
-// CHECK: %[[STARTS:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[C256]] {{.*}} iter_args(%{{.*}} = %[[COUNTS]], %{{.*}} = %{{.*}})
-// Place: value and index at its byte's next position, which moves on.
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[STARTS]]#0, %[[PT:.*]] = %[[T]], %[[PTI:.*]] = %[[TI]])
-// CHECK: %[[AT:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<256xindex>
-// CHECK: %[[I:.*]] = tensor.extract %[[FROMI]][%[[ROW]], %{{.*}}] : tensor<3x8xi32>
-// CHECK: tensor.insert %{{.*}} into %[[PT]][%[[ROW]], %[[AT]]] : tensor<3x8xf32>
-// CHECK: tensor.insert %[[I]] into %[[PTI]][%[[ROW]], %[[AT]]] : tensor<3x8xi32>
-// The second pass: the next byte, from the scratch tensors back into the
-// first pair.
-// CHECK: %[[NEXT:.*]] = arith.addi %[[SHIFT]], %{{.*}} : i64
-// CHECK: %[[SECOND:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %[[FROM]], %{{.*}} = %[[FROMI]])
-// CHECK: arith.shrui %{{.*}}, %[[NEXT]] : i64
-// CHECK: scf.yield %[[SECOND]]#0, %[[SECOND]]#1, %[[FIRST]]#0, %[[FIRST]]#1 :
-// The indices widened to i64.
-// CHECK: %[[WIDE:.*]] = linalg.generic {{.*}} ins(%[[PASSES]]#1 : tensor<3x8xi32>) outs(%{{.*}} : tensor<3x8xi64>)
-// CHECK: arith.extsi %{{.*}} : i32 to i64
-// CHECK: return %[[PASSES]]#0, %[[WIDE]]
+// CHECK: %[[S8:.*]] = arith.constant 8 : i64
+// CHECK: arith.shrui %[[KEY]], %[[S8]] : i64
+// CHECK: arith.constant 16 : i64
+// CHECK: arith.constant 24 : i64
+// CHECK: scf.yield
+// Pass 0: the exclusive prefix of byte 0's counts, each byte value's first
+// position; then each value and its own position placed into the first
+// scratch pair.
+// CHECK: %[[STARTS0:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %[[C256]] {{.*}} iter_args(%{{.*}} = %[[COUNTS]], %{{.*}} = %{{.*}})
+// CHECK: %[[P0:.*]]:3 = scf.for %[[P:.*]] = %{{.*}} to %[[C8]] {{.*}} iter_args(%{{.*}} = %[[STARTS0]]#0, %[[T0:.*]] = %[[RA]], %[[TI0:.*]] = %[[RAI]])
+// CHECK: %[[V0:.*]] = tensor.extract %arg0[%[[ROW]], %[[P]]] : tensor<3x8xf32>
+// CHECK: %[[AT0:.*]] = tensor.extract %{{.*}}[%{{.*}}] : tensor<4x256xindex>
+// CHECK: %[[OWN:.*]] = arith.index_cast %[[P]] : index to i32
+// CHECK: tensor.insert %[[V0]] into %[[T0]][%[[ROW]], %[[AT0]]] : tensor<3x8xf32>
+// CHECK: tensor.insert %[[OWN]] into %[[TI0]][%[[ROW]], %[[AT0]]] : tensor<3x8xi32>
+// Pass 1, byte 1: from the first pair into the second.
+// CHECK: %[[P1:.*]]:3 = scf.for %[[Q:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[RB]], %{{.*}} = %[[RBI]])
+// CHECK: tensor.extract %[[P0]]#1[%[[ROW]], %[[Q]]] : tensor<3x8xf32>
+// CHECK: arith.constant 8 : i64
+// CHECK: tensor.extract %[[P0]]#2[%[[ROW]], %[[Q]]] : tensor<3x8xi32>
+// Pass 2, byte 2: back into the first pair, which pass 1 has read.
+// CHECK: %[[P2:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[P0]]#1, %{{.*}} = %[[P0]]#2)
+// CHECK: tensor.extract %[[P1]]#1
+// CHECK: arith.constant 16 : i64
+// Pass 3, byte 3: into the results, the positions widened to i64 as they
+// are placed.
+// CHECK: %[[P3:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[ROUT]], %{{.*}} = %[[ROUTI]])
+// CHECK: tensor.extract %[[P2]]#1
+// CHECK: arith.constant 24 : i64
+// CHECK: %[[I3:.*]] = tensor.extract %[[P2]]#2
+// CHECK: %[[WIDE:.*]] = arith.extsi %[[I3]] : i32 to i64
+// CHECK: tensor.insert %[[WIDE]] into %{{.*}} : tensor<3x8xi64>
+// CHECK: scf.yield %[[P3]]#1, %[[P3]]#2, %[[P2]]#1, %[[P2]]#2, %[[P1]]#1, %[[P1]]#2 :
+// CHECK: return %[[ROWS]]#0, %[[ROWS]]#1
 // INPLACE-LABEL: func.func @descending_rows
 // INPLACE-NOT: memref.copy
 // INPLACE: return
@@ -77,7 +94,7 @@ func.func @descending_rows(%x: tensor<3x8xf32>) -> (tensor<3x8xf32>, tensor<3x8x
 // Ascending integers: the sign bit flipped (signed order as unsigned), not
 // inverted; rows along dim 0.
 // CHECK-LABEL: func.func @ascending_ints
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c32 step %c16
+// CHECK: linalg.fill {{.*}} -> tensor<4x256xindex>
 // CHECK: %[[X:.*]] = tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<5x2xi32>
 // CHECK: %[[K:.*]] = arith.xori %[[X]], %c-2147483648_i32 : i32
 // CHECK-NEXT: arith.extui %[[K]] : i32 to i64
@@ -88,15 +105,18 @@ func.func @ascending_ints(%x: tensor<5x2xi32>) -> (tensor<5x2xi32>, tensor<5x2xi
 }
 
 // Dynamic sizes come from the input, and positions are i64 (a row's length
-// is not known to fit 32 bits); a 64-bit key is 8 passes, no extui.
+// is not known to fit 32 bits): a 64-bit key is 8 passes, no extui, no
+// extsi.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[N:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?xf64>
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<?xi64>)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c64 step %c16
+// CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK: tensor.empty(%[[N]]) : tensor<?xf64>
+// CHECK: tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK: linalg.fill {{.*}} -> tensor<8x256xindex>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[N]]
 // CHECK: arith.bitcast %{{.*}} : f64 to i64
 // CHECK-NOT: arith.extui
-// CHECK: arith.shrui
+// CHECK: arith.constant 56 : i64
 // CHECK-NOT: arith.extsi
 // CHECK: return
 func.func @dynamic(%x: tensor<?xf64>) -> (tensor<?xf64>, tensor<?xi64>) {
@@ -104,12 +124,17 @@ func.func @dynamic(%x: tensor<?xf64>) -> (tensor<?xf64>, tensor<?xi64>) {
   return %v, %i : tensor<?xf64>, tensor<?xi64>
 }
 
-// Booleans sort false first: the bit is the key, inverted descending; two
-// passes (the second by a byte that is 0).
+// Booleans sort false first: the bit is the key, inverted descending; one
+// pass, from the input straight into the results (no scratch pair).
 // CHECK-LABEL: func.func @booleans
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c16{{.*}} step %c16
+// CHECK-COUNT-2: tensor.empty() : tensor<6x
+// CHECK-NOT: tensor.empty() : tensor<6x
+// CHECK: linalg.fill {{.*}} -> tensor<1x256xindex>
 // CHECK: %[[K:.*]] = arith.xori %{{.*}}, %true : i1
 // CHECK-NEXT: arith.extui %[[K]] : i1 to i64
+// CHECK: arith.index_cast %{{.*}} : index to i64
+// CHECK-NOT: arith.constant 8 : i64
+// CHECK: return
 func.func @booleans(%x: tensor<6xi1>) -> (tensor<6xi1>, tensor<6xi64>) {
   %v, %i = dtensor.sort %x dim = 0 descending : tensor<6xi1> -> tensor<6xi64>
   return %v, %i : tensor<6xi1>, tensor<6xi64>

@@ -6,9 +6,9 @@
 
 dtensor.mesh @tp shape = [4] names = ["tp"]
 
-// 8 rows of 16 on 4 ranks: 2 rows each; a radix sort of f32 is 4 passes of
-// 2 steps (count, place) per element: 2 x 16 x 8.
-// STRAT: remark: strategy [S(0)] -> [S(0)], [S(0)]; dtensor.sort, loop 0 on tp; 256 flops per device
+// 8 rows of 16 on 4 ranks: 2 rows each; a radix sort of f32 is 5 steps per
+// element (one read counting its 4 bytes, 4 passes placing it): 2 x 16 x 5.
+// STRAT: remark: strategy [S(0)] -> [S(0)], [S(0)]; dtensor.sort, loop 0 on tp; 160 flops per device
 // CHECK-LABEL: func.func @rows_split
 // CHECK-NOT: dtensor.redistribute
 // CHECK: dtensor.sort %{{.*}} dim = 1 descending : tensor<2x16xf32> -> tensor<2x16xi64>

@@ -37,10 +37,10 @@ struct SortModel : StrategyOpInterface::ExternalModel<SortModel, SortOp> {
     s.resultMaps = {id, id};
     s.initOf = {-1};
     s.combiners = {std::nullopt, std::nullopt};
-    // A radix sort: per 8 bits of the element (an even number of passes),
-    // each element's digit counted, then the element placed.
+    // A radix sort: every element's digits counted in one read, then per 8
+    // bits of the element a pass that places each element.
     unsigned width = type.getElementType().getIntOrFloatBitWidth();
-    s.flopsPerPoint = 2 * llvm::alignTo(llvm::divideCeil(width, 8), 2);
+    s.flopsPerPoint = 1 + llvm::divideCeil(width, 8);
     strategies = structuredStrategies(s, meshShape);
     return success();
   }

@@ -62,18 +62,21 @@ static Value sortKey(OpBuilder &b, Location loc, Value x, bool descending) {
   return key;
 }
 
-/// `sort` as a least-significant-digit radix sort of every row: one pass
-/// per 8 bits of the key (an even number of passes, at least 2), each a
-/// stable counting sort of every row from one pair of tensors (values,
-/// indices) into the other: count each digit, take the counts' exclusive
-/// prefix, then place each element at its digit's next position. Stable
-/// passes make a stable sort. Returns the values and indices.
+/// `sort` as a least-significant-digit radix sort of every row: one read
+/// of the row counts every digit of its keys (a histogram per 8 bits of the
+/// key: the counts do not change from pass to pass), then one stable
+/// counting-sort pass per digit, lowest first, places each element at its
+/// digit's next position (the counts' exclusive prefix). Stable passes make
+/// a stable sort. The first pass reads the input (each element's position
+/// is its own), the last writes the results (positions in i64); the passes
+/// between alternate between two scratch pairs (values, positions), each
+/// rewritten in place, so no pass copies or widens a row on its own.
+/// Returns the values and indices.
 static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   Location loc = sort.getLoc();
   Value x = sort.getInput();
   auto type = cast<RankedTensorType>(x.getType());
   Type element = type.getElementType();
-  int64_t rank = type.getRank();
   int64_t dim = sort.getDimAttr().getInt();
   bool descending = sort.getDescending();
   Type i64 = b.getI64Type();
@@ -83,76 +86,83 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value buckets = arith::ConstantIndexOp::create(b, loc, 1 << kDigitBits);
-  // Positions are carried in 32 bits where a row's length fits them (a
-  // smaller working set, which the passes' scattered writes feel), and
-  // widened to i64 at the end.
+  int64_t passes =
+      llvm::divideCeil(element.getIntOrFloatBitWidth(), kDigitBits);
+  // Positions between passes are carried in 32 bits where a row's length
+  // fits them (a smaller working set, which the passes' scattered writes
+  // feel).
   int64_t staticN = type.getDimSize(dim);
   Type positionType = !ShapedType::isDynamic(staticN) &&
                               staticN <= std::numeric_limits<int32_t>::max()
                           ? b.getI32Type()
                           : i64;
-  Value emptyValues = tensor::EmptyOp::create(b, loc, sizes, element);
-  Value emptyIndices = tensor::EmptyOp::create(b, loc, sizes, positionType);
-  // Each element's own position along dim.
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  Value positions =
-      linalg::GenericOp::create(
-          b, loc, emptyIndices.getType(), ValueRange{},
-          ValueRange{emptyIndices}, ArrayRef<AffineMap>{id},
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location l, ValueRange) {
-            Value i = linalg::IndexOp::create(nb, l, dim);
-            linalg::YieldOp::create(
-                nb, l,
-                arith::IndexCastOp::create(nb, l, positionType, i).getResult());
-          })
-          .getResult(0);
+  // The results, then a scratch pair per pass between the first and the
+  // last (at most two: pass k + 2 rewrites what pass k wrote).
+  SmallVector<Value> destinations = {
+      tensor::EmptyOp::create(b, loc, sizes, element),
+      tensor::EmptyOp::create(b, loc, sizes, i64)};
+  for (int64_t k = 0; k < std::min<int64_t>(passes - 1, 2); ++k) {
+    destinations.push_back(tensor::EmptyOp::create(b, loc, sizes, element));
+    destinations.push_back(
+        tensor::EmptyOp::create(b, loc, sizes, positionType));
+  }
   RowLoops rowLoops(b, loc, sizes, dim);
-  // One pass: every row of (from, fromIndices) sorted by the digit of its
-  // key at `shift` (an i64) into (into, intoIndices), which it returns.
-  auto countingPass = [&](OpBuilder &nb, Location l, Value shift, Value from,
-                          Value fromIndices, Value into,
-                          Value intoIndices) -> std::pair<Value, Value> {
-    scf::LoopNest rows = scf::buildLoopNest(
-        nb, l, rowLoops.lbs, rowLoops.ubs, rowLoops.steps,
-        ValueRange{into, intoIndices},
-        [&](OpBuilder &rb, Location rl, ValueRange ivs,
-            ValueRange written) -> scf::ValueVector {
-          auto at = [&](Value p) { return RowLoops::at(ivs, dim, p); };
-          // The digit of the element at position p of the row.
-          auto digitAt = [&](OpBuilder &db, Location dl, Value p) {
-            Value v = tensor::ExtractOp::create(db, dl, from, at(p));
-            Value key = sortKey(db, dl, v, descending);
-            Value mask = arith::ConstantIntOp::create(db, dl, i64,
-                                                      (1 << kDigitBits) - 1);
-            Value digit = arith::AndIOp::create(
-                db, dl, arith::ShRUIOp::create(db, dl, key, shift), mask);
-            return std::make_pair(
-                v, arith::IndexCastOp::create(db, dl, indexType, digit)
-                       .getResult());
-          };
-          Value empty = tensor::EmptyOp::create(
-              rb, rl, ArrayRef<int64_t>{1 << kDigitBits}, indexType);
-          Value zeros =
-              linalg::FillOp::create(rb, rl, zero, empty).getResult(0);
-          auto counted = scf::ForOp::create(
-              rb, rl, zero, n, one, ValueRange{zeros},
-              [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
-                Value digit = digitAt(fb, fl, p).second;
-                Value count = tensor::ExtractOp::create(fb, fl, c[0], digit);
-                Value more = arith::AddIOp::create(fb, fl, count, one);
-                scf::YieldOp::create(
-                    fb, fl,
-                    tensor::InsertOp::create(fb, fl, more, c[0], digit)
-                        .getResult());
-              });
-          // Each digit's first position: the counts of the digits below.
+  scf::LoopNest rows = scf::buildLoopNest(
+      b, loc, rowLoops.lbs, rowLoops.ubs, rowLoops.steps, destinations,
+      [&](OpBuilder &rb, Location rl, ValueRange ivs,
+          ValueRange rowArgs) -> scf::ValueVector {
+        auto at = [&](Value p) { return RowLoops::at(ivs, dim, p); };
+        // The digit of `key` that pass `pass` sorts by, as an index.
+        auto digitOf = [&](OpBuilder &db, Location dl, Value key,
+                           int64_t pass) {
+          Value shifted = arith::ShRUIOp::create(
+              db, dl, key,
+              arith::ConstantIntOp::create(db, dl, i64, pass * kDigitBits));
+          Value digit = arith::AndIOp::create(
+              db, dl, shifted,
+              arith::ConstantIntOp::create(db, dl, i64, (1 << kDigitBits) - 1));
+          return arith::IndexCastOp::create(db, dl, indexType, digit)
+              .getResult();
+        };
+        // counts[pass][digit]: how many keys of the row have that digit.
+        Value empty = tensor::EmptyOp::create(
+            rb, rl, ArrayRef<int64_t>{passes, 1 << kDigitBits}, indexType);
+        Value zeros = linalg::FillOp::create(rb, rl, zero, empty).getResult(0);
+        auto counted = scf::ForOp::create(
+            rb, rl, zero, n, one, ValueRange{zeros},
+            [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
+              Value key =
+                  sortKey(fb, fl, tensor::ExtractOp::create(fb, fl, x, at(p)),
+                          descending);
+              Value counts = c[0];
+              for (int64_t pass = 0; pass < passes; ++pass) {
+                SmallVector<Value> place = {
+                    arith::ConstantIndexOp::create(fb, fl, pass),
+                    digitOf(fb, fl, key, pass)};
+                Value count = tensor::ExtractOp::create(fb, fl, counts, place);
+                counts = tensor::InsertOp::create(
+                    fb, fl, arith::AddIOp::create(fb, fl, count, one), counts,
+                    place);
+              }
+              scf::YieldOp::create(fb, fl, counts);
+            });
+        Value counts = counted.getResult(0);
+        SmallVector<Value> written(rowArgs);
+        Value fromValues = x, fromIndices;
+        for (int64_t pass = 0; pass < passes; ++pass) {
+          bool last = pass == passes - 1;
+          size_t slot = last ? 0 : 2 + 2 * (pass % 2);
+          Type toIndexType = last ? i64 : positionType;
+          Value row = arith::ConstantIndexOp::create(rb, rl, pass);
+          // Each digit's first position: the counts of the digits below
+          // (the pass's counts become its next positions).
           auto starts = scf::ForOp::create(
-              rb, rl, zero, buckets, one,
-              ValueRange{counted.getResult(0), zero},
+              rb, rl, zero, buckets, one, ValueRange{counts, zero},
               [&](OpBuilder &fb, Location fl, Value d, ValueRange c) {
-                Value count = tensor::ExtractOp::create(fb, fl, c[0], d);
-                Value start = tensor::InsertOp::create(fb, fl, c[1], c[0], d);
+                Value count =
+                    tensor::ExtractOp::create(fb, fl, c[0], ValueRange{row, d});
+                Value start = tensor::InsertOp::create(fb, fl, c[1], c[0],
+                                                       ValueRange{row, d});
                 scf::YieldOp::create(
                     fb, fl,
                     ValueRange{start,
@@ -160,61 +170,37 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
               });
           auto placed = scf::ForOp::create(
               rb, rl, zero, n, one,
-              ValueRange{starts.getResult(0), written[0], written[1]},
+              ValueRange{starts.getResult(0), written[slot], written[slot + 1]},
               [&](OpBuilder &fb, Location fl, Value p, ValueRange c) {
-                auto [v, digit] = digitAt(fb, fl, p);
-                Value to = tensor::ExtractOp::create(fb, fl, c[0], digit);
+                Value v = tensor::ExtractOp::create(fb, fl, fromValues, at(p));
+                SmallVector<Value> place = {
+                    row, digitOf(fb, fl, sortKey(fb, fl, v, descending), pass)};
+                Value to = tensor::ExtractOp::create(fb, fl, c[0], place);
                 Value index =
-                    tensor::ExtractOp::create(fb, fl, fromIndices, at(p));
+                    fromIndices
+                        ? tensor::ExtractOp::create(fb, fl, fromIndices, at(p))
+                              .getResult()
+                        : arith::IndexCastOp::create(fb, fl, toIndexType, p)
+                              .getResult();
+                if (index.getType() != toIndexType)
+                  index = arith::ExtSIOp::create(fb, fl, toIndexType, index);
                 Value t = tensor::InsertOp::create(fb, fl, v, c[1], at(to));
                 Value ti =
                     tensor::InsertOp::create(fb, fl, index, c[2], at(to));
                 Value next = tensor::InsertOp::create(
                     fb, fl, arith::AddIOp::create(fb, fl, to, one), c[0],
-                    digit);
+                    place);
                 scf::YieldOp::create(fb, fl, ValueRange{next, t, ti});
               });
-          return {placed.getResult(1), placed.getResult(2)};
-        });
-    return {rows.results[0], rows.results[1]};
-  };
-  // Two passes per iteration: into the scratch tensors and back, so that
-  // each pair of tensors is rewritten in place (yielded where it came from:
-  // bufferization then copies nothing).
-  unsigned width = element.getIntOrFloatBitWidth();
-  int64_t passes = llvm::alignTo(llvm::divideCeil(width, kDigitBits), 2);
-  Value twoDigits = arith::ConstantIndexOp::create(b, loc, 2 * kDigitBits);
-  Value end = arith::ConstantIndexOp::create(b, loc, passes * kDigitBits);
-  auto iterations = scf::ForOp::create(
-      b, loc, zero, end, twoDigits,
-      ValueRange{x, positions, emptyValues, emptyIndices},
-      [&](OpBuilder &nb, Location l, Value bit, ValueRange args) {
-        Value shift = arith::IndexCastOp::create(nb, l, i64, bit);
-        auto [scratch, scratchIndices] =
-            countingPass(nb, l, shift, args[0], args[1], args[2], args[3]);
-        Value nextShift = arith::AddIOp::create(
-            nb, l, shift, arith::ConstantIntOp::create(nb, l, i64, kDigitBits));
-        auto [sorted, sortedIndices] = countingPass(
-            nb, l, nextShift, scratch, scratchIndices, args[0], args[1]);
-        scf::YieldOp::create(
-            nb, l, ValueRange{sorted, sortedIndices, scratch, scratchIndices});
+          counts = placed.getResult(0);
+          written[slot] = placed.getResult(1);
+          written[slot + 1] = placed.getResult(2);
+          fromValues = written[slot];
+          fromIndices = written[slot + 1];
+        }
+        return written;
       });
-  Value indices = iterations.getResult(1);
-  if (positionType != i64)
-    indices =
-        linalg::GenericOp::create(
-            b, loc, RankedTensorType::get(type.getShape(), i64), indices,
-            ValueRange{tensor::EmptyOp::create(b, loc, sizes, i64)},
-            ArrayRef<AffineMap>{id, id},
-            SmallVector<utils::IteratorType>(rank,
-                                             utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  nb, l,
-                  arith::ExtSIOp::create(nb, l, i64, args[0]).getResult());
-            })
-            .getResult(0);
-  return {iterations.getResult(0), indices};
+  return {rows.results[0], rows.results[1]};
 }
 
 /// The most elements a top-k keeps by selection: each element that enters

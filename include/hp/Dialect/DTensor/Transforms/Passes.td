@@ -242,16 +242,20 @@ def DTensorLowerSorts : Pass<"dtensor-lower-sorts"> {
     each row on tensors. Each element has a 64-bit key whose unsigned order
     is torch's order: an integer's sign bit flipped, a float's
     sign-magnitude bits made unsigned (both zeros one key, every NaN the
-    largest), inverted for `descending`. One pass per byte of the element
-    (an even number, at least 2; two per `scf.for` iteration, from one pair
-    of tensors (values, indices) into the other and back, so bufferization
-    copies nothing) is a counting sort of every row by that byte: count
-    each byte value, take the counts' exclusive prefix, place each element
-    at its byte's next position. Each pass is stable, so the sort is: equal
-    elements (and NaNs) keep their order. Time and memory linear in the
-    input (4 passes for 32-bit elements, 8 for 64-bit). Positions travel
-    in 32 bits where a row's static length fits them (less memory for the
-    passes' scattered writes), widened to i64 at the end.
+    largest), inverted for `descending`. One read of each row counts every
+    byte of its keys (256 counts per byte of the element, which no pass
+    changes); then one pass per byte, lowest first, is a counting sort of
+    the row by that byte: take the byte's counts' exclusive prefix, place
+    each element at its byte's next position. Each pass is stable, so the
+    sort is: equal elements (and NaNs) keep their order. The first pass
+    reads the input (an element's position is its own), the last writes
+    the results; the passes between alternate between two scratch pairs of
+    tensors (values, positions), pass k + 2 rewriting pass k's, so
+    bufferization copies nothing. Time and memory linear in the input (4
+    passes for 32-bit elements, 8 for 64-bit, 1 for booleans). Positions
+    travel between passes in 32 bits where a row's static length fits them
+    (less memory for the passes' scattered writes); the last pass writes
+    them as i64.
 
     torch's topk is a sort whose values and indices are read only by slices
     of their first k along the sorted dim (every other dim whole, and
