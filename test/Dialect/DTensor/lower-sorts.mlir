@@ -99,6 +99,9 @@ func.func @descending_rows(%x: tensor<3x8xf32>) -> (tensor<3x8xf32>, tensor<3x8x
 // CHECK: %[[K:.*]] = arith.xori %[[X]], %c-2147483648_i32 : i32
 // CHECK-NEXT: arith.extui %[[K]] : i32 to i64
 // CHECK-NOT: arith.cmpf
+// INPLACE-LABEL: func.func @ascending_ints
+// INPLACE-NOT: memref.copy
+// INPLACE: return
 func.func @ascending_ints(%x: tensor<5x2xi32>) -> (tensor<5x2xi32>, tensor<5x2xi64>) {
   %v, %i = dtensor.sort %x dim = 0 : tensor<5x2xi32> -> tensor<5x2xi64>
   return %v, %i : tensor<5x2xi32>, tensor<5x2xi64>
@@ -119,6 +122,9 @@ func.func @ascending_ints(%x: tensor<5x2xi32>) -> (tensor<5x2xi32>, tensor<5x2xi
 // CHECK: arith.constant 56 : i64
 // CHECK-NOT: arith.extsi
 // CHECK: return
+// INPLACE-LABEL: func.func @dynamic
+// INPLACE-NOT: memref.copy
+// INPLACE: return
 func.func @dynamic(%x: tensor<?xf64>) -> (tensor<?xf64>, tensor<?xi64>) {
   %v, %i = dtensor.sort %x dim = 0 : tensor<?xf64> -> tensor<?xi64>
   return %v, %i : tensor<?xf64>, tensor<?xi64>
@@ -135,6 +141,9 @@ func.func @dynamic(%x: tensor<?xf64>) -> (tensor<?xf64>, tensor<?xi64>) {
 // CHECK: arith.index_cast %{{.*}} : index to i64
 // CHECK-NOT: arith.constant 8 : i64
 // CHECK: return
+// INPLACE-LABEL: func.func @booleans
+// INPLACE-NOT: memref.copy
+// INPLACE: return
 func.func @booleans(%x: tensor<6xi1>) -> (tensor<6xi1>, tensor<6xi64>) {
   %v, %i = dtensor.sort %x dim = 0 descending : tensor<6xi1> -> tensor<6xi64>
   return %v, %i : tensor<6xi1>, tensor<6xi64>

@@ -72,8 +72,17 @@ func.func @wider_than_64_bits(%x: tensor<4xi128>) -> tensor<4xi128> {
 
 // -----
 
+func.func @small_float(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  // expected-error @+1 {{sorts floats of f16, bf16, f32 or f64, not 'f8E4M3FN'}}
+  %a, %i = dtensor.sort %x dim = 0 : tensor<4xf8E4M3FN> -> tensor<4xi64>
+  return %a : tensor<4xf8E4M3FN>
+}
+
+// -----
+
+// A float without a sign bit has no key either.
 func.func @unsigned_float(%x: tensor<4xf8E8M0FNU>) -> tensor<4xf8E8M0FNU> {
-  // expected-error @+1 {{sorts floats with a sign bit, not 'f8E8M0FNU'}}
+  // expected-error @+1 {{sorts floats of f16, bf16, f32 or f64, not 'f8E8M0FNU'}}
   %a, %i = dtensor.sort %x dim = 0 : tensor<4xf8E8M0FNU> -> tensor<4xi64>
   return %a : tensor<4xf8E8M0FNU>
 }

@@ -16,13 +16,16 @@ LogicalResult SortOp::verify() {
   if (!element.isSignlessInteger() && !isa<FloatType>(element))
     return emitOpError() << "sorts signless integers or floats, not "
                          << element;
-  // The lowering's keys: 64 bits, and a float's order from its sign bit.
+  // The lowering's keys: 64 bits.
   if (element.getIntOrFloatBitWidth() > 64)
     return emitOpError() << "sorts elements of at most 64 bits, not "
                          << element;
-  if (auto f = dyn_cast<FloatType>(element);
-      f && !llvm::APFloat::semanticsHasSignedRepr(f.getFloatSemantics()))
-    return emitOpError() << "sorts floats with a sign bit, not " << element;
+  // A float's key needs its sign bit and a comparison (zeros, NaNs) that
+  // the CPU lowering has: not the 8-bit and smaller formats, nor tf32.
+  if (isa<FloatType>(element) &&
+      !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(element))
+    return emitOpError() << "sorts floats of f16, bf16, f32 or f64, not "
+                         << element;
   auto indices = cast<RankedTensorType>(getIndices().getType());
   auto want = RankedTensorType::get(type.getShape(),
                                     IntegerType::get(getContext(), 64));

@@ -69,8 +69,8 @@ static Value sortKey(OpBuilder &b, Location loc, Value x, bool descending) {
 /// digit's next position (the counts' exclusive prefix). Stable passes make
 /// a stable sort. The first pass reads the input (each element's position
 /// is its own), the last writes the results (positions in i64); the passes
-/// between alternate between two scratch pairs (values, positions), each
-/// rewritten in place, so no pass copies or widens a row on its own.
+/// before the last write two scratch pairs (values, positions) in turn,
+/// each rewritten in place, so no pass copies or widens a row on its own.
 /// Returns the values and indices.
 static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
   Location loc = sort.getLoc();
@@ -96,8 +96,8 @@ static std::pair<Value, Value> lowerSort(OpBuilder &b, SortOp sort) {
                               staticN <= std::numeric_limits<int32_t>::max()
                           ? b.getI32Type()
                           : i64;
-  // The results, then a scratch pair per pass between the first and the
-  // last (at most two: pass k + 2 rewrites what pass k wrote).
+  // The results, then a scratch pair for each pass but the last, at most
+  // two (pass k + 2 rewrites what pass k wrote).
   SmallVector<Value> destinations = {
       tensor::EmptyOp::create(b, loc, sizes, element),
       tensor::EmptyOp::create(b, loc, sizes, i64)};

@@ -403,7 +403,8 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
     `dtensor-lower-scans` makes it a loop, linear in time and memory.
 
     Constraints: `dim` within the input's rank; `kind` one of
-    `sum | prod | max | min`; a signless integer element type other than
+    `sum | prod | max | min` (in the generic form the reduce op's value as
+    an i32: sum 0, max 2, min 3, prod 4); a signless integer element type other than
     i1 (torch promotes a boolean cumsum to int64), or f16, bf16, f32, f64;
     `init` shaped as the input with `dim` of size 1, of the carried element
     type.
@@ -461,9 +462,9 @@ def DTensor_SortOp : DTensor_Op<"sort", [Pure,
     per byte of the element, time and memory linear in the input (a topk,
     the first k of each row, a selection in one pass).
 
-    Constraints: `dim` within the input's rank; a signless integer or float
-    element type of at most 64 bits, a float type with a sign bit;
-    `indices` of the input's shape with i64 elements.
+    Constraints: `dim` within the input's rank; a signless integer element
+    type of at most 64 bits, or f16, bf16, f32, f64; `indices` of the
+    input's shape with i64 elements.
   }];
   let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
                        UnitAttr:$descending);

@@ -249,8 +249,8 @@ def DTensorLowerSorts : Pass<"dtensor-lower-sorts"> {
     each element at its byte's next position. Each pass is stable, so the
     sort is: equal elements (and NaNs) keep their order. The first pass
     reads the input (an element's position is its own), the last writes
-    the results; the passes between alternate between two scratch pairs of
-    tensors (values, positions), pass k + 2 rewriting pass k's, so
+    the results; the passes before the last write two scratch pairs of
+    tensors (values, positions) in turn, pass k + 2 rewriting pass k's, so
     bufferization copies nothing. Time and memory linear in the input (4
     passes for 32-bit elements, 8 for 64-bit, 1 for booleans). Positions
     travel between passes in 32 bits where a row's static length fits them
