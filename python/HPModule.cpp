@@ -587,6 +587,15 @@ void bindPlacementRules(nb::module_ &m) {
       "hpPlacementsFromInputs.");
 }
 
+/// The reduce op named `op`; a ValueError for an unknown name.
+static HPReduceOp reduceOpNamed(const std::string &op) {
+  HPReduceOp reduceOp =
+      hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));
+  if (reduceOp == HPReduceInvalid)
+    throw nb::value_error(("unknown reduction '" + op + "'").c_str());
+  return reduceOp;
+}
+
 void bindPlacementsAndTypes(nb::module_ &m) {
   bindPlacementRules(m);
   m.def("shard_attr", [](ContextRef c, int64_t dim) {
@@ -621,18 +630,10 @@ void bindPlacementsAndTypes(nb::module_ &m) {
   // A reduce op's value: how an op stores it as an integer (dtensor.scan's
   // kind in the generic form, which hp.torch builds in torch-mlir's context).
   m.def("reduce_op_value", [](const std::string &op) {
-    HPReduceOp reduceOp =
-        hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));
-    if (reduceOp == HPReduceInvalid)
-      throw nb::value_error(("unknown reduction '" + op + "'").c_str());
-    return static_cast<int>(reduceOp);
+    return static_cast<int>(reduceOpNamed(op));
   });
   m.def("partial_attr", [](ContextRef c, const std::string &op) {
-    HPReduceOp reduceOp =
-        hpDTensorReduceOpFromName(mlirStringRefCreate(op.data(), op.size()));
-    if (reduceOp == HPReduceInvalid)
-      throw nb::value_error(("unknown reduction '" + op + "'").c_str());
-    return Attribute{c, hpDTensorPartialAttrGet(c->ctx, reduceOp)};
+    return Attribute{c, hpDTensorPartialAttrGet(c->ctx, reduceOpNamed(op))};
   });
   m.def(
       "check_symbol_name",

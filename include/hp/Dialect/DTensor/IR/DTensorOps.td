@@ -404,8 +404,9 @@ def DTensor_ScanOp : DTensor_Op<"scan", [Pure,
 
     Constraints: `dim` within the input's rank; `kind` one of
     `sum | prod | max | min` (in the generic form the reduce op's value as
-    an i32: sum 0, max 2, min 3, prod 4); a signless integer element type other than
-    i1 (torch promotes a boolean cumsum to int64), or f16, bf16, f32, f64;
+    an i32: sum 0, max 2, min 3, prod 4); a signless integer element type
+    other than i1 (torch promotes a boolean cumsum to int64), or f16, bf16,
+    f32, f64;
     `init` shaped as the input with `dim` of size 1, of the carried element
     type.
   }];
